@@ -1,0 +1,41 @@
+#include "app/commands.h"
+#include "ui/gui.h"
+
+#include <QCoreApplication>
+#include <QStringList>
+
+#include <cstring>
+#include <iostream>
+
+namespace {
+
+void printUsage()
+{
+    std::cout << "Usage: ringscope [TRACE...]            open the viewer\n"
+                 "       ringscope info PATH... [--json]  summarise traces\n"
+                 "       ringscope --version\n"
+                 "Run a subcommand with --help for its options.\n";
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    const std::string sub = argc > 1 ? argv[1] : "";
+    if (sub == "--help" || sub == "-h") {
+        printUsage();
+        return 0;
+    }
+    if (sub == "--version") {
+        std::cout << "ringscope " << RINGSCOPE_VERSION << "\n";
+        return 0;
+    }
+    if (sub == "info") {
+        QCoreApplication app(argc, argv);
+        QStringList args;
+        for (int i = 2; i < argc; ++i)
+            args << QString::fromLocal8Bit(argv[i]);
+        return rs::cli::info(args);
+    }
+    return rs::runGui(argc, argv);
+}

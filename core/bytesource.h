@@ -1,0 +1,123 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rs {
+
+// Streams a file's bytes in chunks, inflating gzip (detected by its magic bytes) on the fly.
+// Memory stays bounded by the chunk size whatever the file size. Reports progress in file
+// bytes and stops early when cancelled or when the uncompressed size passes a limit.
+class ByteSource {
+public:
+    static constexpr std::size_t kChunk = 4u << 20;
+
+    ~ByteSource();
+    // Opens a regular file; on failure returns nullptr and sets error.
+    static std::unique_ptr<ByteSource> open(const std::string& path, std::string* error);
+    // Reads from memory (tests, fuzzing). The bytes must outlive the source.
+    static std::unique_ptr<ByteSource> fromMemory(const char* data, std::size_t size);
+
+    bool gzip() const { return m_gzip; }
+    std::uint64_t fileSize() const { return m_fileSize; }
+    std::uint64_t fileBytesRead() const { return m_fileRead; }
+    std::uint64_t offset() const { return m_base + static_cast<std::uint64_t>(m_pos - m_buf); }
+    bool exhausted() const { return m_pos == m_end && m_eof; }
+    const std::string& error() const { return m_error; }
+    bool cancelled() const { return m_cancelled; }
+    bool overLimit() const { return m_overLimit; }
+
+    void setCancelFlag(const std::atomic<bool>* flag) { m_cancel = flag; }
+    void setProgress(std::atomic<std::uint64_t>* done) { m_progress = done; }
+    // Stop (as at end of input) once this many uncompressed bytes were produced; 0 = none.
+    void setUncompressedLimit(std::uint64_t bytes) { m_limit = bytes; }
+
+    // Appends every byte consumed from now until endCapture() to out.
+    void beginCapture(std::string* out)
+    {
+        m_capture = out;
+        m_captureFrom = m_pos;
+    }
+    void endCapture()
+    {
+        if (m_capture)
+            m_capture->append(m_captureFrom, m_pos);
+        m_capture = nullptr;
+    }
+
+    // Input iterator over the stream, for nlohmann's iterator adapter. All copies share the
+    // source; the end iterator compares equal once the source is exhausted.
+    class Iterator {
+    public:
+        using iterator_category = std::input_iterator_tag;
+        using value_type = char;
+        using difference_type = std::ptrdiff_t;
+        using pointer = const char*;
+        using reference = const char&;
+
+        Iterator() = default;
+        explicit Iterator(ByteSource* s) : m_src(s) {}
+        reference operator*() const { return *m_src->m_pos; }
+        Iterator& operator++()
+        {
+            if (++m_src->m_pos == m_src->m_end)
+                m_src->refill();
+            return *this;
+        }
+        Iterator operator++(int)
+        {
+            Iterator t = *this;
+            ++*this;
+            return t;
+        }
+        bool operator==(const Iterator& o) const
+        {
+            const ByteSource* s = m_src ? m_src : o.m_src;
+            return s == nullptr || s->m_pos == s->m_end;
+        }
+
+    private:
+        ByteSource* m_src = nullptr;
+    };
+    Iterator begin();
+    Iterator end() { return Iterator(); }
+
+private:
+    ByteSource() = default;
+    void refill();
+    bool readRaw(); // next piece of the file into m_raw
+    void fail(std::string message);
+
+    int m_fd = -1;
+    const char* m_memory = nullptr;
+    std::uint64_t m_fileSize = 0;
+    std::uint64_t m_fileRead = 0;
+    bool m_gzip = false;
+    bool m_eof = false;
+    bool m_started = false;
+    std::vector<char> m_raw; // compressed input
+    std::size_t m_rawPos = 0, m_rawLen = 0;
+    bool m_rawEof = false;
+    std::vector<char> m_out; // uncompressed output
+    const char* m_buf = nullptr;
+    const char* m_pos = nullptr;
+    const char* m_end = nullptr;
+    std::uint64_t m_base = 0;
+    std::uint64_t m_limit = 0;
+    std::string m_error;
+    bool m_cancelled = false;
+    bool m_overLimit = false;
+    const std::atomic<bool>* m_cancel = nullptr;
+    std::atomic<std::uint64_t>* m_progress = nullptr;
+    std::string* m_capture = nullptr;
+    const char* m_captureFrom = nullptr;
+    struct Inflate;
+    std::unique_ptr<Inflate> m_inflate;
+};
+
+} // namespace rs

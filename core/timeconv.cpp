@@ -1,0 +1,111 @@
+#include "core/timeconv.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace rs {
+
+std::optional<TimeNs> parseMicrosToNs(std::string_view text)
+{
+    // Trim blanks: some producers pad numbers in strings.
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
+        text.remove_prefix(1);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
+        text.remove_suffix(1);
+    if (text.empty())
+        return std::nullopt;
+
+    std::size_t i = 0;
+    bool negative = false;
+    if (text[i] == '-' || text[i] == '+') {
+        negative = text[i] == '-';
+        ++i;
+    }
+    // Collect up to 40 significant digits and where the decimal point falls.
+    std::string digits;
+    int pointPos = -1;
+    bool anyDigit = false;
+    for (; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c >= '0' && c <= '9') {
+            anyDigit = true;
+            if (digits.empty() && c == '0' && pointPos < 0)
+                continue; // leading zeros of the integer part
+            digits.push_back(c);
+            if (digits.size() > 40)
+                return std::nullopt;
+        } else if (c == '.' && pointPos < 0) {
+            pointPos = static_cast<int>(digits.size());
+        } else {
+            break;
+        }
+    }
+    if (!anyDigit)
+        return std::nullopt;
+    if (pointPos < 0)
+        pointPos = static_cast<int>(digits.size());
+    long exponent = 0;
+    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+        ++i;
+        bool expNeg = false;
+        if (i < text.size() && (text[i] == '-' || text[i] == '+')) {
+            expNeg = text[i] == '-';
+            ++i;
+        }
+        if (i >= text.size())
+            return std::nullopt;
+        for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+            exponent = exponent * 10 + (text[i] - '0');
+            if (exponent > 1000)
+                return std::nullopt;
+        }
+        if (expNeg)
+            exponent = -exponent;
+    }
+    if (i != text.size())
+        return std::nullopt;
+
+    // Value = 0.digits * 10^(pointPos + exponent) microseconds; nanoseconds shift by 3 more.
+    const long intDigits = pointPos + exponent + 3; // digits before the ns point
+    if (intDigits > 19)
+        return std::nullopt;
+    unsigned __int128 value = 0;
+    for (long k = 0; k < intDigits; ++k) {
+        const int d = k < static_cast<long>(digits.size()) ? digits[k] - '0' : 0;
+        value = value * 10 + static_cast<unsigned>(d);
+    }
+    // Round half away from zero on the first dropped digit.
+    if (intDigits >= 0 && intDigits < static_cast<long>(digits.size()) && digits[intDigits] >= '5')
+        value += 1;
+    const auto limit = static_cast<unsigned __int128>(std::numeric_limits<TimeNs>::max());
+    if (value > limit)
+        return std::nullopt;
+    const auto result = static_cast<TimeNs>(value);
+    return negative ? -result : result;
+}
+
+std::string formatDuration(TimeNs ns)
+{
+    const double v = static_cast<double>(ns);
+    const double a = std::fabs(v);
+    const char* unit = "ns";
+    double scaled = v;
+    if (a >= 1e9) {
+        unit = "s";
+        scaled = v / 1e9;
+    } else if (a >= 1e6) {
+        unit = "ms";
+        scaled = v / 1e6;
+    } else if (a >= 1e3) {
+        unit = "µs";
+        scaled = v / 1e3;
+    }
+    const double as = std::fabs(scaled);
+    const int decimals = (unit[0] == 'n' && unit[1] == 's') ? 0 : as >= 100 ? 0 : as >= 10 ? 1 : 2;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f %s", decimals, scaled, unit);
+    return buf;
+}
+
+} // namespace rs

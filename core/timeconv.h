@@ -1,0 +1,21 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rs {
+
+using TimeNs = std::int64_t;
+
+// Converts a decimal number of microseconds, as written in a trace ("1736408883732241.564",
+// "12.5", "-3", "1.2e3"), to integer nanoseconds without passing through a double, so
+// nanosecond digits survive. Digits beyond the nanosecond are rounded half away from zero.
+// Returns nullopt for text that is not a number or does not fit in int64 nanoseconds.
+std::optional<TimeNs> parseMicrosToNs(std::string_view text);
+
+// Human text for a duration: 3 significant digits in the unit that fits (ns, µs, ms, s).
+std::string formatDuration(TimeNs ns);
+
+} // namespace rs

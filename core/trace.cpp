@@ -1,0 +1,180 @@
+#include "core/trace.h"
+
+#include <algorithm>
+
+namespace rs {
+
+const char* producerName(Producer p)
+{
+    switch (p) {
+    case Producer::TorchNpu:
+        return "torch_npu";
+    case Producer::Kineto:
+        return "kineto";
+    default:
+        return "other";
+    }
+}
+
+Trace::Trace() = default;
+
+namespace {
+std::vector<std::uint32_t> flowsOf(const std::vector<std::pair<EventId, std::uint32_t>>& index,
+                                   EventId e)
+{
+    std::vector<std::uint32_t> out;
+    auto it = std::lower_bound(index.begin(), index.end(), std::make_pair(e, std::uint32_t(0)));
+    for (; it != index.end() && it->first == e; ++it)
+        out.push_back(it->second);
+    return out;
+}
+} // namespace
+
+std::vector<std::uint32_t> Trace::flowsFrom(EventId e) const
+{
+    return flowsOf(m_flowOut, e);
+}
+
+std::vector<std::uint32_t> Trace::flowsTo(EventId e) const
+{
+    return flowsOf(m_flowIn, e);
+}
+
+std::string_view Trace::argsText(EventId e) const
+{
+    const std::uint32_t a = m_slices[e].args;
+    if (a == kNone || a + 1 >= m_argsOffsets.size())
+        return {};
+    return std::string_view(m_argsText).substr(m_argsOffsets[a], m_argsOffsets[a + 1] - m_argsOffsets[a]);
+}
+
+nlohmann::json Trace::args(EventId e) const
+{
+    const std::string_view text = argsText(e);
+    if (text.empty())
+        return nlohmann::json::object();
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    return j.is_discarded() ? nlohmann::json::object() : j;
+}
+
+std::uint32_t Trace::eventStackFrame(EventId e) const
+{
+    auto it = std::lower_bound(m_eventFrames.begin(), m_eventFrames.end(),
+                               std::make_pair(e, std::uint32_t(0)));
+    return it != m_eventFrames.end() && it->first == e ? it->second : kNone;
+}
+
+std::string Trace::processLabel(ProcessId p) const
+{
+    const Process& proc = m_processes[p];
+    if (proc.name)
+        return str(proc.name);
+    if (proc.pid.empty())
+        return "Global";
+    return "Process " + proc.pid;
+}
+
+std::string Trace::trackLabel(TrackId t) const
+{
+    const Track& track = m_tracks[t];
+    if (track.kind == TrackKind::Counter)
+        return track.tid;
+    if (track.kind == TrackKind::Async)
+        return track.tid + " (async)";
+    if (track.name) {
+        // Kineto writes "stream 7 " with a trailing space.
+        std::string n = str(track.name);
+        while (!n.empty() && n.back() == ' ')
+            n.pop_back();
+        return n;
+    }
+    if (track.tid.empty())
+        return "Process-wide";
+    return "Thread " + track.tid;
+}
+
+EventId Trace::firstSliceEndingAfter(TrackId t, TimeNs time) const
+{
+    const Track& track = m_tracks[t];
+    if (track.begin == track.end)
+        return kNone;
+    // Any slice ending after `time` starts after time - maxDur.
+    const TimeNs maxDur = t < m_trackMaxDur.size() ? m_trackMaxDur[t] : 0;
+    const TimeNs from = time - maxDur;
+    auto sl = trackSlices(t);
+    auto it = std::lower_bound(sl.begin(), sl.end(), from,
+                               [](const Slice& s, TimeNs v) { return s.start < v; });
+    for (; it != sl.end(); ++it) {
+        if (it->end() > time || it->start > time)
+            return track.begin + static_cast<EventId>(it - sl.begin());
+    }
+    return kNone;
+}
+
+EventId Trace::sliceAt(TrackId t, TimeNs time) const
+{
+    const Track& track = m_tracks[t];
+    if (track.begin == track.end)
+        return kNone;
+    auto sl = trackSlices(t);
+    // Last slice starting at or before time; walk up parents until one contains time.
+    auto it = std::upper_bound(sl.begin(), sl.end(), time,
+                               [](TimeNs v, const Slice& s) { return v < s.start; });
+    EventId best = kNone;
+    int depth = -1;
+    // Slices with equal start can sit at several depths; scan back over the few candidates
+    // whose start is within the deepest possible ancestor chain.
+    std::size_t steps = 0;
+    while (it != sl.begin() && steps < 64) {
+        --it;
+        ++steps;
+        const EventId id = track.begin + static_cast<EventId>(it - sl.begin());
+        EventId cur = id;
+        while (cur != kNone) {
+            const Slice& s = m_slices[cur];
+            if (s.start <= time && (time < s.end() || (s.dur == 0 && time == s.start))) {
+                if (s.depth > depth) {
+                    depth = s.depth;
+                    best = cur;
+                }
+                break;
+            }
+            cur = s.parent;
+        }
+        if (best != kNone && it->start < m_slices[best].start)
+            break;
+    }
+    return best;
+}
+
+ProcessId Trace::findProcess(std::string_view pid) const
+{
+    for (ProcessId p = 0; p < m_processes.size(); ++p)
+        if (m_processes[p].pid == pid)
+            return p;
+    return kNone;
+}
+
+TrackId Trace::findTrack(ProcessId p, std::string_view tid, TrackKind kind) const
+{
+    if (p >= m_processes.size())
+        return kNone;
+    for (TrackId t : m_processes[p].tracks)
+        if (m_tracks[t].kind == kind && m_tracks[t].tid == tid)
+            return t;
+    return kNone;
+}
+
+std::size_t Trace::modelBytes() const
+{
+    std::size_t b = m_slices.capacity() * sizeof(Slice) + m_strings.bytes() +
+                    m_flows.capacity() * sizeof(Flow) +
+                    (m_flowOut.capacity() + m_flowIn.capacity()) * 8 +
+                    m_eventFrames.capacity() * 8 + m_stackFrames.capacity() * sizeof(StackFrame);
+    for (const CounterSeries& c : m_counters)
+        b += c.ts.capacity() * 8 + c.values.capacity() * 8;
+    b += m_tracks.capacity() * sizeof(Track) + m_processes.capacity() * sizeof(Process);
+    return b;
+}
+
+} // namespace rs

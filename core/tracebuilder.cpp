@@ -1,0 +1,891 @@
+#include "core/tracebuilder.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace rs {
+
+namespace {
+
+std::string valueText(const RawValue& v)
+{
+    switch (v.kind) {
+    case RawValue::Int:
+        return std::to_string(v.i);
+    case RawValue::UInt:
+        return std::to_string(v.u);
+    case RawValue::Bool:
+        return v.boolean ? "true" : "false";
+    case RawValue::Float:
+    case RawValue::String:
+        return v.text;
+    default:
+        return {};
+    }
+}
+
+// Numeric ids compare as numbers however they were written ("12" and 12 are one flow).
+std::uint64_t idNumber(const std::string& text)
+{
+    std::uint64_t v = 0;
+    const char* b = text.data();
+    const char* e = b + text.size();
+    if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+        if (auto r = std::from_chars(b + 2, e, v, 16); r.ec == std::errc() && r.ptr == e)
+            return v;
+    } else if (auto r = std::from_chars(b, e, v); r.ec == std::errc() && r.ptr == e) {
+        return v;
+    }
+    return std::hash<std::string>{}(text);
+}
+
+bool naturalLess(const std::string& a, const std::string& b)
+{
+    std::int64_t x = 0, y = 0;
+    auto ra = std::from_chars(a.data(), a.data() + a.size(), x);
+    auto rb = std::from_chars(b.data(), b.data() + b.size(), y);
+    const bool na = ra.ec == std::errc() && ra.ptr == a.data() + a.size() && !a.empty();
+    const bool nb = rb.ec == std::errc() && rb.ptr == b.data() + b.size() && !b.empty();
+    if (na && nb)
+        return x < y;
+    if (na != nb)
+        return na; // numbers first
+    return a < b;
+}
+
+int phaseRank(char ph)
+{
+    return ph == 's' ? 0 : ph == 't' ? 1 : 2;
+}
+
+} // namespace
+
+TraceBuilder::TraceBuilder() : m_trace(std::make_shared<Trace>())
+{
+    m_trace->m_argsOffsets.push_back(0);
+}
+
+TraceBuilder::~TraceBuilder() = default;
+
+void TraceBuilder::addWarning(std::string text)
+{
+    m_trace->m_warnings.push_back(std::move(text));
+}
+void TraceBuilder::setPath(std::string path)
+{
+    m_trace->m_path = std::move(path);
+}
+void TraceBuilder::setRank(int rank)
+{
+    m_trace->m_rank = rank;
+}
+void TraceBuilder::setBytesRead(std::uint64_t bytes)
+{
+    m_trace->m_stats.bytesRead = bytes;
+}
+void TraceBuilder::setTruncated(bool truncated)
+{
+    m_trace->m_stats.truncated = truncated;
+}
+
+std::size_t TraceBuilder::estimatedBytes() const
+{
+    const Trace& t = *m_trace;
+    return t.m_slices.capacity() * sizeof(Slice) + t.m_argsText.capacity() +
+           t.m_argsOffsets.capacity() * 8 + m_flows.capacity() * sizeof(PendingFlow) +
+           t.m_strings.bytes() + m_binds.capacity() * sizeof(PendingBind);
+}
+
+ProcessId TraceBuilder::process(const RawValue& pid)
+{
+    std::string text = valueText(pid);
+    if (auto it = m_processIndex.find(text); it != m_processIndex.end())
+        return it->second;
+    const auto id = static_cast<ProcessId>(m_trace->m_processes.size());
+    Process p;
+    p.pid = text;
+    p.pidIsNumber = pid.kind == RawValue::Int || pid.kind == RawValue::UInt;
+    m_trace->m_processes.push_back(std::move(p));
+    m_processIndex.emplace(std::move(text), id);
+    return id;
+}
+
+TrackId TraceBuilder::track(ProcessId p, const std::string& tid, TrackKind kind)
+{
+    m_key.assign(std::to_string(p));
+    m_key.push_back('\x1f');
+    m_key.push_back(static_cast<char>('0' + static_cast<int>(kind)));
+    m_key.append(tid);
+    if (auto it = m_trackIndex.find(m_key); it != m_trackIndex.end())
+        return it->second;
+    const auto id = static_cast<TrackId>(m_trace->m_tracks.size());
+    Track t;
+    t.process = p;
+    t.kind = kind;
+    t.tid = tid;
+    m_trace->m_tracks.push_back(std::move(t));
+    m_openB.emplace_back();
+    m_trackIndex.emplace(m_key, id);
+    return id;
+}
+
+TrackId TraceBuilder::threadTrack(const RawEvent& ev, ProcessId p)
+{
+    return track(p, valueText(ev.tid), TrackKind::Thread);
+}
+
+std::optional<TimeNs> TraceBuilder::time(const RawValue& v, const char* field)
+{
+    constexpr std::int64_t kMax = std::numeric_limits<TimeNs>::max() / 1000;
+    switch (v.kind) {
+    case RawValue::Int:
+        if (v.i > kMax || v.i < -kMax)
+            break;
+        return v.i * 1000;
+    case RawValue::UInt:
+        if (v.u > static_cast<std::uint64_t>(kMax))
+            break;
+        return static_cast<TimeNs>(v.u) * 1000;
+    case RawValue::String:
+        m_sawStringTs = m_sawStringTs || field[0] == 't';
+        [[fallthrough]];
+    case RawValue::Float:
+        if (auto ns = parseMicrosToNs(v.text))
+            return ns;
+        break;
+    default:
+        break;
+    }
+    return std::nullopt;
+}
+
+std::uint32_t TraceBuilder::storeArgs(const std::string& text)
+{
+    if (text.empty())
+        return kNone;
+    Trace& t = *m_trace;
+    t.m_argsText.append(text);
+    t.m_argsOffsets.push_back(t.m_argsText.size());
+    return static_cast<std::uint32_t>(t.m_argsOffsets.size() - 2);
+}
+
+EventId TraceBuilder::pushSlice(const Slice& s)
+{
+    m_trace->m_slices.push_back(s);
+    return static_cast<EventId>(m_trace->m_slices.size() - 1);
+}
+
+void TraceBuilder::addEvent(const RawEvent& ev)
+{
+    LoadStats& stats = m_trace->m_stats;
+    ++stats.events;
+    const std::string& ph = ev.ph;
+    ++stats.phases[ph.empty() ? std::string("(none)") : ph];
+    const char c = ph.size() == 1 ? ph[0] : '\0';
+
+    const ProcessId p = process(ev.pid);
+    ++m_trace->m_processes[p].events;
+
+    if (c == 'M') {
+        addMetadataEvent(ev, p);
+        return;
+    }
+    auto ts = time(ev.ts, "ts");
+    if (!ts) {
+        ++stats.badFields;
+        return;
+    }
+    switch (c) {
+    case 'X':
+    case 'B':
+    case 'i':
+    case 'I': {
+        TrackId t;
+        if ((c == 'i' || c == 'I') && ev.scope == "g")
+            t = track(process(RawValue{}), std::string(), TrackKind::Thread);
+        else if ((c == 'i' || c == 'I') && ev.scope == "p")
+            t = track(p, std::string(), TrackKind::Thread);
+        else
+            t = threadTrack(ev, p);
+        ++m_trace->m_tracks[t].events;
+        Slice s;
+        s.start = *ts;
+        s.name = m_trace->m_strings.intern(ev.name);
+        s.cat = m_trace->m_strings.intern(ev.cat);
+        s.track = t;
+        s.phase = c;
+        s.args = storeArgs(ev.argsText);
+        if (c == 'X') {
+            auto dur = ev.dur.present() ? time(ev.dur, "dur") : std::optional<TimeNs>(0);
+            if (!dur || *dur < 0 || !ev.dur.present()) {
+                ++stats.badFields;
+                dur = 0;
+            }
+            s.dur = std::min<TimeNs>(*dur, std::numeric_limits<TimeNs>::max() - s.start);
+        } else if (c == 'B') {
+            s.dur = -1; // open until its E
+        } else {
+            s.flags |= kSliceInstant;
+        }
+        const EventId id = pushSlice(s);
+        if (c == 'B')
+            m_openB[t].push_back(id);
+        if (ev.bindId.present())
+            m_binds.push_back({m_trace->m_strings.intern(valueText(ev.bindId)), id, ev.flowIn,
+                               ev.flowOut});
+        if (ev.sf.present())
+            m_sliceFrames.emplace_back(id, valueText(ev.sf));
+        else if (!ev.stack.empty())
+            m_sliceStacks.emplace_back(id, ev.stack);
+        break;
+    }
+    case 'E': {
+        const TrackId t = threadTrack(ev, p);
+        ++m_trace->m_tracks[t].events;
+        auto& open = m_openB[t];
+        if (open.empty()) {
+            ++stats.unmatchedEnd;
+            break;
+        }
+        Slice& s = m_trace->m_slices[open.back()];
+        open.pop_back();
+        if (*ts < s.start) {
+            ++stats.badFields;
+            s.dur = 0;
+        } else {
+            s.dur = *ts - s.start;
+        }
+        if (s.args == kNone)
+            s.args = storeArgs(ev.argsText);
+        break;
+    }
+    case 'C':
+        addCounter(ev, p, *ts);
+        break;
+    case 's':
+    case 't':
+    case 'f': {
+        const TrackId t = threadTrack(ev, p);
+        ++m_trace->m_tracks[t].events;
+        addFlowStep(ev, t, *ts);
+        break;
+    }
+    case 'b':
+    case 'e':
+    case 'n':
+        addAsync(ev, p, *ts);
+        break;
+    default:
+        ++stats.unknownPhase;
+        break;
+    }
+}
+
+void TraceBuilder::addMetadataEvent(const RawEvent& ev, ProcessId p)
+{
+    nlohmann::json args = nlohmann::json::parse(ev.argsText, nullptr, false);
+    if (!args.is_object()) {
+        ++m_trace->m_stats.badFields;
+        return;
+    }
+    Process& proc = m_trace->m_processes[p];
+    auto sortIndex = [&](int& out, bool& has) {
+        auto it = args.find("sort_index");
+        if (it != args.end() && it->is_number_integer()) {
+            out = it->get<int>();
+            has = true;
+        } else {
+            ++m_trace->m_stats.badFields;
+        }
+    };
+    const auto nameIt = args.find("name");
+    const bool hasName = nameIt != args.end() && nameIt->is_string();
+    if (ev.name == "process_name") {
+        if (hasName)
+            proc.name = m_trace->m_strings.intern(nameIt->get<std::string>());
+    } else if (ev.name == "process_labels") {
+        auto it = args.find("labels");
+        if (it != args.end() && it->is_string()) {
+            const std::string all = it->get<std::string>();
+            std::size_t start = 0;
+            while (start <= all.size()) {
+                std::size_t comma = all.find(',', start);
+                if (comma == std::string::npos)
+                    comma = all.size();
+                std::string label = all.substr(start, comma - start);
+                if (!label.empty() &&
+                    std::find(proc.labels.begin(), proc.labels.end(), label) == proc.labels.end())
+                    proc.labels.push_back(label);
+                start = comma + 1;
+            }
+        }
+    } else if (ev.name == "process_sort_index") {
+        sortIndex(proc.sortIndex, proc.hasSortIndex);
+    } else if (ev.name == "thread_name" || ev.name == "thread_sort_index") {
+        const TrackId t = threadTrack(ev, p);
+        Track& tr = m_trace->m_tracks[t];
+        ++tr.events;
+        if (ev.name == "thread_name" && hasName)
+            tr.name = m_trace->m_strings.intern(nameIt->get<std::string>());
+        else if (ev.name == "thread_sort_index")
+            sortIndex(tr.sortIndex, tr.hasSortIndex);
+    }
+}
+
+void TraceBuilder::addCounter(const RawEvent& ev, ProcessId p, TimeNs ts)
+{
+    nlohmann::json args = nlohmann::json::parse(ev.argsText, nullptr, false);
+    if (!args.is_object()) {
+        ++m_trace->m_stats.badFields;
+        return;
+    }
+    std::string name = ev.name;
+    if (ev.id.present())
+        name += " " + valueText(ev.id);
+    const StrId nameId = m_trace->m_strings.intern(name);
+    for (auto it = args.begin(); it != args.end(); ++it) {
+        double v;
+        if (it->is_number()) {
+            v = it->get<double>();
+        } else if (it->is_string()) {
+            const std::string& s = it->get_ref<const std::string&>();
+            char* end = nullptr;
+            v = std::strtod(s.c_str(), &end);
+            if (end == s.c_str() || *end != '\0') {
+                ++m_trace->m_stats.badFields;
+                continue;
+            }
+        } else {
+            ++m_trace->m_stats.badFields;
+            continue;
+        }
+        if (!std::isfinite(v)) {
+            ++m_trace->m_stats.badFields;
+            continue;
+        }
+        const CounterKey key{p, nameId, m_trace->m_strings.intern(it.key())};
+        auto found = m_counterIndex.find(key);
+        if (found == m_counterIndex.end()) {
+            CounterSeries series;
+            series.process = p;
+            series.name = key.name;
+            series.key = key.key;
+            m_trace->m_counters.push_back(std::move(series));
+            found = m_counterIndex
+                        .emplace(key, static_cast<std::uint32_t>(m_trace->m_counters.size() - 1))
+                        .first;
+        }
+        CounterSeries& s = m_trace->m_counters[found->second];
+        s.ts.push_back(ts);
+        s.values.push_back(v);
+    }
+}
+
+void TraceBuilder::addFlowStep(const RawEvent& ev, TrackId t, TimeNs ts)
+{
+    const RawValue& idv = ev.id.present() ? ev.id : ev.bindId;
+    if (!idv.present()) {
+        ++m_trace->m_stats.badFields;
+        return;
+    }
+    PendingFlow f;
+    f.cat = m_trace->m_strings.intern(ev.cat);
+    f.id = m_trace->m_strings.intern(valueText(idv));
+    f.track = t;
+    f.ts = ts;
+    f.phase = ev.ph[0];
+    // Chrome: s and t bind to the enclosing slice; f to the next slice unless bp is "e".
+    f.enclosing = f.phase != 'f' || ev.bp == "e";
+    m_flows.push_back(f);
+}
+
+void TraceBuilder::addAsync(const RawEvent& ev, ProcessId p, TimeNs ts)
+{
+    const TrackId t = track(p, ev.name.empty() ? std::string("async") : ev.name, TrackKind::Async);
+    ++m_trace->m_tracks[t].events;
+    const char c = ev.ph[0];
+    m_key = std::to_string(p) + '\x1f' + ev.cat + '\x1f' + valueText(ev.id) + '\x1f' + ev.name;
+    if (c == 'b') {
+        Slice s;
+        s.start = ts;
+        s.dur = -1;
+        s.name = m_trace->m_strings.intern(ev.name);
+        s.cat = m_trace->m_strings.intern(ev.cat);
+        s.track = t;
+        s.phase = 'b';
+        s.flags = kSliceAsync;
+        s.args = storeArgs(ev.argsText);
+        const EventId id = pushSlice(s);
+        auto [it, inserted] = m_openAsync.emplace(m_key, id);
+        if (!inserted) { // same id begun twice: close the older one here
+            Slice& old = m_trace->m_slices[it->second];
+            old.dur = std::max<TimeNs>(0, ts - old.start);
+            ++m_trace->m_stats.badFields;
+            it->second = id;
+        }
+    } else if (c == 'e') {
+        auto it = m_openAsync.find(m_key);
+        if (it == m_openAsync.end()) {
+            ++m_trace->m_stats.unmatchedEnd;
+            return;
+        }
+        Slice& s = m_trace->m_slices[it->second];
+        s.dur = std::max<TimeNs>(0, ts - s.start);
+        m_openAsync.erase(it);
+    } else {
+        Slice s;
+        s.start = ts;
+        s.name = m_trace->m_strings.intern(ev.name);
+        s.cat = m_trace->m_strings.intern(ev.cat);
+        s.track = t;
+        s.phase = 'n';
+        s.flags = kSliceAsync | kSliceInstant;
+        s.args = storeArgs(ev.argsText);
+        pushSlice(s);
+    }
+}
+
+void TraceBuilder::addMetadata(const std::string& key, nlohmann::json value)
+{
+    if (key == "stackFrames") {
+        m_stackFramesJson = std::move(value);
+        return;
+    }
+    if (key == "distributedInfo" && value.is_object()) {
+        auto it = value.find("rank");
+        if (it != value.end() && it->is_number_integer() && !m_trace->m_rank)
+            m_trace->m_rank = it->get<int>();
+    }
+    m_trace->m_metadata[key] = std::move(value);
+}
+
+void TraceBuilder::closeOpenSlices()
+{
+    TimeNs end = std::numeric_limits<TimeNs>::min();
+    for (const Slice& s : m_trace->m_slices)
+        end = std::max(end, s.dur >= 0 ? s.end() : s.start);
+    std::uint64_t open = 0;
+    for (Slice& s : m_trace->m_slices) {
+        if (s.dur < 0) {
+            s.dur = end - s.start;
+            s.flags |= kSliceUnterminated;
+            ++open;
+        }
+    }
+    m_trace->m_stats.unterminated = open;
+    if (open)
+        addWarning(std::to_string(open) +
+                   " slice(s) begun (B/b) but never ended; drawn up to the end of the trace");
+    if (m_trace->m_stats.unmatchedEnd)
+        addWarning(std::to_string(m_trace->m_stats.unmatchedEnd) +
+                   " end event(s) (E/e) without a matching begin were ignored");
+}
+
+// Orders processes and tracks for display and renumbers them so ids follow that order.
+void TraceBuilder::sortTracksAndSlices()
+{
+    Trace& tr = *m_trace;
+    // Process order: sort index, then pid (numeric when numeric).
+    std::vector<ProcessId> porder(tr.m_processes.size());
+    std::iota(porder.begin(), porder.end(), 0);
+    std::stable_sort(porder.begin(), porder.end(), [&](ProcessId a, ProcessId b) {
+        const Process& x = tr.m_processes[a];
+        const Process& y = tr.m_processes[b];
+        if (x.sortIndex != y.sortIndex)
+            return x.sortIndex < y.sortIndex;
+        return naturalLess(x.pid, y.pid);
+    });
+    std::vector<ProcessId> pnew(porder.size());
+    for (std::size_t i = 0; i < porder.size(); ++i)
+        pnew[porder[i]] = static_cast<ProcessId>(i);
+
+    std::vector<TrackId> torder(tr.m_tracks.size());
+    std::iota(torder.begin(), torder.end(), 0);
+    std::stable_sort(torder.begin(), torder.end(), [&](TrackId a, TrackId b) {
+        const Track& x = tr.m_tracks[a];
+        const Track& y = tr.m_tracks[b];
+        if (x.process != y.process)
+            return pnew[x.process] < pnew[y.process];
+        if (x.kind != y.kind)
+            return x.kind < y.kind;
+        if (x.sortIndex != y.sortIndex)
+            return x.sortIndex < y.sortIndex;
+        return naturalLess(x.tid, y.tid);
+    });
+    std::vector<TrackId> tnew(torder.size());
+    for (std::size_t i = 0; i < torder.size(); ++i)
+        tnew[torder[i]] = static_cast<TrackId>(i);
+
+    std::vector<Process> procs(tr.m_processes.size());
+    for (std::size_t i = 0; i < porder.size(); ++i)
+        procs[i] = std::move(tr.m_processes[porder[i]]);
+    std::vector<Track> tracks(tr.m_tracks.size());
+    for (std::size_t i = 0; i < torder.size(); ++i) {
+        tracks[i] = std::move(tr.m_tracks[torder[i]]);
+        tracks[i].process = pnew[tracks[i].process];
+        procs[tracks[i].process].tracks.push_back(static_cast<TrackId>(i));
+    }
+    tr.m_processes = std::move(procs);
+    tr.m_tracks = std::move(tracks);
+    for (Slice& s : tr.m_slices)
+        s.track = tnew[s.track];
+    for (PendingFlow& f : m_flows)
+        f.track = tnew[f.track];
+    for (CounterSeries& c : tr.m_counters)
+        c.process = pnew[c.process];
+
+    // Counter tracks: one per series, after the process's other tracks.
+    for (std::uint32_t i = 0; i < tr.m_counters.size(); ++i) {
+        Track t;
+        t.process = tr.m_counters[i].process;
+        t.kind = TrackKind::Counter;
+        t.tid = tr.str(tr.m_counters[i].name);
+        t.counter = i;
+        t.events = tr.m_counters[i].ts.size();
+        const auto id = static_cast<TrackId>(tr.m_tracks.size());
+        tr.m_tracks.push_back(std::move(t));
+        tr.m_processes[tr.m_counters[i].process].tracks.push_back(id);
+    }
+    // Counters can arrive out of order: sort each series by time.
+    for (CounterSeries& c : tr.m_counters) {
+        if (std::is_sorted(c.ts.begin(), c.ts.end()))
+            continue;
+        std::vector<std::size_t> idx(c.ts.size());
+        std::iota(idx.begin(), idx.end(), 0);
+        std::stable_sort(idx.begin(), idx.end(), [&](auto a, auto b) { return c.ts[a] < c.ts[b]; });
+        std::vector<TimeNs> ts(idx.size());
+        std::vector<double> vs(idx.size());
+        for (std::size_t i = 0; i < idx.size(); ++i) {
+            ts[i] = c.ts[idx[i]];
+            vs[i] = c.values[idx[i]];
+        }
+        c.ts = std::move(ts);
+        c.values = std::move(vs);
+    }
+}
+
+void TraceBuilder::nestSlices()
+{
+    Trace& tr = *m_trace;
+    std::vector<EventId> stack;
+    std::vector<TimeNs> laneEnd;
+    tr.m_trackMaxDur.assign(tr.m_tracks.size(), 0);
+    for (TrackId t = 0; t < tr.m_tracks.size(); ++t) {
+        Track& track = tr.m_tracks[t];
+        stack.clear();
+        laneEnd.clear();
+        TimeNs maxDur = 0;
+        for (EventId i = track.begin; i < track.end; ++i) {
+            Slice& s = tr.m_slices[i];
+            maxDur = std::max(maxDur, s.dur);
+            if (track.kind == TrackKind::Async) {
+                // Async slices overlap freely: pack them into the first free lane.
+                std::size_t lane = 0;
+                while (lane < laneEnd.size() && laneEnd[lane] > s.start)
+                    ++lane;
+                if (lane == laneEnd.size())
+                    laneEnd.push_back(0);
+                laneEnd[lane] = std::max(s.end(), s.start + 1);
+                s.depth = static_cast<std::uint16_t>(std::min<std::size_t>(lane, 0xffff));
+            } else {
+                // Pop what ended before this starts; a zero-length parent still holds its
+                // instants at the same time.
+                while (!stack.empty()) {
+                    const Slice& top = tr.m_slices[stack.back()];
+                    if (top.end() > s.start || (top.dur == 0 && top.start == s.start &&
+                                                !(top.flags & kSliceInstant)))
+                        break;
+                    stack.pop_back();
+                }
+                if (!stack.empty()) {
+                    s.parent = stack.back();
+                    if (s.end() > tr.m_slices[stack.back()].end())
+                        s.flags |= kSlicePartialOverlap;
+                }
+                s.depth = static_cast<std::uint16_t>(std::min<std::size_t>(stack.size(), 0xffff));
+                stack.push_back(i);
+            }
+            track.maxDepth = std::max(track.maxDepth, s.depth);
+        }
+        tr.m_trackMaxDur[t] = maxDur;
+    }
+}
+
+void TraceBuilder::bindFlows(const std::vector<EventId>& newIndex)
+{
+    Trace& tr = *m_trace;
+    auto bind = [&](const PendingFlow& f) -> EventId {
+        if (f.track >= tr.m_tracks.size())
+            return kNone;
+        if (f.enclosing) {
+            EventId e = tr.sliceAt(f.track, f.ts);
+            if (e != kNone)
+                return e;
+            // Producers put the step at the slice's start: allow an exact start match.
+            auto sl = tr.trackSlices(f.track);
+            auto it = std::lower_bound(sl.begin(), sl.end(), f.ts,
+                                       [](const Slice& s, TimeNs t) { return s.start < t; });
+            if (it != sl.end() && it->start == f.ts)
+                return tr.m_tracks[f.track].begin + static_cast<EventId>(it - sl.begin());
+            return kNone;
+        }
+        auto sl = tr.trackSlices(f.track);
+        auto it = std::lower_bound(sl.begin(), sl.end(), f.ts,
+                                   [](const Slice& s, TimeNs t) { return s.start < t; });
+        if (it == sl.end())
+            return kNone;
+        return tr.m_tracks[f.track].begin + static_cast<EventId>(it - sl.begin());
+    };
+
+    std::stable_sort(m_flows.begin(), m_flows.end(), [](const PendingFlow& a, const PendingFlow& b) {
+        if (a.cat != b.cat)
+            return a.cat < b.cat;
+        if (a.id != b.id)
+            return a.id < b.id;
+        if (phaseRank(a.phase) != phaseRank(b.phase))
+            return phaseRank(a.phase) < phaseRank(b.phase);
+        return a.ts < b.ts;
+    });
+    std::uint64_t dangling = 0;
+    auto addFlow = [&](EventId from, EventId to, StrId cat, StrId idText) {
+        Flow fl;
+        fl.from = from;
+        fl.to = to;
+        fl.cat = cat;
+        fl.name = cat;
+        fl.idText = idText;
+        fl.id = idNumber(tr.str(idText));
+        tr.m_slices[from].flags |= kSliceFlowOut;
+        tr.m_slices[to].flags |= kSliceFlowIn;
+        tr.m_flows.push_back(fl);
+    };
+    for (std::size_t i = 0; i < m_flows.size();) {
+        std::size_t j = i;
+        while (j < m_flows.size() && m_flows[j].cat == m_flows[i].cat &&
+               m_flows[j].id == m_flows[i].id)
+            ++j;
+        // Steps of one flow id: s, then t in time order, then every f (torch_npu reuses one
+        // string id for a launch and several device tasks).
+        EventId source = kNone;
+        for (std::size_t k = i; k < j; ++k) {
+            const PendingFlow& f = m_flows[k];
+            const EventId e = bind(f);
+            if (e == kNone) {
+                ++dangling;
+                continue;
+            }
+            if (f.phase == 's') {
+                source = e;
+            } else if (source == kNone) {
+                ++dangling;
+            } else if (source != e) {
+                addFlow(source, e, f.cat, f.id);
+                if (f.phase == 't')
+                    source = e;
+            }
+        }
+        i = j;
+    }
+    // Flow v2: bind ids on slices; flow_out starts, flow_in ends.
+    std::stable_sort(m_binds.begin(), m_binds.end(), [&](const PendingBind& a, const PendingBind& b) {
+        if (a.id != b.id)
+            return a.id < b.id;
+        return tr.m_slices[newIndex[a.slice]].start < tr.m_slices[newIndex[b.slice]].start;
+    });
+    const StrId v2cat = tr.m_strings.intern("flow");
+    for (std::size_t i = 0; i < m_binds.size();) {
+        std::size_t j = i;
+        while (j < m_binds.size() && m_binds[j].id == m_binds[i].id)
+            ++j;
+        EventId source = kNone;
+        for (std::size_t k = i; k < j; ++k) {
+            const EventId e = newIndex[m_binds[k].slice];
+            if (m_binds[k].in && source != kNone && source != e)
+                addFlow(source, e, v2cat, m_binds[k].id);
+            if (m_binds[k].out)
+                source = e;
+        }
+        i = j;
+    }
+    tr.m_stats.danglingFlows = dangling;
+    if (dangling)
+        addWarning(std::to_string(dangling) +
+                   " flow step(s) point to no slice or have no start; they are not drawn");
+    for (std::uint32_t i = 0; i < tr.m_flows.size(); ++i) {
+        tr.m_flowOut.emplace_back(tr.m_flows[i].from, i);
+        tr.m_flowIn.emplace_back(tr.m_flows[i].to, i);
+    }
+    std::sort(tr.m_flowOut.begin(), tr.m_flowOut.end());
+    std::sort(tr.m_flowIn.begin(), tr.m_flowIn.end());
+    m_flows.clear();
+    m_flows.shrink_to_fit();
+}
+
+std::uint32_t TraceBuilder::frameFor(const std::string& idText)
+{
+    auto it = m_frameIndex.find(idText);
+    return it == m_frameIndex.end() ? kNone : it->second;
+}
+
+void TraceBuilder::resolveStackFrames(const std::vector<EventId>& newIndex)
+{
+    Trace& tr = *m_trace;
+    if (m_stackFramesJson.is_object()) {
+        for (auto it = m_stackFramesJson.begin(); it != m_stackFramesJson.end(); ++it) {
+            m_frameIndex.emplace(it.key(), static_cast<std::uint32_t>(tr.m_stackFrames.size()));
+            StackFrame f;
+            if (it->is_object()) {
+                f.name = tr.m_strings.intern(it->value("name", std::string()));
+                f.category = tr.m_strings.intern(it->value("category", std::string()));
+            }
+            tr.m_stackFrames.push_back(f);
+        }
+        std::size_t i = 0;
+        for (auto it = m_stackFramesJson.begin(); it != m_stackFramesJson.end(); ++it, ++i) {
+            if (!it->is_object())
+                continue;
+            auto p = it->find("parent");
+            if (p == it->end())
+                continue;
+            std::string parent = p->is_string()   ? p->get<std::string>()
+                                 : p->is_number() ? p->dump()
+                                                  : std::string();
+            const std::uint32_t pi = frameFor(parent);
+            // A frame that is its own parent is a root (cycles are cut when walked).
+            tr.m_stackFrames[i].parent = pi == i ? kNone : pi;
+        }
+    }
+    for (auto& [slice, id] : m_sliceFrames) {
+        const std::uint32_t f = frameFor(id);
+        if (f == kNone)
+            ++tr.m_stats.badFields;
+        else
+            tr.m_eventFrames.emplace_back(newIndex[slice], f);
+    }
+    for (auto& [slice, names] : m_sliceStacks) {
+        std::uint32_t parent = kNone;
+        for (const std::string& n : names) {
+            StackFrame f;
+            f.name = tr.m_strings.intern(n);
+            f.parent = parent;
+            parent = static_cast<std::uint32_t>(tr.m_stackFrames.size());
+            tr.m_stackFrames.push_back(f);
+        }
+        if (parent != kNone)
+            tr.m_eventFrames.emplace_back(newIndex[slice], parent);
+    }
+    std::sort(tr.m_eventFrames.begin(), tr.m_eventFrames.end());
+}
+
+void TraceBuilder::detectProducer()
+{
+    Trace& tr = *m_trace;
+    bool npu = m_sawStringTs;
+    for (const Process& p : tr.m_processes) {
+        const std::string& n = tr.str(p.name);
+        if (n == "Ascend Hardware" || n == "CANN" || n == "HCCL" || n == "Overlap Analysis")
+            npu = true;
+    }
+    if (npu) {
+        tr.m_producer = Producer::TorchNpu;
+        return;
+    }
+    const auto& md = tr.m_metadata;
+    bool kineto = md.contains("schemaVersion") || md.contains("deviceProperties") ||
+                  md.contains("distributedInfo") || md.contains("traceName") ||
+                  md.contains("baseTimeNanoseconds");
+    if (!kineto) {
+        for (const char* c : {"cuda_runtime", "kernel", "gpu_memcpy", "ac2g", "cpu_op"}) {
+            if (tr.m_strings.find(c) != std::numeric_limits<StrId>::max()) {
+                kineto = true;
+                break;
+            }
+        }
+    }
+    tr.m_producer = kineto ? Producer::Kineto : Producer::Other;
+}
+
+std::shared_ptr<Trace> TraceBuilder::finish()
+{
+    Trace& tr = *m_trace;
+    closeOpenSlices();
+    sortTracksAndSlices();
+
+    // Sort slices by (track, start, longer first, file order) through a permutation, so the
+    // 40-byte slices are moved once in place rather than copied.
+    const std::size_t n = tr.m_slices.size();
+    std::vector<EventId> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](EventId a, EventId b) {
+        const Slice& x = tr.m_slices[a];
+        const Slice& y = tr.m_slices[b];
+        if (x.track != y.track)
+            return x.track < y.track;
+        if (x.start != y.start)
+            return x.start < y.start;
+        if (x.dur != y.dur)
+            return x.dur > y.dur;
+        return a < b;
+    });
+    std::vector<EventId> newIndex(n);
+    for (EventId i = 0; i < n; ++i)
+        newIndex[order[i]] = i;
+    order.clear();
+    order.shrink_to_fit();
+    {
+        std::vector<EventId> pos = newIndex; // follow cycles; pos[i] = target of element at i
+        for (EventId i = 0; i < n; ++i) {
+            while (pos[i] != i) {
+                const EventId t = pos[i];
+                std::swap(tr.m_slices[i], tr.m_slices[t]);
+                std::swap(pos[i], pos[t]);
+            }
+        }
+    }
+    for (Track& t : tr.m_tracks)
+        t.begin = t.end = 0;
+    for (EventId i = 0; i < n; ++i) {
+        Track& t = tr.m_tracks[tr.m_slices[i].track];
+        if (t.begin == t.end)
+            t.begin = i;
+        t.end = i + 1;
+    }
+    nestSlices();
+    bindFlows(newIndex);
+    resolveStackFrames(newIndex);
+    detectProducer();
+
+    // Time span over slices and counters.
+    TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = std::numeric_limits<TimeNs>::min();
+    for (const Slice& s : tr.m_slices) {
+        lo = std::min(lo, s.start);
+        hi = std::max(hi, s.end());
+    }
+    for (const CounterSeries& c : tr.m_counters) {
+        if (!c.ts.empty()) {
+            lo = std::min(lo, c.ts.front());
+            hi = std::max(hi, c.ts.back());
+        }
+    }
+    if (lo > hi)
+        lo = hi = 0;
+    tr.m_start = lo;
+    tr.m_end = hi;
+
+    LoadStats& st = tr.m_stats;
+    if (st.unknownPhase)
+        addWarning(std::to_string(st.unknownPhase) + " event(s) with an unknown phase were skipped");
+    if (st.badFields)
+        addWarning(std::to_string(st.badFields) +
+                   " event(s) had a missing or bad field (ts, dur, id, args); they were skipped "
+                   "or clamped");
+    tr.m_argsText.shrink_to_fit();
+    tr.m_argsOffsets.shrink_to_fit();
+    tr.m_slices.shrink_to_fit();
+    return std::move(m_trace);
+}
+
+} // namespace rs

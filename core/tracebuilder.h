@@ -1,0 +1,96 @@
+#pragma once
+
+#include "core/rawevent.h"
+#include "core/trace.h"
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace rs {
+
+// Builds an immutable Trace from RawEvents, in any order. Knows nothing of JSON readers:
+// whatever tokenizer feeds addEvent() gets the same model.
+class TraceBuilder {
+public:
+    TraceBuilder();
+    ~TraceBuilder();
+
+    void addEvent(const RawEvent& ev);
+    // A top-level key other than the event array ("displayTimeUnit", "stackFrames", ...).
+    void addMetadata(const std::string& key, nlohmann::json value);
+    void addWarning(std::string text);
+    void setPath(std::string path);
+    void setRank(int rank);
+    void setBytesRead(std::uint64_t bytes);
+    void setTruncated(bool truncated);
+
+    // Resident bytes the model will need so far (for the memory budget).
+    std::size_t estimatedBytes() const;
+    std::uint64_t eventCount() const { return m_trace->m_stats.events; }
+
+    // Sorts, nests, binds flows and hands the trace over. The builder is spent afterwards.
+    std::shared_ptr<Trace> finish();
+
+private:
+    struct PendingFlow {
+        StrId cat;
+        StrId id;
+        TrackId track;
+        TimeNs ts;
+        char phase; // 's', 't', 'f'
+        bool enclosing; // bind to the enclosing slice (else to the next slice)
+    };
+    struct PendingBind { // flow v2: bind_id on a slice
+        StrId id;
+        EventId slice; // pending index
+        bool in, out;
+    };
+    struct CounterKey {
+        ProcessId process;
+        StrId name, key;
+        bool operator==(const CounterKey&) const = default;
+    };
+    struct CounterKeyHash {
+        std::size_t operator()(const CounterKey& k) const noexcept
+        {
+            return (std::size_t(k.process) * 1000003u) ^ (std::size_t(k.name) << 20) ^ k.key;
+        }
+    };
+
+    ProcessId process(const RawValue& pid);
+    TrackId track(ProcessId p, const std::string& tid, TrackKind kind);
+    TrackId threadTrack(const RawEvent& ev, ProcessId p);
+    std::optional<TimeNs> time(const RawValue& v, const char* field);
+    std::uint32_t storeArgs(const std::string& text);
+    EventId pushSlice(const Slice& s);
+    void addMetadataEvent(const RawEvent& ev, ProcessId p);
+    void addCounter(const RawEvent& ev, ProcessId p, TimeNs ts);
+    void addFlowStep(const RawEvent& ev, TrackId t, TimeNs ts);
+    void addAsync(const RawEvent& ev, ProcessId p, TimeNs ts);
+    void closeOpenSlices();
+    void sortTracksAndSlices();
+    void nestSlices();
+    void bindFlows(const std::vector<EventId>& newIndex);
+    void resolveStackFrames(const std::vector<EventId>& newIndex);
+    void detectProducer();
+    std::uint32_t frameFor(const std::string& idText);
+
+    std::shared_ptr<Trace> m_trace;
+    std::unordered_map<std::string, ProcessId> m_processIndex;
+    std::unordered_map<std::string, TrackId> m_trackIndex; // key: process, kind, tid
+    std::vector<std::vector<EventId>> m_openB; // per track: open B slices
+    std::unordered_map<std::string, EventId> m_openAsync; // key: pid, cat, id, name
+    std::unordered_map<CounterKey, std::uint32_t, CounterKeyHash> m_counterIndex;
+    std::vector<PendingFlow> m_flows;
+    std::vector<PendingBind> m_binds;
+    std::vector<std::pair<EventId, std::string>> m_sliceFrames; // pending index, sf id text
+    std::vector<std::pair<EventId, std::vector<std::string>>> m_sliceStacks;
+    std::unordered_map<std::string, std::uint32_t> m_frameIndex;
+    nlohmann::json m_stackFramesJson;
+    std::string m_key; // scratch
+    bool m_sawStringTs = false;
+};
+
+} // namespace rs

@@ -1,0 +1,198 @@
+#include "core/traceloader.h"
+
+#include "core/bytesource.h"
+#include "core/jsonsaxreader.h"
+#include "core/tracebuilder.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+
+#include <cstdio>
+#include <unistd.h>
+
+namespace rs {
+
+namespace {
+
+std::string gib(std::uint64_t bytes)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+    return buf;
+}
+
+LoadResult run(ByteSource& src, const std::string& name, std::optional<int> rank,
+               const LoadOptions& options, LoadProgress* progress)
+{
+    LoadResult result;
+    result.resolvedPath = name;
+    const std::uint64_t budget = options.maxMemoryBytes ? options.maxMemoryBytes : defaultMemoryBudget();
+    TraceBuilder builder;
+    builder.setPath(name);
+    if (rank)
+        builder.setRank(*rank);
+    if (progress) {
+        progress->total.store(src.fileSize());
+        src.setProgress(&progress->done);
+        src.setCancelFlag(&progress->cancel);
+    }
+    // A gzip bomb expands without bound: stop inflating past the memory budget.
+    src.setUncompressedLimit(budget);
+    std::string budgetError;
+    JsonSaxReader reader(src, builder);
+    reader.setTick([&]() {
+        if (progress && progress->cancel.load(std::memory_order_relaxed))
+            return false;
+        // Project the model's final size from the share of the file read so far.
+        const std::uint64_t read = src.fileBytesRead();
+        if (read < (1u << 20))
+            return true;
+        const double share = static_cast<double>(read) / static_cast<double>(src.fileSize());
+        const auto projected = static_cast<std::uint64_t>(
+            static_cast<double>(builder.estimatedBytes()) / std::max(share, 1e-6));
+        if (projected > budget || builder.estimatedBytes() > budget) {
+            budgetError = "the trace needs about " + gib(projected) +
+                          " of memory (projected), more than the budget of " + gib(budget) +
+                          "; raise it with --max-memory";
+            return false;
+        }
+        return true;
+    });
+    const JsonSaxReader::Result r = reader.read();
+    builder.setBytesRead(src.offset());
+    if (r.aborted) {
+        if (progress && progress->cancel.load()) {
+            result.cancelled = true;
+            result.error = "loading was cancelled";
+            return result;
+        }
+        if (src.overLimit())
+            budgetError = "the data expands past the memory budget of " + gib(budget) +
+                          " (gzip bomb?); raise it with --max-memory";
+        result.error = budgetError.empty() ? std::string("loading stopped") : budgetError;
+        return result;
+    }
+    if (r.truncated) {
+        builder.setTruncated(true);
+        builder.addWarning("the file ends early (truncated at byte " + std::to_string(src.offset()) +
+                           "): every complete event was loaded; " + r.error);
+        if (!src.error().empty())
+            builder.addWarning(src.error());
+    }
+    if (!r.ok) {
+        result.error = r.error;
+        if (builder.eventCount() > 0) {
+            builder.addWarning("partial: the events before the error were loaded");
+            result.trace = builder.finish();
+        }
+        return result;
+    }
+    if (builder.eventCount() == 0)
+        builder.addWarning("the trace holds no events");
+    result.trace = builder.finish();
+    result.ok = true;
+    return result;
+}
+
+} // namespace
+
+std::uint64_t defaultMemoryBudget()
+{
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long size = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || size <= 0)
+        return 8ull << 30;
+    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(size) / 4 * 3;
+}
+
+std::optional<int> rankFromProfilerInfo(const std::string& folder)
+{
+    QDir dir(QString::fromStdString(folder));
+    const QStringList infos = dir.entryList({"profiler_info_*.json"}, QDir::Files, QDir::Name);
+    for (const QString& name : infos) {
+        QFile f(dir.filePath(name));
+        if (f.open(QIODevice::ReadOnly) && f.size() < (16 << 20)) {
+            const QByteArray bytes = f.readAll();
+            auto j = nlohmann::json::parse(bytes.constBegin(), bytes.constEnd(), nullptr, false);
+            if (j.is_object()) {
+                auto it = j.find("rank_id");
+                if (it != j.end() && it->is_number_integer() && it->get<int>() >= 0)
+                    return it->get<int>();
+            }
+        }
+        static const QRegularExpression re("profiler_info_(\\d+)\\.json");
+        auto m = re.match(name);
+        if (m.hasMatch())
+            return m.captured(1).toInt();
+    }
+    return std::nullopt;
+}
+
+ResolvedPath resolveTracePath(const std::string& path)
+{
+    ResolvedPath r;
+    const QFileInfo info(QString::fromStdString(path));
+    if (!info.exists()) {
+        r.error = path + ": no such file or directory";
+        return r;
+    }
+    if (!info.isDir()) {
+        r.file = path;
+        // A trace_view.json inside an ASCEND_PROFILER_OUTPUT folder: rank from the run folder.
+        const QDir parent = info.dir();
+        if (info.fileName() == "trace_view.json" && parent.dirName() == "ASCEND_PROFILER_OUTPUT") {
+            QDir run = parent;
+            if (run.cdUp())
+                r.rank = rankFromProfilerInfo(run.path().toStdString());
+        }
+        return r;
+    }
+    const QDir dir(info.absoluteFilePath());
+    if (dir.exists("ASCEND_PROFILER_OUTPUT/trace_view.json")) {
+        r.file = dir.filePath("ASCEND_PROFILER_OUTPUT/trace_view.json").toStdString();
+        r.rank = rankFromProfilerInfo(dir.path().toStdString());
+        return r;
+    }
+    if (dir.exists("trace_view.json")) {
+        r.file = dir.filePath("trace_view.json").toStdString();
+        QDir run = dir;
+        if (run.cdUp())
+            r.rank = rankFromProfilerInfo(run.path().toStdString());
+        return r;
+    }
+    r.error = path + ": a folder with no trace (expected a torch_npu *_ascend_pt folder with "
+                     "ASCEND_PROFILER_OUTPUT/trace_view.json)";
+    return r;
+}
+
+LoadResult loadTrace(const std::string& path, const LoadOptions& options, LoadProgress* progress)
+{
+    const ResolvedPath where = resolveTracePath(path);
+    if (!where.error.empty()) {
+        LoadResult r;
+        r.error = where.error;
+        return r;
+    }
+    std::string error;
+    auto src = ByteSource::open(where.file, &error);
+    if (!src) {
+        LoadResult r;
+        r.error = error;
+        return r;
+    }
+    LoadResult r = run(*src, where.file, where.rank, options, progress);
+    if (!r.ok && !r.cancelled && r.error.rfind(where.file, 0) != 0)
+        r.error = where.file + ": " + r.error;
+    return r;
+}
+
+LoadResult loadTraceFromMemory(const char* data, std::size_t size, const LoadOptions& options,
+                               const std::string& name)
+{
+    auto src = ByteSource::fromMemory(data, size);
+    return run(*src, name, std::nullopt, options, nullptr);
+}
+
+} // namespace rs

@@ -1,0 +1,28 @@
+#pragma once
+
+#include "core/traceloader.h"
+
+#include <QString>
+
+#include <string>
+
+namespace rs::test {
+
+// Folder of the real public traces (../shared/traces/public), or empty when absent.
+QString publicTracesDir();
+// Path of a file under the public traces; QSKIP-friendly: empty when ../shared is absent.
+QString publicTrace(const QString& relative);
+QString testDataPath(const QString& name);
+QString binaryDir();
+
+// Loads JSON text given in the test itself.
+LoadResult loadText(const std::string& json, const LoadOptions& options = {});
+
+} // namespace rs::test
+
+// Skips the current test with a clear message when ../shared is not there (a user's clone).
+#define RS_REQUIRE_PUBLIC_TRACES()                                                                 \
+    do {                                                                                           \
+        if (rs::test::publicTracesDir().isEmpty())                                                 \
+            QSKIP("../shared/traces/public is absent: real-trace tests need it (CI has it)");      \
+    } while (0)

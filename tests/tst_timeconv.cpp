@@ -1,0 +1,45 @@
+#include "core/timeconv.h"
+
+#include <QtTest>
+
+using rs::parseMicrosToNs;
+
+class TstTimeConv : public QObject {
+    Q_OBJECT
+private slots:
+    void exactNanoseconds()
+    {
+        QCOMPARE(*parseMicrosToNs("1736408883732241.564"), 1736408883732241564LL);
+        QCOMPARE(*parseMicrosToNs("4458676983543.183"), 4458676983543183LL);
+        QCOMPARE(*parseMicrosToNs("0"), 0LL);
+        QCOMPARE(*parseMicrosToNs("12"), 12000LL);
+        QCOMPARE(*parseMicrosToNs("0.001"), 1LL);
+        QCOMPARE(*parseMicrosToNs("-3.5"), -3500LL);
+        QCOMPARE(*parseMicrosToNs("1.2e3"), 1200000LL);
+        QCOMPARE(*parseMicrosToNs("1.5E-3"), 2LL); // 1.5 ns rounds half away from zero
+        QCOMPARE(*parseMicrosToNs("2.0004"), 2000LL);
+        QCOMPARE(*parseMicrosToNs("2.0005"), 2001LL);
+        QCOMPARE(*parseMicrosToNs(" 7 "), 7000LL);
+        QCOMPARE(*parseMicrosToNs("000123.4560"), 123456LL);
+    }
+    void rejectsBadText()
+    {
+        QVERIFY(!parseMicrosToNs(""));
+        QVERIFY(!parseMicrosToNs("abc"));
+        QVERIFY(!parseMicrosToNs("NaN"));
+        QVERIFY(!parseMicrosToNs("1.2.3"));
+        QVERIFY(!parseMicrosToNs("1e"));
+        QVERIFY(!parseMicrosToNs("99999999999999999999"));  // overflows int64 ns
+        QVERIFY(!parseMicrosToNs("1e400"));
+    }
+    void formatsDurations()
+    {
+        QCOMPARE(QString::fromStdString(rs::formatDuration(412000000)), QString("412 ms"));
+        QCOMPARE(QString::fromStdString(rs::formatDuration(1500)), QString("1.50 µs"));
+        QCOMPARE(QString::fromStdString(rs::formatDuration(999)), QString("999 ns"));
+        QCOMPARE(QString::fromStdString(rs::formatDuration(2500000000LL)), QString("2.50 s"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstTimeConv)
+#include "tst_timeconv.moc"
