@@ -1,0 +1,248 @@
+#include "core/analysis/analysisutil.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+namespace rs::analysis {
+
+namespace {
+
+bool startsWith(std::string_view s, std::string_view p)
+{
+    return s.size() >= p.size() && s.substr(0, p.size()) == p;
+}
+
+// Lowercase letters and digits only: "all_reduce", "allReduce", "AllReduce" all read "allreduce".
+std::string squash(std::string_view s)
+{
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) {
+        if (std::isalnum(static_cast<unsigned char>(c)))
+            out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<TrackRole> trackRoles(const Trace& trace)
+{
+    const auto& tracks = trace.tracks();
+    std::vector<TrackRole> roles(tracks.size(), TrackRole::Other);
+    const StringPool& sp = trace.strings();
+    const StrId catKernel = sp.find("kernel");
+    const StrId catMemcpy = sp.find("gpu_memcpy");
+    const StrId catMemset = sp.find("gpu_memset");
+    const StrId catGpuAnno = sp.find("gpu_user_annotation");
+    const StrId catCpuOp = sp.find("cpu_op");
+    const StrId catRuntime = sp.find("cuda_runtime");
+    const StrId catDriver = sp.find("cuda_driver");
+    const StrId catPy = sp.find("python_function");
+    const StrId catAnno = sp.find("user_annotation");
+    for (TrackId t = 0; t < tracks.size(); ++t) {
+        const Track& tr = tracks[t];
+        if (tr.kind == TrackKind::Counter) continue;
+        const std::string& proc =
+            tr.process != kNone ? trace.str(trace.processes()[tr.process].name) : std::string();
+        const std::string& thread = trace.str(tr.name);
+        if (proc == "HCCL") {
+            if (thread.find("Communication") != std::string::npos)
+                roles[t] = TrackRole::HcclGroup;
+            else if (startsWith(thread, "Plane"))
+                roles[t] = TrackRole::HcclPlane;
+            continue;
+        }
+        if (proc == "Ascend Hardware") {
+            roles[t] = TrackRole::AscendDevice;
+            continue;
+        }
+        if (proc == "CANN") {
+            roles[t] = TrackRole::Cann;
+            continue;
+        }
+        if (proc == "Python") {
+            roles[t] = TrackRole::Host;
+            continue;
+        }
+        if (proc == "Overlap Analysis") {
+            roles[t] = TrackRole::Derived;
+            continue;
+        }
+        // Kineto (names are optional there): decide from the categories of a few slices.
+        auto sl = trace.trackSlices(t);
+        const std::size_t n = std::min<std::size_t>(sl.size(), 32);
+        int device = 0, host = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const StrId c = sl[i].cat;
+            if (c == kNone) continue;
+            if (c == catKernel || c == catMemcpy || c == catMemset || c == catGpuAnno)
+                ++device;
+            else if (c == catCpuOp || c == catRuntime || c == catDriver || c == catPy ||
+                     c == catAnno)
+                ++host;
+        }
+        if (device > 0 && device >= host)
+            roles[t] = TrackRole::GpuStream;
+        else if (host > 0)
+            roles[t] = TrackRole::Host;
+    }
+    return roles;
+}
+
+std::optional<std::uint64_t> jsonU64(const nlohmann::json& v)
+{
+    if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+    if (v.is_number_integer()) {
+        const auto x = v.get<std::int64_t>();
+        return x >= 0 ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(x)) : std::nullopt;
+    }
+    if (v.is_number_float()) {
+        const double d = v.get<double>();
+        return d >= 0 ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(d)) : std::nullopt;
+    }
+    if (v.is_string()) {
+        std::string_view s = v.get_ref<const std::string&>();
+        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+            s.remove_prefix(1);
+        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+            s.remove_suffix(1);
+        int base = 10;
+        if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+            s.remove_prefix(2);
+            base = 16;
+        }
+        std::uint64_t out = 0;
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
+        if (ec == std::errc() && p == s.data() + s.size() && !s.empty()) return out;
+    }
+    return std::nullopt;
+}
+
+std::string jsonStr(const nlohmann::json& obj, const char* key)
+{
+    if (!obj.is_object()) return {};
+    auto it = obj.find(key);
+    if (it == obj.end()) return {};
+    if (it->is_string()) return it->get<std::string>();
+    if (it->is_number()) return it->dump();
+    return {};
+}
+
+CollectiveKind kindFromName(std::string_view name)
+{
+    std::string s = squash(name);
+    // Drop producer prefixes so "ncclkernel..." / "hcom..." read as the kind.
+    for (std::string_view p : {"ncclkernel", "nccldevkernel", "rcclkernel", "hcom", "nccl", "gloo",
+                               "c10d", "hccl", "ascendcl", "vllm", "symmmem", "multimem"}) {
+        if (startsWith(s, p)) s.erase(0, p.size());
+    }
+    struct Key {
+        const char* text;
+        CollectiveKind kind;
+    };
+    // Order matters: "allreduce" before "reduce", "reducescatter" before "reduce".
+    static const Key keys[] = {
+        {"allreduce", CollectiveKind::AllReduce}, {"reducescatter", CollectiveKind::ReduceScatter},
+        {"allgather", CollectiveKind::AllGather}, {"alltoall", CollectiveKind::AllToAll},
+        {"broadcast", CollectiveKind::Broadcast}, {"barrier", CollectiveKind::Barrier},
+        {"sendrecv", CollectiveKind::Send},       {"receive", CollectiveKind::Recv},
+        {"recv", CollectiveKind::Recv},           {"send", CollectiveKind::Send},
+        {"reduce", CollectiveKind::Reduce},
+    };
+    for (const Key& k : keys) {
+        if (s.find(k.text) != std::string::npos) return k.kind;
+    }
+    return CollectiveKind::Other;
+}
+
+int dtypeBytes(std::string_view dtype)
+{
+    const std::string s = squash(dtype);
+    auto has = [&](const char* p) { return s.find(p) != std::string::npos; };
+    if (has("bfloat16") || has("bf16") || has("half") || has("fp16") || has("float16") ||
+        has("int16") || has("short"))
+        return 2;
+    if (has("float64") || has("double") || has("fp64") || has("int64") || has("long") ||
+        has("uint64"))
+        return 8;
+    if (has("fp32") || has("float") || has("int32") || has("uint32") || s == "int") return 4;
+    if (has("int8") || has("uint8") || has("byte") || has("bool") || has("char") || has("fp8"))
+        return 1;
+    return 0;
+}
+
+std::vector<std::pair<TimeNs, TimeNs>> mergeIntervals(std::vector<std::pair<TimeNs, TimeNs>> iv)
+{
+    std::sort(iv.begin(), iv.end());
+    std::vector<std::pair<TimeNs, TimeNs>> out;
+    for (const auto& [a, b] : iv) {
+        if (b <= a) continue;
+        if (!out.empty() && a <= out.back().second)
+            out.back().second = std::max(out.back().second, b);
+        else
+            out.emplace_back(a, b);
+    }
+    return out;
+}
+
+TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>> iv)
+{
+    TimeNs total = 0;
+    for (const auto& [a, b] : mergeIntervals(std::move(iv)))
+        total += b - a;
+    return total;
+}
+
+TimeNs intersectionLength(const std::vector<std::pair<TimeNs, TimeNs>>& a,
+                          const std::vector<std::pair<TimeNs, TimeNs>>& b)
+{
+    TimeNs total = 0;
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        const TimeNs lo = std::max(a[i].first, b[j].first);
+        const TimeNs hi = std::min(a[i].second, b[j].second);
+        if (hi > lo) total += hi - lo;
+        if (a[i].second < b[j].second)
+            ++i;
+        else
+            ++j;
+    }
+    return total;
+}
+
+std::vector<int> clusterLevels(const std::vector<TimeNs>& values, int* clusters)
+{
+    std::vector<std::size_t> order(values.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [&](auto x, auto y) { return values[x] < values[y]; });
+    std::vector<int> level(values.size(), 0);
+    int cur = 0;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        if (k > 0) {
+            const TimeNs a = values[order[k - 1]], b = values[order[k]];
+            // A gap of a quarter of the larger value separates modes (200 ms vs 400 ms: 50%),
+            // while run-to-run jitter of a few percent stays in one mode. Below a microsecond
+            // nothing is a mode of its own.
+            if (b - a > b / 4 && b - a > 1000) ++cur;
+        }
+        level[order[k]] = cur;
+    }
+    if (clusters) *clusters = values.empty() ? 0 : cur + 1;
+    return level;
+}
+
+std::optional<int> profilerStepNumber(std::string_view name)
+{
+    constexpr std::string_view prefix = "ProfilerStep#";
+    if (!startsWith(name, prefix)) return std::nullopt;
+    name.remove_prefix(prefix.size());
+    int n = 0;
+    auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), n);
+    if (ec != std::errc() || p == name.data()) return std::nullopt;
+    return n;
+}
+
+} // namespace rs::analysis

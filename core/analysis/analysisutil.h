@@ -1,0 +1,60 @@
+#pragma once
+
+// Helpers shared by the analysis sources (not part of the public contract).
+
+#include "core/analysis/report.h"
+#include "core/trace.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rs::analysis {
+
+// What a track is, from its process and thread names, or from its slices' categories when
+// the trace has no names (Kineto without metadata).
+enum class TrackRole : std::uint8_t {
+    Other,
+    Host,         // a host thread (Kineto CPU thread, torch_npu Python)
+    Cann,         // torch_npu CANN host thread (shares tids with Python)
+    AscendDevice, // torch_npu Ascend Hardware stream
+    HcclGroup,    // torch_npu HCCL "Group N Communication"
+    HcclPlane,    // torch_npu HCCL "Plane N"
+    GpuStream,    // Kineto GPU stream
+    Derived       // torch_npu Overlap Analysis and other producer results: never inputs
+};
+
+std::vector<TrackRole> trackRoles(const Trace& trace);
+
+// Unsigned integer from a JSON number or a decimal / hex string; nullopt otherwise.
+std::optional<std::uint64_t> jsonU64(const nlohmann::json& v);
+std::string jsonStr(const nlohmann::json& obj, const char* key);
+
+// Collective kind from a name such as "hcom_allReduce__586_0_1", "nccl:all_reduce",
+// "ncclKernel_AllReduce_RING_LL_Sum_float", "allreduce"; Other when not recognised.
+CollectiveKind kindFromName(std::string_view name);
+// Bytes per element of a dtype as traces write it ("FP32", "Float", "c10::BFloat16"...); 0 if
+// unknown.
+int dtypeBytes(std::string_view dtype);
+
+// Union length of intervals (sorted or not).
+TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>> iv);
+// Sorted, merged intervals.
+std::vector<std::pair<TimeNs, TimeNs>> mergeIntervals(std::vector<std::pair<TimeNs, TimeNs>> iv);
+// Length of the intersection of two merged interval lists.
+TimeNs intersectionLength(const std::vector<std::pair<TimeNs, TimeNs>>& a,
+                          const std::vector<std::pair<TimeNs, TimeNs>>& b);
+
+// 1-D clustering of values: sorted ascending, split where the gap to the next value is large
+// relative to the values. Returns the cluster index of each input value (0 = lowest).
+std::vector<int> clusterLevels(const std::vector<TimeNs>& values, int* clusters = nullptr);
+
+// The step number of a "ProfilerStep#N" name, or nullopt.
+std::optional<int> profilerStepNumber(std::string_view name);
+
+} // namespace rs::analysis

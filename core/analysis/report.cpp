@@ -1,0 +1,63 @@
+#include "core/analysis/report.h"
+
+#include <algorithm>
+
+namespace rs {
+
+const char* collectiveKindName(CollectiveKind k)
+{
+    switch (k) {
+    case CollectiveKind::AllReduce:
+        return "AllReduce";
+    case CollectiveKind::AllGather:
+        return "AllGather";
+    case CollectiveKind::ReduceScatter:
+        return "ReduceScatter";
+    case CollectiveKind::Broadcast:
+        return "Broadcast";
+    case CollectiveKind::Reduce:
+        return "Reduce";
+    case CollectiveKind::AllToAll:
+        return "AllToAll";
+    case CollectiveKind::Send:
+        return "Send";
+    case CollectiveKind::Recv:
+        return "Recv";
+    case CollectiveKind::Barrier:
+        return "Barrier";
+    case CollectiveKind::Other:
+        break;
+    }
+    return "Other";
+}
+
+const char* severityName(Severity s)
+{
+    switch (s) {
+    case Severity::Info:
+        return "info";
+    case Severity::Warning:
+        return "warning";
+    case Severity::Error:
+        return "error";
+    }
+    return "info";
+}
+
+std::uint8_t AnalysisReport::marks(EventId e) const
+{
+    auto it = std::lower_bound(markIndex.begin(), markIndex.end(), e,
+                               [](const auto& p, EventId v) { return p.first < v; });
+    return it != markIndex.end() && it->first == e ? it->second : 0;
+}
+
+const Collective* AnalysisReport::collectiveOf(EventId e) const
+{
+    auto it = std::lower_bound(collectiveIndex.begin(), collectiveIndex.end(), e,
+                               [](const auto& p, EventId v) { return p.first < v; });
+    if (it == collectiveIndex.end() || it->first != e || it->second >= collectives.size())
+        return nullptr;
+    return &collectives[it->second];
+}
+
+} // namespace rs

@@ -1,0 +1,180 @@
+#include "core/analysis/steps.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace rs::analysis {
+
+namespace {
+
+using Intervals = std::vector<std::pair<TimeNs, TimeNs>>;
+
+bool contains(std::string_view s, std::string_view p)
+{
+    return s.find(p) != std::string_view::npos;
+}
+
+// torch_npu's computing task types. Older CANN writes "Other" for every kernel: there a
+// named task that is not a runtime or HCCL task counts as computing.
+bool computeTaskType(std::string_view type, std::string_view name)
+{
+    static const std::string_view compute[] = {"AI_CORE", "AI_VECTOR_CORE", "MIX_AIC",
+                                               "MIX_AIV", "AI_CPU",         "DSA_SQE"};
+    for (std::string_view c : compute) {
+        if (type == c) return true;
+    }
+    if (type == "Other" || type.empty()) {
+        static const std::string_view notCompute[] = {
+            "MEMCPY", "Memcpy", "EVENT_", "Notify", "Write Value",   "SDMA", "PLACE_HOLDER",
+            "hcom",   "Memset", "MEMSET", "STARS",  "Reduce_Inline", "RDMA"};
+        if (name.empty()) return false;
+        for (std::string_view n : notCompute) {
+            if (contains(name, n)) return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+struct StepSpan {
+    int number = 0;
+    EventId event = kNone;
+    TimeNs start = 0, end = 0;
+};
+
+} // namespace
+
+std::vector<StepStats> computeSteps(const StepInput& in, std::vector<Collective>& collectives)
+{
+    const Trace& t = in.trace;
+    const auto sl = t.slices();
+    const auto& tracks = t.tracks();
+
+    // ProfilerStep#N on host threads; a number seen twice keeps its longest slice.
+    std::map<int, StepSpan> byNumber;
+    for (TrackId tr = 0; tr < tracks.size(); ++tr) {
+        if (in.roles[tr] != TrackRole::Host) continue;
+        for (EventId e = tracks[tr].begin; e < tracks[tr].end; ++e) {
+            const Slice& s = sl[e];
+            if (s.depth > 8) continue;
+            const std::string& name = t.str(s.name);
+            if (name.size() < 13 || name[0] != 'P') continue;
+            auto n = profilerStepNumber(name);
+            if (!n) continue;
+            StepSpan& sp = byNumber[*n];
+            if (sp.event == kNone || s.dur > sp.end - sp.start)
+                sp = StepSpan{*n, e, s.start, s.end()};
+        }
+    }
+    if (byNumber.empty()) return {};
+    std::vector<StepSpan> steps;
+    for (auto& [n, sp] : byNumber)
+        steps.push_back(sp);
+    std::sort(steps.begin(), steps.end(),
+              [](const StepSpan& a, const StepSpan& b) { return a.start < b.start; });
+
+    auto stepAt = [&](TimeNs time) -> int {
+        auto it = std::upper_bound(steps.begin(), steps.end(), time,
+                                   [](TimeNs v, const StepSpan& s) { return v < s.start; });
+        if (it == steps.begin()) return -1;
+        --it;
+        return time < it->end ? int(it - steps.begin()) : -1;
+    };
+    auto launchOf = [&](EventId dev) -> EventId {
+        auto it = std::lower_bound(in.launch.begin(), in.launch.end(), std::make_pair(dev, 0u));
+        return it != in.launch.end() && it->first == dev ? it->second : kNone;
+    };
+    // Device work belongs to the step whose host op launched it, else to the step its device
+    // start falls in.
+    auto stepOfDevice = [&](EventId dev, EventId host) -> int {
+        if (host == kNone) host = launchOf(dev);
+        if (host != kNone) {
+            const int s = stepAt(sl[host].start);
+            if (s >= 0) return s;
+        }
+        return stepAt(sl[dev].start);
+    };
+
+    std::vector<Intervals> compute(steps.size()), comm(steps.size());
+    std::vector<TimeNs> memcpyNs(steps.size(), 0);
+
+    // Events that are part of a collective are communication, never computing.
+    std::unordered_set<EventId> inCollective;
+    for (Collective& c : collectives) {
+        inCollective.insert(c.event);
+        for (EventId e : c.tasks)
+            inCollective.insert(e);
+        for (const InternalCopy& cp : c.copies)
+            inCollective.insert(cp.event);
+        const int s = stepOfDevice(c.event, c.hostEvent);
+        if (s < 0) continue;
+        c.step = steps[std::size_t(s)].number;
+        comm[std::size_t(s)].emplace_back(c.start, c.start + c.dur);
+        memcpyNs[std::size_t(s)] += c.memcpyNs;
+    }
+
+    const StringPool& sp = t.strings();
+    const StrId catKernel = sp.find("kernel");
+    std::unordered_map<StrId, bool> ascendCompute; // per task name: its type decides
+    for (TrackId tr = 0; tr < tracks.size(); ++tr) {
+        const TrackRole role = in.roles[tr];
+        if (role != TrackRole::AscendDevice && role != TrackRole::GpuStream) continue;
+        for (EventId e = tracks[tr].begin; e < tracks[tr].end; ++e) {
+            const Slice& s = sl[e];
+            bool isCompute = false;
+            if (role == TrackRole::GpuStream) {
+                isCompute = s.cat == catKernel && !inCollective.count(e);
+            } else {
+                auto it = ascendCompute.find(s.name);
+                if (it == ascendCompute.end()) {
+                    // One args parse per distinct task name.
+                    const nlohmann::json a = t.args(e);
+                    std::string type = jsonStr(a, "Task Type");
+                    it = ascendCompute.emplace(s.name, computeTaskType(type, t.str(s.name))).first;
+                }
+                isCompute = it->second && !inCollective.count(e);
+            }
+            if (!isCompute || s.dur <= 0) continue;
+            const int st = stepOfDevice(e, kNone);
+            if (st >= 0) compute[std::size_t(st)].emplace_back(s.start, s.end());
+        }
+    }
+
+    std::vector<StepStats> out;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        StepStats st;
+        st.step = steps[i].number;
+        st.rank = t.rank();
+        st.event = steps[i].event;
+        st.start = steps[i].start;
+        st.end = steps[i].end;
+        const Intervals cu = mergeIntervals(compute[i]);
+        const Intervals mu = mergeIntervals(comm[i]);
+        Intervals all = cu;
+        all.insert(all.end(), mu.begin(), mu.end());
+        const Intervals au = mergeIntervals(std::move(all));
+        for (const auto& [a, b] : cu)
+            st.computing += b - a;
+        for (const auto& [a, b] : mu)
+            st.communication += b - a;
+        st.overlapped = intersectionLength(cu, mu);
+        st.communicationNotOverlapped = st.communication - st.overlapped;
+        if (!au.empty()) {
+            st.busyStart = au.front().first;
+            st.busyEnd = au.back().second;
+            TimeNs busy = 0;
+            for (const auto& [a, b] : au)
+                busy += b - a;
+            st.free = st.busyEnd - st.busyStart - busy;
+        }
+        st.internalMemcpy = memcpyNs[i];
+        out.push_back(st);
+    }
+    std::sort(out.begin(), out.end(),
+              [](const StepStats& a, const StepStats& b) { return a.step < b.step; });
+    return out;
+}
+
+} // namespace rs::analysis
