@@ -93,21 +93,31 @@ void TraceBuilder::setTruncated(bool truncated)
 
 std::size_t TraceBuilder::estimatedBytes() const
 {
+    // Sizes, not capacities, so the loader's projection (this / share of file read) grows
+    // smoothly; per-item costs include what finish() adds (sort permutation and index,
+    // 12 bytes a slice; a Flow and two index entries per flow step).
     const Trace& t = *m_trace;
-    return t.m_slices.capacity() * sizeof(Slice) + t.m_argsText.capacity() +
-           t.m_argsOffsets.capacity() * 8 + m_flows.capacity() * sizeof(PendingFlow) +
-           t.m_strings.bytes() + m_binds.capacity() * sizeof(PendingBind);
+    std::size_t samples = 0;
+    for (const CounterSeries& c : t.m_counters)
+        samples += c.ts.size();
+    return t.m_slices.size() * (sizeof(Slice) + 12) + t.m_argsText.size() +
+           t.m_argsOffsets.size() * 8 + m_flows.size() * (sizeof(PendingFlow) + sizeof(Flow) + 16) +
+           t.m_strings.bytes() + m_binds.size() * sizeof(PendingBind) +
+           samples * 16 + (m_sliceFrames.size() + m_sliceStacks.size()) * 64;
 }
 
 ProcessId TraceBuilder::process(const RawValue& pid)
 {
     std::string text = valueText(pid);
-    if (auto it = m_processIndex.find(text); it != m_processIndex.end())
+    const bool numeric = pid.kind == RawValue::Int || pid.kind == RawValue::UInt;
+    if (auto it = m_processIndex.find(text); it != m_processIndex.end()) {
+        m_trace->m_processes[it->second].pidIsNumber |= numeric;
         return it->second;
+    }
     const auto id = static_cast<ProcessId>(m_trace->m_processes.size());
     Process p;
     p.pid = text;
-    p.pidIsNumber = pid.kind == RawValue::Int || pid.kind == RawValue::UInt;
+    p.pidIsNumber = numeric;
     m_trace->m_processes.push_back(std::move(p));
     m_processIndex.emplace(std::move(text), id);
     return id;
@@ -301,11 +311,18 @@ void TraceBuilder::addMetadataEvent(const RawEvent& ev, ProcessId p)
             ++m_trace->m_stats.badFields;
         }
     };
+    // A second, different name for one process or thread: the last wins, the user is told.
+    auto setName = [&](StrId& name, const std::string& text) {
+        const StrId id = m_trace->m_strings.intern(text);
+        if (name != 0 && name != id)
+            ++m_metaConflicts;
+        name = id;
+    };
     const auto nameIt = args.find("name");
     const bool hasName = nameIt != args.end() && nameIt->is_string();
     if (ev.name == "process_name") {
         if (hasName)
-            proc.name = m_trace->m_strings.intern(nameIt->get<std::string>());
+            setName(proc.name, nameIt->get<std::string>());
     } else if (ev.name == "process_labels") {
         auto it = args.find("labels");
         if (it != args.end() && it->is_string()) {
@@ -329,7 +346,7 @@ void TraceBuilder::addMetadataEvent(const RawEvent& ev, ProcessId p)
         Track& tr = m_trace->m_tracks[t];
         ++tr.events;
         if (ev.name == "thread_name" && hasName)
-            tr.name = m_trace->m_strings.intern(nameIt->get<std::string>());
+            setName(tr.name, nameIt->get<std::string>());
         else if (ev.name == "thread_sort_index")
             sortIndex(tr.sortIndex, tr.hasSortIndex);
     }
@@ -730,6 +747,32 @@ std::uint32_t TraceBuilder::frameFor(const std::string& idText)
     return it == m_frameIndex.end() ? kNone : it->second;
 }
 
+void TraceBuilder::cutFrameCycles()
+{
+    // A file can chain parents into a loop (a -> b -> a); every walker would spin forever, so
+    // the edge that closes a loop is cut here, once: each frame is visited O(1) times.
+    std::vector<StackFrame>& frames = m_trace->m_stackFrames;
+    std::vector<std::uint8_t> state(frames.size(), 0); // 0 new, 1 on the current path, 2 done
+    std::vector<std::uint32_t> path;
+    for (std::uint32_t i = 0; i < frames.size(); ++i) {
+        path.clear();
+        std::uint32_t f = i;
+        while (f != kNone && state[f] == 0) {
+            state[f] = 1;
+            path.push_back(f);
+            const std::uint32_t next = frames[f].parent;
+            if (next != kNone && state[next] == 1) {
+                frames[f].parent = kNone;
+                ++m_trace->m_stats.badFields;
+                break;
+            }
+            f = next;
+        }
+        for (std::uint32_t v : path)
+            state[v] = 2;
+    }
+}
+
 void TraceBuilder::resolveStackFrames(const std::vector<EventId>& newIndex)
 {
     Trace& tr = *m_trace;
@@ -754,9 +797,10 @@ void TraceBuilder::resolveStackFrames(const std::vector<EventId>& newIndex)
                                  : p->is_number() ? p->dump()
                                                   : std::string();
             const std::uint32_t pi = frameFor(parent);
-            // A frame that is its own parent is a root (cycles are cut when walked).
+            // A frame that is its own parent is a root.
             tr.m_stackFrames[i].parent = pi == i ? kNone : pi;
         }
+        cutFrameCycles();
     }
     for (auto& [slice, id] : m_sliceFrames) {
         const std::uint32_t f = frameFor(id);
@@ -876,6 +920,10 @@ std::shared_ptr<Trace> TraceBuilder::finish()
     tr.m_end = hi;
 
     LoadStats& st = tr.m_stats;
+    if (m_metaConflicts)
+        addWarning(std::to_string(m_metaConflicts) +
+                   " conflicting metadata event(s) renamed a process or thread; the last name "
+                   "is used");
     if (st.unknownPhase)
         addWarning(std::to_string(st.unknownPhase) + " event(s) with an unknown phase were skipped");
     if (st.badFields)

@@ -1,0 +1,493 @@
+#include "core/bytesource.h"
+#include "core/traceinfo.h"
+#include "core/traceloader.h"
+#include "tests/testutil.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <zlib.h>
+
+#include <fstream>
+
+using namespace rs;
+
+namespace {
+
+std::string gzipBytes(const std::string& text)
+{
+    z_stream z{};
+    deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+    std::string out(deflateBound(&z, text.size()) + 64, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    z.avail_in = static_cast<uInt>(text.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    deflate(&z, Z_FINISH);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return out;
+}
+
+void writeFile(const QString& path, const std::string& bytes)
+{
+    std::ofstream f(path.toStdString(), std::ios::binary);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+const Slice* findSlice(const Trace& t, const std::string& name)
+{
+    for (const Slice& s : t.slices())
+        if (t.str(s.name) == name)
+            return &s;
+    return nullptr;
+}
+
+EventId findId(const Trace& t, const std::string& name)
+{
+    for (EventId i = 0; i < t.slices().size(); ++i)
+        if (t.str(t.slice(i).name) == name)
+            return i;
+    return kNone;
+}
+
+} // namespace
+
+class TstLoader : public QObject {
+    Q_OBJECT
+private slots:
+    void bareArrayAndObject()
+    {
+        auto a = test::loadText(R"([{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1}])");
+        QVERIFY2(a.ok, a.error.c_str());
+        QCOMPARE(a.trace->slices().size(), size_t(1));
+        auto o = test::loadText(R"({"displayTimeUnit":"ns","otherData":{"v":1},
+            "distributedInfo":{"rank":3,"world_size":8},"deviceProperties":[{"id":0}],
+            "traceEvents":[{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1}],
+            "schemaVersion":1})");
+        QVERIFY2(o.ok, o.error.c_str());
+        const Trace& t = *o.trace;
+        QCOMPARE(t.slices().size(), size_t(1));
+        QCOMPARE(t.metadata()["displayTimeUnit"].get<std::string>(), std::string("ns"));
+        QCOMPARE(t.metadata()["otherData"]["v"].get<int>(), 1);
+        QCOMPARE(t.metadata()["deviceProperties"][0]["id"].get<int>(), 0);
+        QCOMPARE(t.metadata()["schemaVersion"].get<int>(), 1);
+        QCOMPARE(*t.rank(), 3);
+        QCOMPARE(t.producer(), Producer::Kineto);
+    }
+
+    void completeEventsNestByDepth()
+    {
+        auto r = test::loadText(R"([
+            {"name":"child","ph":"X","ts":10,"dur":5,"pid":1,"tid":1},
+            {"name":"parent","ph":"X","ts":0,"dur":100,"pid":1,"tid":1},
+            {"name":"grand","ph":"X","ts":11,"dur":1,"pid":1,"tid":1},
+            {"name":"sibling","ph":"X","ts":20,"dur":5,"pid":1,"tid":1},
+            {"name":"same-start-short","ph":"X","ts":0,"dur":50,"pid":1,"tid":1}])");
+        QVERIFY(r.ok);
+        const Trace& t = *r.trace;
+        QCOMPARE(t.tracks().size(), size_t(1));
+        auto sl = t.trackSlices(0);
+        QCOMPARE(sl.size(), size_t(5));
+        // Sorted by start, longer first on ties.
+        QCOMPARE(t.str(sl[0].name), std::string("parent"));
+        QCOMPARE(t.str(sl[1].name), std::string("same-start-short"));
+        QCOMPARE(sl[0].depth, 0);
+        QCOMPARE(sl[1].depth, 1);
+        const Slice* grand = findSlice(t, "grand");
+        QCOMPARE(grand->depth, 3);
+        QCOMPARE(t.str(t.slice(grand->parent).name), std::string("child"));
+        const Slice* sibling = findSlice(t, "sibling");
+        QCOMPARE(sibling->depth, 2);
+        QCOMPARE(t.tracks()[0].maxDepth, 3);
+    }
+
+    void partialOverlapIsKept()
+    {
+        // Kineto GPU streams: X events that partly overlap on one track are kept, not dropped.
+        auto r = test::loadText(R"([
+            {"name":"k1","ph":"X","ts":0,"dur":10,"pid":0,"tid":7},
+            {"name":"k2","ph":"X","ts":8,"dur":10,"pid":0,"tid":7},
+            {"name":"k3","ph":"X","ts":19,"dur":1,"pid":0,"tid":7}])");
+        QVERIFY(r.ok);
+        const Trace& t = *r.trace;
+        QCOMPARE(t.slices().size(), size_t(3));
+        const Slice* k2 = findSlice(t, "k2");
+        QCOMPARE(k2->depth, 1);
+        QVERIFY(k2->flags & kSlicePartialOverlap);
+        QCOMPARE(findSlice(t, "k3")->depth, 0);
+    }
+
+    void beginEndPairs()
+    {
+        auto r = test::loadText(R"([
+            {"name":"outer","ph":"B","ts":0,"pid":1,"tid":1,"args":{"a":1}},
+            {"name":"inner","ph":"B","ts":2,"pid":1,"tid":1},
+            {"ph":"E","ts":4,"pid":1,"tid":1},
+            {"ph":"E","ts":10,"pid":1,"tid":1,"args":{"b":2}},
+            {"ph":"E","ts":11,"pid":1,"tid":1},
+            {"name":"open","ph":"B","ts":12,"pid":1,"tid":2},
+            {"name":"x","ph":"X","ts":20,"dur":5,"pid":1,"tid":2}])");
+        QVERIFY(r.ok);
+        const Trace& t = *r.trace;
+        const Slice* outer = findSlice(t, "outer");
+        QCOMPARE(outer->dur, 10000);
+        QCOMPARE(t.args(findId(t, "outer"))["a"].get<int>(), 1);
+        QCOMPARE(findSlice(t, "inner")->dur, 2000);
+        QCOMPARE(findSlice(t, "inner")->depth, 1);
+        QCOMPARE(t.stats().unmatchedEnd, 1u);
+        const Slice* open = findSlice(t, "open");
+        QVERIFY(open->flags & kSliceUnterminated);
+        QCOMPARE(open->end(), 25000); // closed at the end of the trace
+        QCOMPARE(t.stats().unterminated, 1u);
+        QVERIFY(t.warnings().size() >= 2);
+    }
+
+    void instantsCountersMetadata()
+    {
+        auto r = test::loadText(R"([
+            {"name":"process_name","ph":"M","pid":7,"args":{"name":"HCCL"}},
+            {"name":"process_labels","ph":"M","pid":7,"args":{"labels":"NPU,dev"}},
+            {"name":"process_sort_index","ph":"M","pid":7,"args":{"sort_index":-1}},
+            {"name":"thread_name","ph":"M","pid":7,"tid":3,"args":{"name":"Plane 2"}},
+            {"name":"thread_sort_index","ph":"M","pid":7,"tid":3,"args":{"sort_index":5}},
+            {"name":"process_name","ph":"M","pid":2,"args":{"name":"Python"}},
+            {"name":"mark","ph":"i","ts":5,"pid":2,"tid":1,"s":"t"},
+            {"name":"old","ph":"I","ts":6,"pid":2,"tid":1},
+            {"name":"glob","ph":"i","ts":7,"pid":2,"tid":1,"s":"g"},
+            {"name":"HBM","ph":"C","ts":1,"pid":7,"args":{"read":1.5,"write":"2"}},
+            {"name":"HBM","ph":"C","ts":0,"pid":7,"args":{"read":1.0,"write":3}},
+            {"name":"x","ph":"X","ts":0,"dur":1,"pid":7,"tid":3}])");
+        QVERIFY(r.ok);
+        const Trace& t = *r.trace;
+        // Sort index -1 puts HCCL before Python.
+        QCOMPARE(t.processLabel(0), std::string("HCCL"));
+        QCOMPARE(t.processes()[0].labels, (std::vector<std::string>{"NPU", "dev"}));
+        const TrackId plane = t.findTrack(0, "3");
+        QVERIFY(plane != kNone);
+        QCOMPARE(t.trackLabel(plane), std::string("Plane 2"));
+        QCOMPARE(t.tracks()[plane].sortIndex, 5);
+        QCOMPARE(t.counters().size(), size_t(2));
+        for (const CounterSeries& c : t.counters()) {
+            QCOMPARE(t.str(c.name), std::string("HBM"));
+            QCOMPARE(c.ts, (std::vector<TimeNs>{0, 1000})); // sorted by time
+        }
+        const Slice* mark = findSlice(t, "mark");
+        QVERIFY(mark->flags & kSliceInstant);
+        QCOMPARE(mark->dur, 0);
+        QVERIFY(findSlice(t, "old")->flags & kSliceInstant);
+        const Slice* glob = findSlice(t, "glob");
+        QCOMPARE(t.processes()[t.tracks()[glob->track].process].pid, std::string());
+        QCOMPARE(t.stats().phases.at("M"), 6u);
+        QCOMPARE(t.stats().phases.at("C"), 2u);
+    }
+
+    void flowsV1AndV2()
+    {
+        auto r = test::loadText(R"([
+            {"name":"launch","ph":"X","ts":0,"dur":10,"pid":1,"tid":1},
+            {"name":"kernel","ph":"X","ts":50,"dur":10,"pid":2,"tid":7},
+            {"name":"kernel2","ph":"X","ts":70,"dur":10,"pid":2,"tid":7},
+            {"ph":"s","id":18446744073709551615,"ts":1,"pid":1,"tid":1,"cat":"ac2g","name":"ac2g"},
+            {"ph":"f","id":18446744073709551615,"ts":50,"pid":2,"tid":7,"cat":"ac2g","name":"ac2g","bp":"e"},
+            {"ph":"s","id":"str-1","ts":2,"pid":1,"tid":1,"cat":"HostToDevice"},
+            {"ph":"f","id":"str-1","ts":51,"pid":2,"tid":7,"cat":"HostToDevice","bp":"e"},
+            {"ph":"f","id":"str-1","ts":71,"pid":2,"tid":7,"cat":"HostToDevice","bp":"e"},
+            {"ph":"f","id":"nowhere","ts":71,"pid":2,"tid":7,"cat":"HostToDevice","bp":"e"},
+            {"ph":"f","id":9,"ts":65,"pid":2,"tid":7,"cat":"next"},
+            {"ph":"s","id":9,"ts":3,"pid":1,"tid":1,"cat":"next"},
+            {"name":"v2a","ph":"X","ts":100,"dur":1,"pid":1,"tid":1,"bind_id":"0x10","flow_out":true},
+            {"name":"v2b","ph":"X","ts":200,"dur":1,"pid":2,"tid":7,"bind_id":"0x10","flow_in":true}])");
+        QVERIFY(r.ok);
+        const Trace& t = *r.trace;
+        const EventId launch = findId(t, "launch");
+        const EventId kernel = findId(t, "kernel");
+        const EventId kernel2 = findId(t, "kernel2");
+        int toKernel = 0, toKernel2 = 0;
+        bool big = false;
+        for (std::uint32_t f : t.flowsFrom(launch)) {
+            QCOMPARE(t.flows()[f].from, launch);
+            toKernel += t.flows()[f].to == kernel;
+            toKernel2 += t.flows()[f].to == kernel2;
+            big = big || t.flows()[f].id == 18446744073709551615ull;
+        }
+        QVERIFY(big); // ids above 2^53 stay exact
+        QCOMPARE(toKernel, 2); // ac2g and HostToDevice
+        QCOMPARE(toKernel2, 2); // HostToDevice's second f, and "next" binds to the next slice
+        QCOMPARE(t.stats().danglingFlows, 1u);
+        const EventId a = findId(t, "v2a");
+        const EventId b = findId(t, "v2b");
+        auto out = t.flowsFrom(a);
+        QCOMPARE(out.size(), size_t(1));
+        QCOMPARE(t.flows()[out[0]].to, b);
+        QVERIFY(t.slice(b).flags & kSliceFlowIn);
+    }
+
+    void asyncEvents()
+    {
+        auto r = test::loadText(R"([
+            {"name":"req","cat":"c","ph":"b","id":1,"ts":0,"pid":1,"tid":1},
+            {"name":"req","cat":"c","ph":"b","id":2,"ts":5,"pid":1,"tid":1},
+            {"name":"req","cat":"c","ph":"n","id":1,"ts":6,"pid":1,"tid":1},
+            {"name":"req","cat":"c","ph":"e","id":1,"ts":10,"pid":1,"tid":1},
+            {"name":"req","cat":"c","ph":"e","id":2,"ts":20,"pid":1,"tid":1}])");
+        QVERIFY(r.ok);
+        const Trace& t = *r.trace;
+        const TrackId at = t.findTrack(0, "req", TrackKind::Async);
+        QVERIFY(at != kNone);
+        auto sl = t.trackSlices(at);
+        QCOMPARE(sl.size(), size_t(3));
+        QCOMPARE(sl[0].dur, 10000);
+        QCOMPARE(sl[1].dur, 15000);
+        QCOMPARE(sl[1].depth, 1); // overlapping async slices go to separate lanes
+    }
+
+    void stackFrames()
+    {
+        auto r = test::loadText(R"({"traceEvents":[
+            {"name":"a","ph":"X","ts":0,"dur":1,"pid":1,"tid":1,"sf":"3"},
+            {"name":"b","ph":"X","ts":2,"dur":1,"pid":1,"tid":1,"stack":["main","f","g"]}],
+            "stackFrames":{"1":{"name":"main","category":"py"},"2":{"name":"f","parent":"1"},
+                           "3":{"name":"g","parent":"2"},"4":{"name":"self","parent":"4"}}})");
+        QVERIFY(r.ok);
+        const Trace& t = *r.trace;
+        std::uint32_t f = t.eventStackFrame(findId(t, "a"));
+        QVERIFY(f != kNone);
+        QCOMPARE(t.str(t.stackFrames()[f].name), std::string("g"));
+        f = t.stackFrames()[f].parent;
+        QCOMPARE(t.str(t.stackFrames()[f].name), std::string("f"));
+        f = t.stackFrames()[f].parent;
+        QCOMPARE(t.str(t.stackFrames()[f].name), std::string("main"));
+        QCOMPARE(t.stackFrames()[f].parent, kNone);
+        const std::uint32_t g = t.eventStackFrame(findId(t, "b"));
+        QCOMPARE(t.str(t.stackFrames()[g].name), std::string("g"));
+        // A self-parented frame is a root.
+        bool sawSelf = false;
+        for (const StackFrame& fr : t.stackFrames())
+            if (t.str(fr.name) == "self") {
+                sawSelf = true;
+                QCOMPARE(fr.parent, kNone);
+            }
+        QVERIFY(sawSelf);
+    }
+
+    void exactNumbers()
+    {
+        auto r = test::loadText(R"([
+            {"name":"npu","ph":"X","ts":"1736408883732241.564","dur":12.5,"pid":3170820576,"tid":0},
+            {"name":"kin","ph":"X","ts":4458676983543.183,"dur":"3","pid":"18446744073709551615","tid":"stream 7"},
+            {"name":"big","ph":"X","ts":1,"dur":1,"pid":18446744073709551615,"tid":-1}])");
+        QVERIFY2(r.ok, r.error.c_str());
+        const Trace& t = *r.trace;
+        const Slice* npu = findSlice(t, "npu");
+        QCOMPARE(npu->start, 1736408883732241564LL);
+        QCOMPARE(npu->dur, 12500LL);
+        QCOMPARE(findSlice(t, "kin")->start, 4458676983543183LL);
+        QCOMPARE(findSlice(t, "kin")->dur, 3000LL);
+        QCOMPARE(t.processes()[t.tracks()[npu->track].process].pid, std::string("3170820576"));
+        const Slice* big = findSlice(t, "big");
+        const Process& bp = t.processes()[t.tracks()[big->track].process];
+        QCOMPARE(bp.pid, std::string("18446744073709551615"));
+        QVERIFY(bp.pidIsNumber);
+        QCOMPARE(t.tracks()[big->track].tid, std::string("-1"));
+        // A string pid that looks like the number is one process with the numeric one.
+        QCOMPARE(t.tracks()[findSlice(t, "kin")->track].process, t.tracks()[big->track].process);
+        const auto j = traceInfoJson(t, "<test>");
+        bool found = false;
+        for (const auto& p : j["processes"])
+            if (p["pid"].is_number_unsigned() && p["pid"].get<std::uint64_t>() == 18446744073709551615ull)
+                found = true;
+        QVERIFY(found);
+        QCOMPARE(t.producer(), Producer::TorchNpu); // string ts with ns digits
+    }
+
+    void argsOnDemand()
+    {
+        auto r = test::loadText("[{\"name\":\"a\",\"ph\":\"X\",\"ts\":0,\"dur\":1,\"pid\":1,\"tid\":1,"
+                                "\"args\":{\"Call stack\":\"f1;\\r\\nf2\",\"n\":[1,{\"x\":null}],"
+                                "\"s\":\"}\\\"{\"}}]");
+        QVERIFY(r.ok);
+        const Trace& t = *r.trace;
+        const auto args = t.args(0);
+        QCOMPARE(args["Call stack"].get<std::string>(), std::string("f1;\r\nf2"));
+        QCOMPARE(args["n"][1]["x"].is_null(), true);
+        QCOMPARE(args["s"].get<std::string>(), std::string("}\"{"));
+    }
+
+    void argsAcrossChunkBoundary()
+    {
+        // Args bigger than the reader's chunk are captured whole.
+        std::string big(ByteSource::kChunk + 1000, 'x');
+        const std::string head = "[{\"name\":\"a\",\"ph\":\"X\",\"ts\":0,\"dur\":1,\"pid\":1,"
+                                 "\"tid\":1,\"args\":{\"blob\":\"";
+        const std::string tail = "\"}},{\"name\":\"b\",\"ph\":\"X\",\"ts\":2,\"dur\":1,"
+                                 "\"pid\":1,\"tid\":1}]";
+        std::string json = head + big + tail;
+        auto r = test::loadText(json);
+        QVERIFY(r.ok);
+        QCOMPARE(r.trace->args(findId(*r.trace, "a"))["blob"].get<std::string>().size(), big.size());
+        QCOMPARE(r.trace->slices().size(), size_t(2));
+    }
+
+    void gzipFiles()
+    {
+        QTemporaryDir dir;
+        const std::string json = R"({"traceEvents":[{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1}]})";
+        const QString gz = dir.filePath("t.json.gz");
+        writeFile(gz, gzipBytes(json));
+        auto r = loadTrace(gz.toStdString());
+        QVERIFY2(r.ok, r.error.c_str());
+        QCOMPARE(r.trace->slices().size(), size_t(1));
+        // Gzip found by its magic bytes whatever the name.
+        const QString disguised = dir.filePath("t.json");
+        writeFile(disguised, gzipBytes(json));
+        r = loadTrace(disguised.toStdString());
+        QVERIFY2(r.ok, r.error.c_str());
+        // Two concatenated gzip members are one stream.
+        const QString multi = dir.filePath("m.json.gz");
+        writeFile(multi, gzipBytes(R"([{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1},)") +
+                             gzipBytes(R"({"name":"b","ph":"X","ts":3,"dur":2,"pid":1,"tid":1}])"));
+        r = loadTrace(multi.toStdString());
+        QVERIFY2(r.ok, r.error.c_str());
+        QCOMPARE(r.trace->slices().size(), size_t(2));
+    }
+
+    void truncatedKeepsCompleteEvents()
+    {
+        const std::string full =
+            R"({"traceEvents":[{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1},{"name":"b","ph":"X","ts":3,"dur":2,"pid":1,"tid":1},{"name":"c","ph":"X","ts":5,"dur":2,"pid":1,"tid":1}]})";
+        // Cut inside the third event, after the second event, and just before the closing ].
+        for (std::size_t cut : {full.size() - 10, full.find(R"({"name":"c")"), full.size() - 2}) {
+            auto r = test::loadText(full.substr(0, cut));
+            QVERIFY2(r.ok, r.error.c_str());
+            QVERIFY(r.trace->stats().truncated);
+            const std::size_t expect = cut >= full.size() - 2 ? 3 : 2;
+            QCOMPARE(r.trace->slices().size(), expect);
+            bool warned = false;
+            for (const auto& w : r.trace->warnings())
+                warned = warned || w.find("truncated") != std::string::npos;
+            QVERIFY(warned);
+        }
+        // A truncated gzip file also keeps what was complete.
+        QTemporaryDir dir;
+        const std::string gz = gzipBytes(full);
+        writeFile(dir.filePath("cut.json.gz"), gz.substr(0, gz.size() - 20));
+        auto r = loadTrace(dir.filePath("cut.json.gz").toStdString());
+        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY(r.trace->stats().truncated);
+    }
+
+    void malformedNamesPosition()
+    {
+        auto r = test::loadText("[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1},\n"
+                                "{\"name\":\"b\",\"ph\":\"X\",\"ts\":tru,\"pid\":1}, {}]");
+        QVERIFY(!r.ok);
+        QVERIFY2(r.error.find("byte 85") != std::string::npos, r.error.c_str());
+        QVERIFY2(r.error.find("line 2") != std::string::npos, r.error.c_str());
+        QVERIFY2(r.error.find("column") != std::string::npos, r.error.c_str());
+        QVERIFY(r.trace); // the partial trace before the error
+        QCOMPARE(r.trace->slices().size(), size_t(1));
+    }
+
+    void emptyAndNotATrace()
+    {
+        auto r = test::loadText("");
+        QVERIFY(!r.ok);
+        QVERIFY2(r.error.find("empty") != std::string::npos, r.error.c_str());
+        r = test::loadText("   \n");
+        QVERIFY(!r.ok);
+        r = test::loadText("42");
+        QVERIFY(!r.ok);
+        r = test::loadText("[]");
+        QVERIFY(r.ok);
+        QCOMPARE(r.trace->slices().size(), size_t(0));
+    }
+
+    void unknownPhaseAndBadFields()
+    {
+        auto r = test::loadText(R"([
+            {"name":"a","ph":"Q","ts":1,"pid":1,"tid":1},
+            {"name":"b","ph":"X","pid":1,"tid":1},
+            {"name":"c","ph":"X","ts":"soon","dur":1,"pid":1,"tid":1},
+            {"name":"d","ph":"X","ts":1,"dur":-5,"pid":1,"tid":1},
+            {"name":"e","ph":"X","ts":1,"dur":"NaN","pid":1,"tid":1},
+            7,
+            {"name":"ok","ph":"X","ts":1,"dur":1,"pid":1,"tid":1}])");
+        QVERIFY(r.ok);
+        const Trace& t = *r.trace;
+        QCOMPARE(t.stats().unknownPhase, 1u);
+        QCOMPARE(t.stats().badFields, 4u);
+        QCOMPARE(findSlice(t, "d")->dur, 0);
+        QVERIFY(findSlice(t, "ok"));
+        QVERIFY(!findSlice(t, "b"));
+        QVERIFY(t.warnings().size() >= 2);
+    }
+
+    void missingPathAndDirectory()
+    {
+        auto r = loadTrace("/nonexistent/trace.json");
+        QVERIFY(!r.ok);
+        QVERIFY(r.error.find("no such file") != std::string::npos);
+        QTemporaryDir dir;
+        r = loadTrace(dir.path().toStdString());
+        QVERIFY(!r.ok);
+        QVERIFY2(r.error.find("no trace") != std::string::npos, r.error.c_str());
+    }
+
+    void ascendFolderResolves()
+    {
+        QTemporaryDir dir;
+        QDir d(dir.path());
+        d.mkpath("host_123_ascend_pt/ASCEND_PROFILER_OUTPUT");
+        writeFile(d.filePath("host_123_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"),
+                  R"([{"name":"a","ph":"X","ts":"1.5","dur":2,"pid":1,"tid":1}])");
+        writeFile(d.filePath("host_123_ascend_pt/profiler_info_5.json"), R"({"rank_id": 5})");
+        auto r = loadTrace(d.filePath("host_123_ascend_pt").toStdString());
+        QVERIFY2(r.ok, r.error.c_str());
+        QCOMPARE(*r.trace->rank(), 5);
+        r = loadTrace(d.filePath("host_123_ascend_pt/ASCEND_PROFILER_OUTPUT").toStdString());
+        QVERIFY2(r.ok, r.error.c_str());
+        QCOMPARE(*r.trace->rank(), 5);
+    }
+
+    void progressAndCancel()
+    {
+        QTemporaryDir dir;
+        std::string json = "[";
+        for (int i = 0; i < 200000; ++i)
+            json += "{\"name\":\"k\",\"ph\":\"X\",\"ts\":" + std::to_string(i) +
+                    ",\"dur\":1,\"pid\":1,\"tid\":1},";
+        json += R"({"name":"k","ph":"X","ts":0,"dur":1,"pid":1,"tid":1}])";
+        const QString path = dir.filePath("big.json");
+        writeFile(path, json);
+        LoadProgress progress;
+        auto r = loadTrace(path.toStdString(), {}, &progress);
+        QVERIFY(r.ok);
+        QCOMPARE(progress.total.load(), std::uint64_t(json.size()));
+        QCOMPARE(progress.done.load(), std::uint64_t(json.size()));
+        LoadProgress cancelled;
+        cancelled.cancel = true;
+        r = loadTrace(path.toStdString(), {}, &cancelled);
+        QVERIFY(!r.ok);
+        QVERIFY(r.cancelled);
+    }
+
+    void memoryBudgetRefuses()
+    {
+        std::string json = "[";
+        for (int i = 0; i < 60000; ++i)
+            json += "{\"name\":\"k" + std::to_string(i) + "\",\"ph\":\"X\",\"ts\":" +
+                    std::to_string(i) +
+                    ",\"dur\":1,\"pid\":1,\"tid\":1,\"args\":{\"a\":\"0123456789\"}},";
+        json += "{}]";
+        LoadOptions o;
+        o.maxMemoryBytes = 1 << 20;
+        auto r = test::loadText(json, o);
+        QVERIFY(!r.ok);
+        QVERIFY2(r.error.find("budget") != std::string::npos, r.error.c_str());
+        QVERIFY2(r.error.find("projected") != std::string::npos, r.error.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TstLoader)
+#include "tst_loader.moc"
