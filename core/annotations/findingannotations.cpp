@@ -1,0 +1,140 @@
+#include "core/annotations/findingannotations.h"
+
+#include "core/analysis/analyzer.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace rs {
+
+namespace {
+
+std::string groupedNumber(std::uint64_t v)
+{
+    std::string s = std::to_string(v);
+    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3)
+        s.insert(static_cast<std::size_t>(i), ",");
+    return s;
+}
+
+const Finding* findingOf(const AnalysisReport& report, const Collective& c)
+{
+    for (const Finding& f : report.findings)
+        if (!f.events.empty() && f.events.front() == c.event) return &f;
+    for (const Finding& f : report.findings)
+        if (std::find(f.events.begin(), f.events.end(), c.event) != f.events.end()) return &f;
+    return nullptr;
+}
+
+// The stack entry naming the user's code: the analyzer's choice, matched back to its entry
+// so the note can sit on that slice when there is one.
+const StackEntry* sourceEntry(const std::vector<StackEntry>& stack, const std::string& frame)
+{
+    if (frame.empty()) return nullptr;
+    for (const StackEntry& e : stack)
+        if (e.text == frame) return &e;
+    return nullptr;
+}
+
+} // namespace
+
+std::string modeLetter(int mode)
+{
+    if (mode < 0) return "?";
+    if (mode < 26) return std::string(1, static_cast<char>('A' + mode));
+    return std::to_string(mode + 1);
+}
+
+std::vector<Annotation> findingAnnotations(const AnalysisReport& report, std::size_t maxCollectives)
+{
+    std::vector<Annotation> out;
+    if (!report.trace) return out;
+    const Trace& trace = *report.trace;
+    std::size_t done = 0;
+    for (const Collective& c : report.collectives) {
+        if (!c.anomalous || c.event == kNone || c.event >= trace.slices().size()) continue;
+        if (maxCollectives && done >= maxCollectives) break;
+        ++done;
+        const Finding* finding = findingOf(report, c);
+        const std::string rule = finding ? finding->rule : "collective-internal-memcpy";
+
+        TimeNs extraNs = 0;
+        for (const InternalCopy& copy : c.copies)
+            if (copy.extra) extraNs += copy.dur;
+        if (extraNs == 0 && c.signature < report.signatures.size())
+            extraNs =
+                std::max<TimeNs>(0, c.memcpyNs - report.signatures[c.signature].baselineMemcpyNs);
+
+        std::string text = collectiveKindName(c.kind);
+        if (c.mode) {
+            text += " mode " + modeLetter(*c.mode) + ": " + formatDuration(c.dur);
+            if (c.signature < report.signatures.size()) {
+                const auto& modes = report.signatures[c.signature].modes;
+                if (*c.mode > 0 && !modes.empty() && modes.front().meanNs > 0) {
+                    char ratio[32];
+                    std::snprintf(ratio, sizeof ratio, " = %.1fx mode A",
+                                  double(c.dur) / double(modes.front().meanNs));
+                    text += ratio;
+                }
+            }
+        } else {
+            text += ": " + formatDuration(c.dur);
+        }
+        if (extraNs > 0) text += "\nextra Memcpy " + formatDuration(extraNs);
+
+        const std::string frame = finding ? sourceFrame(finding->stack) : std::string();
+        const StackEntry* src = finding ? sourceEntry(finding->stack, frame) : nullptr;
+        const bool srcIsSlice = src && src->event != kNone && src->event < trace.slices().size() &&
+                                src->event != c.event;
+        if (!frame.empty() && !srcIsSlice) text += "\ninput from " + frame;
+
+        Annotation note;
+        note.kind = AnnotationKind::Note;
+        note.text = text;
+        note.event = makeEventRef(trace, c.event);
+        note.color = kColourAnomaly;
+        note.rule = rule;
+        out.push_back(note);
+
+        for (const InternalCopy& copy : c.copies) {
+            if (!copy.extra || copy.event == kNone || copy.event >= trace.slices().size()) continue;
+            Annotation m;
+            m.kind = AnnotationKind::Note;
+            m.text =
+                "extra " + trace.str(trace.slice(copy.event).name) + " " + formatDuration(copy.dur);
+            if (copy.bytes) {
+                m.text += "\n" + groupedNumber(copy.bytes) + " B";
+                if (copy.unalignedSize)
+                    m.text += ", not a multiple of " + std::to_string(report.options.sizeAlign);
+            }
+            if (copy.unalignedAddress)
+                m.text +=
+                    "\naddress not " + std::to_string(report.options.addrAlign) + "-byte aligned";
+            m.event = makeEventRef(trace, copy.event);
+            m.color = kColourExtraCopy;
+            m.rule = rule;
+            out.push_back(m);
+        }
+
+        if (srcIsSlice) {
+            Annotation s;
+            s.kind = AnnotationKind::Note;
+            s.text = "input allocated here: " + frame;
+            s.event = makeEventRef(trace, src->event);
+            s.color = kColourSource;
+            s.rule = rule;
+            out.push_back(s);
+            Annotation arrow;
+            arrow.kind = AnnotationKind::Arrow;
+            arrow.text = "misaligned input";
+            arrow.event = s.event;
+            arrow.target = note.event;
+            arrow.color = kColourSource;
+            arrow.rule = rule;
+            out.push_back(arrow);
+        }
+    }
+    return out;
+}
+
+} // namespace rs
