@@ -131,6 +131,10 @@ struct Finding {
     std::vector<StackEntry> stack; // chain of the main event (of its collective for a task)
     std::string recommendation;
     TimeNs start = 0, end = 0; // evidence span, for zooming
+    // Job-level findings (several ranks): rank stays empty, ranks lists those involved and
+    // eventsRank says whose trace `events` refer to.
+    std::vector<int> ranks;
+    std::optional<int> eventsRank;
 };
 
 // Marks the viewer draws per event.

@@ -1,0 +1,37 @@
+#pragma once
+
+// The seed case (../shared/seeds/000_*.txt) as generated traces: steps of ~320 ms compute and an
+// AllReduce of ~200 ms, where some steps' AllReduce input is misaligned, so on one rank HCCL
+// (or NCCL) first copies it: one extra ~200 ms Memcpy inside the op, which then takes ~400 ms;
+// the other ranks' op of that step is as long because it waits for that rank.
+
+#include "core/timeconv.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rs::gen {
+
+struct SeedCaseOptions {
+    int ranks = 2;
+    int steps = 6;
+    std::vector<int> badSteps = {2, 4}; // steps (0-based) whose AllReduce input is misaligned
+    int badRank = 0;                    // the rank that copies; the other ranks only wait
+    TimeNs computeNs = 320'000'000;
+    TimeNs allReduceNs = 200'000'000;
+    TimeNs extraMemcpyNs = 200'000'000;
+    std::uint64_t count = 67'108'864; // FP32 elements of the AllReduce
+    bool kineto = false; // false: torch_npu trace_view.json shape; true: Kineto/NCCL shape
+    bool withStack =
+        true; // python_function + "Call stack" with custom_attention_forward / torch.empty
+    std::uint64_t stepBase = 40; // ProfilerStep#(stepBase + i)
+};
+
+// JSON text of one rank's trace.
+std::string seedCaseTrace(const SeedCaseOptions& o, int rank);
+// dir/rank<N>_ascend_pt/... (torch_npu layout with profiler_info_N.json) or
+// dir/rank<N>.pt.trace.json (kineto). Returns false when a file cannot be written.
+bool writeSeedCaseJob(const std::string& dir, const SeedCaseOptions& o);
+
+} // namespace rs::gen
