@@ -74,6 +74,7 @@ private:
     void nestSlices();
     void bindFlows(const std::vector<EventId>& newIndex);
     void resolveStackFrames(const std::vector<EventId>& newIndex);
+    void cutFrameCycles();
     void detectProducer();
     std::uint32_t frameFor(const std::string& idText);
 
@@ -91,6 +92,7 @@ private:
     nlohmann::json m_stackFramesJson;
     std::string m_key; // scratch
     bool m_sawStringTs = false;
+    std::uint64_t m_metaConflicts = 0; // process/thread renamed to something else
 };
 
 } // namespace rs
