@@ -1,0 +1,162 @@
+#include "ui/heatmap/rankstepheatmap.h"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <set>
+
+namespace rs {
+
+RankStepHeatmap::RankStepHeatmap(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* metric = new QComboBox(this);
+    metric->addItems({tr("Communication"), tr("Communication not overlapped"),
+                      tr("Internal memcpy"), tr("Computing")});
+    connect(metric, &QComboBox::currentIndexChanged, this,
+            [this](int i) { setMetric(static_cast<Metric>(i)); });
+    layout->addWidget(metric);
+    m_plot = new QCustomPlot(this);
+    m_plot->setMinimumSize(320, 200);
+    m_plot->setMouseTracking(true);
+    layout->addWidget(m_plot, 1);
+    m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+    auto* scale = new QCPColorScale(m_plot);
+    m_plot->plotLayout()->addElement(0, 1, scale);
+    scale->setLabel(tr("ms"));
+    m_map->setColorScale(scale);
+    QCPColorGradient g(QCPColorGradient::gpThermal);
+    g.setNanHandling(QCPColorGradient::nhTransparent);
+    m_map->setGradient(g);
+    m_map->setInterpolate(false);
+    m_plot->xAxis->setLabel(tr("step"));
+    m_plot->yAxis->setLabel(tr("rank"));
+    m_plot->yAxis->setRangeReversed(true); // rank 0 on top, as in the timeline
+    auto margins = new QCPMarginGroup(m_plot);
+    m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+    scale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+    connect(m_plot, &QCustomPlot::mousePress, this, &RankStepHeatmap::onMousePress);
+    connect(m_plot, &QCustomPlot::mouseMove, this, &RankStepHeatmap::onMouseMove);
+}
+
+void RankStepHeatmap::setReports(std::vector<ReportPtr> reports)
+{
+    m_reports = std::move(reports);
+    rebuild();
+}
+
+void RankStepHeatmap::setMetric(Metric m)
+{
+    m_metric = m;
+    rebuild();
+}
+
+double RankStepHeatmap::valueMs(int rankIndex, int stepIndex) const
+{
+    if (rankIndex < 0 || rankIndex >= static_cast<int>(m_values.size()) || stepIndex < 0 ||
+        stepIndex >= static_cast<int>(m_steps.size()))
+        return NAN;
+    return m_values[rankIndex][stepIndex];
+}
+
+void RankStepHeatmap::rebuild()
+{
+    std::set<int> steps;
+    m_ranks.clear();
+    for (std::size_t r = 0; r < m_reports.size(); ++r) {
+        const auto& rank = m_reports[r]->trace ? m_reports[r]->trace->rank() : std::nullopt;
+        m_ranks.push_back(rank ? *rank : static_cast<int>(r));
+        for (const StepStats& s : m_reports[r]->steps)
+            steps.insert(s.step);
+    }
+    m_steps.assign(steps.begin(), steps.end());
+    m_values.assign(m_reports.size(), std::vector<double>(m_steps.size(), NAN));
+    for (std::size_t r = 0; r < m_reports.size(); ++r) {
+        for (const StepStats& s : m_reports[r]->steps) {
+            const auto idx = std::lower_bound(m_steps.begin(), m_steps.end(), s.step) - m_steps.begin();
+            TimeNs v = 0;
+            switch (m_metric) {
+            case Metric::Communication:
+                v = s.communication;
+                break;
+            case Metric::CommunicationNotOverlapped:
+                v = s.communicationNotOverlapped;
+                break;
+            case Metric::InternalMemcpy:
+                v = s.internalMemcpy;
+                break;
+            case Metric::Computing:
+                v = s.computing;
+                break;
+            }
+            m_values[r][idx] = static_cast<double>(v) / 1e6;
+        }
+    }
+    const int nx = std::max<int>(1, static_cast<int>(m_steps.size()));
+    const int ny = std::max<int>(1, static_cast<int>(m_reports.size()));
+    // Cells centred on integer coordinates: x = step index, y = rank index.
+    m_map->data()->setSize(nx, ny);
+    m_map->data()->setRange(QCPRange(0, nx - 1), QCPRange(0, ny - 1));
+    for (int x = 0; x < nx; ++x)
+        for (int y = 0; y < ny; ++y)
+            m_map->data()->setCell(x, y, valueMs(y, x));
+    m_map->rescaleDataRange(true);
+    m_plot->xAxis->setRange(-0.5, nx - 0.5);
+    m_plot->yAxis->setRange(-0.5, ny - 0.5);
+    auto xt = QSharedPointer<QCPAxisTickerText>::create();
+    for (int i = 0; i < static_cast<int>(m_steps.size()); ++i)
+        xt->addTick(i, QString::number(m_steps[i]));
+    m_plot->xAxis->setTicker(xt);
+    auto yt = QSharedPointer<QCPAxisTickerText>::create();
+    for (int i = 0; i < static_cast<int>(m_ranks.size()); ++i)
+        yt->addTick(i, QString::number(m_ranks[i]));
+    m_plot->yAxis->setTicker(yt);
+    m_plot->replot();
+}
+
+std::optional<std::pair<int, int>> RankStepHeatmap::cellAt(const QPoint& pos) const
+{
+    if (!m_plot->axisRect()->rect().contains(pos))
+        return std::nullopt;
+    const int x = static_cast<int>(std::lround(m_plot->xAxis->pixelToCoord(pos.x())));
+    const int y = static_cast<int>(std::lround(m_plot->yAxis->pixelToCoord(pos.y())));
+    if (x < 0 || y < 0 || x >= static_cast<int>(m_steps.size()) ||
+        y >= static_cast<int>(m_ranks.size()))
+        return std::nullopt;
+    return std::make_pair(y, x);
+}
+
+QPoint RankStepHeatmap::cellCenter(int rankIndex, int stepIndex) const
+{
+    return QPoint(static_cast<int>(m_plot->xAxis->coordToPixel(stepIndex)),
+                  static_cast<int>(m_plot->yAxis->coordToPixel(rankIndex)));
+}
+
+void RankStepHeatmap::onMousePress(QMouseEvent* e)
+{
+    if (auto cell = cellAt(e->pos()); cell && !std::isnan(valueMs(cell->first, cell->second)))
+        emit cellClicked(m_ranks[cell->first], m_steps[cell->second]);
+}
+
+void RankStepHeatmap::onMouseMove(QMouseEvent* e)
+{
+    auto cell = cellAt(e->pos());
+    if (!cell) {
+        QToolTip::hideText();
+        return;
+    }
+    const double v = valueMs(cell->first, cell->second);
+    QToolTip::showText(e->globalPosition().toPoint(),
+                       tr("rank %1 · step %2\n%3 ms")
+                           .arg(m_ranks[cell->first])
+                           .arg(m_steps[cell->second])
+                           .arg(std::isnan(v) ? QString("—") : QString::number(v, 'f', 3)),
+                       m_plot);
+}
+
+} // namespace rs
