@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -146,6 +147,7 @@ public:
         m_roles = trackRoles(m_t);
         classifyNames();
         buildLaunchIndex();
+        linkByCorrelation();
         findHcclCollectives();
         findKinetoCollectives();
         std::sort(m_rep->collectives.begin(), m_rep->collectives.end(),
@@ -343,7 +345,70 @@ private:
         return found;
     }
 
+    // Innermost collective host op enclosing h whose name says the kind (record_param_comms
+    // without args wraps nccl:all_to_all in older Kineto).
+    EventId kindHost(EventId h) const
+    {
+        for (EventId cur = h; cur != kNone; cur = m_t.slice(cur).parent) {
+            if ((nameClass(m_t.slice(cur).name) & kNcCollHost) &&
+                kindFromName(m_t.str(m_t.slice(cur).name)) != CollectiveKind::Other)
+                return cur;
+        }
+        return kNone;
+    }
+
+    // NCCL kernels whose launch flow is missing (a dangling "f"): find the runtime call with
+    // the same correlation id. Parses only launch calls' args, and only when needed.
+    void linkByCorrelation()
+    {
+        const auto sl = m_t.slices();
+        const auto& tracks = m_t.tracks();
+        std::vector<std::pair<std::uint64_t, EventId>> want; // correlation -> kernel
+        for (TrackId t = 0; t < tracks.size(); ++t) {
+            if (m_roles[t] != TrackRole::GpuStream) continue;
+            for (EventId e = tracks[t].begin; e < tracks[t].end; ++e) {
+                if (!(nameClass(sl[e].name) & kNcCollKernel) || !launchesOf(e).empty()) continue;
+                if (auto c = correlationOf(e)) want.emplace_back(*c, e);
+            }
+        }
+        if (want.empty()) return;
+        std::sort(want.begin(), want.end());
+        const StrId catRuntime = m_t.strings().find("cuda_runtime");
+        for (TrackId t = 0; t < tracks.size(); ++t) {
+            if (m_roles[t] != TrackRole::Host) continue;
+            for (EventId e = tracks[t].begin; e < tracks[t].end; ++e) {
+                if (sl[e].cat != catRuntime ||
+                    m_t.str(sl[e].name).find("Launch") == std::string::npos)
+                    continue;
+                auto c = correlationOf(e);
+                if (!c) continue;
+                auto it = std::lower_bound(want.begin(), want.end(), std::make_pair(*c, 0u));
+                for (; it != want.end() && it->first == *c; ++it)
+                    m_launch.emplace_back(it->second, e);
+            }
+        }
+        std::sort(m_launch.begin(), m_launch.end());
+    }
+
+    std::optional<std::uint64_t> correlationOf(EventId e) const
+    {
+        // A text search, not a JSON parse: this runs on many launch calls.
+        const std::string_view a = m_t.argsText(e);
+        const std::size_t k = a.find("\"correlation\"");
+        if (k == std::string_view::npos) return std::nullopt;
+        std::size_t i = a.find(':', k);
+        if (i == std::string_view::npos) return std::nullopt;
+        ++i;
+        while (i < a.size() && (a[i] == ' ' || a[i] == '"'))
+            ++i;
+        std::uint64_t v = 0;
+        auto [p, ec] = std::from_chars(a.data() + i, a.data() + a.size(), v);
+        if (ec != std::errc() || p == a.data() + i) return std::nullopt;
+        return v;
+    }
+
     struct HostGroup {
+        EventId kindHost = kNone;
         std::vector<EventId> kernels;
         std::vector<std::pair<EventId, EventId>> copies; // device memcpy, its launch
         std::vector<EventId> launched;
@@ -359,6 +424,7 @@ private:
             const EventId h = outerCollectiveHost(host);
             if (h == kNone) continue;
             HostGroup& g = byHost[h];
+            if (g.kindHost == kNone) g.kindHost = kindHost(host);
             g.launched.push_back(dev);
             if (sl[dev].cat == m_catMemcpy)
                 g.copies.emplace_back(dev, host);
@@ -389,7 +455,7 @@ private:
             for (EventId k : g.kernels)
                 taken.insert(k);
             c.tasks = g.kernels;
-            fillKineto(c, g.copies);
+            fillKineto(c, g.copies, g.kindHost);
             m_rep->collectives.push_back(std::move(c));
         }
         // NCCL kernels whose host op was not recognised (or no flows): the kernel alone.
@@ -404,14 +470,15 @@ private:
                 c.hostEvent = l.empty() ? kNone : l.front();
                 c.start = sl[e].start;
                 c.dur = sl[e].dur;
-                fillKineto(c, {});
+                fillKineto(c, {}, kNone);
                 m_rep->collectives.push_back(std::move(c));
             }
         }
     }
 
     // Kind, sizes, group from the host op, its record_param_comms and the kernel's args.
-    void fillKineto(Collective& c, const std::vector<std::pair<EventId, EventId>>& copies)
+    void fillKineto(Collective& c, const std::vector<std::pair<EventId, EventId>>& copies,
+                    EventId kindSource)
     {
         const auto sl = m_t.slices();
         c.rank = m_t.rank();
@@ -430,6 +497,8 @@ private:
                 }
             }
             c.kind = kindFromName(m_t.str(h.name));
+            if (c.kind == CollectiveKind::Other && kindSource != kNone)
+                c.kind = kindFromName(m_t.str(sl[kindSource].name));
         }
         for (const auto& a : sources) {
             if (c.kind == CollectiveKind::Other) {
@@ -448,7 +517,10 @@ private:
             if (c.group.empty()) c.group = jsonStr(a, "Process Group Name");
         }
         if (c.kind == CollectiveKind::Other) c.kind = kindFromName(c.name);
-        if (c.dtype.empty() && c.hostEvent != kNone) c.dtype = {};
+        // ncclDevKernel_Generic says nothing: a GPU annotation around it ("nccl:all_reduce") may.
+        for (EventId p = sl[c.event].parent; c.kind == CollectiveKind::Other && p != kNone;
+             p = sl[p].parent)
+            c.kind = kindFromName(m_t.str(sl[p].name));
         c.bytes = c.count * std::uint64_t(std::max(0, dtypeBytes(c.dtype)));
         if (c.groupSize == 0) {
             const auto& di = m_t.metadata();
@@ -503,12 +575,14 @@ private:
     void finishCollective(Collective& c)
     {
         c.memcpyCount = int(c.copies.size());
-        c.memcpyNs = 0;
         c.memcpyBytes = 0;
+        // Copies on several HCCL planes run in parallel: count the time some copy runs.
+        std::vector<std::pair<TimeNs, TimeNs>> iv;
         for (const InternalCopy& cp : c.copies) {
-            c.memcpyNs += cp.dur;
+            iv.emplace_back(cp.start, cp.start + cp.dur);
             c.memcpyBytes += cp.bytes;
         }
+        c.memcpyNs = unionLength(std::move(iv));
         if (c.bytes > 0 && c.dur > 0) {
             c.algbwGbps = double(c.bytes) / double(c.dur);
             c.busbwGbps = c.algbwGbps * busFactor(c.kind, c.groupSize);
@@ -617,8 +691,12 @@ private:
             // Largest first, until what is left is the baseline level (with some slack).
             if (peers && rest <= baseline + baseline / 10) break;
             c.copies[i].extra = true;
-            rest -= c.copies[i].dur;
             if (!peers) break;
+            std::vector<std::pair<TimeNs, TimeNs>> iv;
+            for (const InternalCopy& cp : c.copies) {
+                if (!cp.extra) iv.emplace_back(cp.start, cp.start + cp.dur);
+            }
+            rest = unionLength(std::move(iv));
         }
     }
 

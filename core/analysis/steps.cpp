@@ -58,7 +58,6 @@ std::vector<StepStats> computeSteps(const StepInput& in, std::vector<Collective>
         if (in.roles[tr] != TrackRole::Host) continue;
         for (EventId e = tracks[tr].begin; e < tracks[tr].end; ++e) {
             const Slice& s = sl[e];
-            if (s.depth > 8) continue;
             const std::string& name = t.str(s.name);
             if (name.size() < 13 || name[0] != 'P') continue;
             auto n = profilerStepNumber(name);
