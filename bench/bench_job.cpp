@@ -1,0 +1,131 @@
+// Job load benchmark: N ranks of generated traces loaded with loadJob against one rank loaded
+// alone. Prints throughput and peak memory, and checks the targets:
+//   job peak RSS <= 1.3 x the sum of single-rank peaks; job MB/s >= single-file MB/s.
+//   bench_job [--ranks N] [--size 50M] [--shape kineto|torch_npu] [--dir DIR]
+#include "bench/tracegen_large.h"
+#include "core/job/jobloader.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+
+std::uint64_t statusBytes(const char* key)
+{
+    std::FILE* f = std::fopen("/proc/self/status", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    std::uint64_t kb = 0;
+    const std::size_t n = std::strlen(key);
+    while (std::fgets(line, sizeof line, f)) {
+        if (std::strncmp(line, key, n) == 0 && line[n] == ':') {
+            kb = std::strtoull(line + n + 1, nullptr, 10);
+            break;
+        }
+    }
+    std::fclose(f);
+    return kb * 1024;
+}
+
+void resetPeak()
+{
+    if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
+        std::fputs("5", f);
+        std::fclose(f);
+    }
+}
+
+double mib(std::uint64_t b)
+{
+    return double(b) / (1024.0 * 1024.0);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    int ranks = 8;
+    std::uint64_t size = 50ull << 20;
+    std::string shape = "kineto";
+    std::string dir = "/tmp/ringscope-bench-job";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string a = argv[i];
+        if (a == "--ranks")
+            ranks = std::atoi(argv[i + 1]);
+        else if (a == "--size")
+            size = rs::tracegen::parseSize(argv[i + 1]);
+        else if (a == "--shape")
+            shape = argv[i + 1];
+        else if (a == "--dir")
+            dir = argv[i + 1];
+    }
+    QDir().mkpath(QString::fromStdString(dir));
+    std::vector<rs::RankInput> inputs;
+    std::uint64_t total = 0;
+    for (int r = 0; r < ranks; ++r) {
+        const std::string path = dir + "/rank" + std::to_string(r) + "." + shape + "." +
+                                 std::to_string(size >> 20) + "M.json";
+        if (!QFileInfo::exists(QString::fromStdString(path))) {
+            rs::tracegen::LargeTraceOptions o;
+            o.shape = shape == "torch_npu" ? rs::tracegen::Shape::TorchNpu
+                                           : rs::tracegen::Shape::Kineto;
+            o.targetBytes = size;
+            o.seed = 1000 + static_cast<std::uint64_t>(r);
+            o.rank = r;
+            std::string error;
+            if (!rs::tracegen::writeLargeTrace(path, o, nullptr, &error)) {
+                std::fprintf(stderr, "cannot write %s: %s\n", path.c_str(), error.c_str());
+                return 2;
+            }
+        }
+        total += static_cast<std::uint64_t>(QFileInfo(QString::fromStdString(path)).size());
+        inputs.push_back({path, r});
+    }
+    using Clock = std::chrono::steady_clock;
+
+    // One rank alone: its throughput and the memory it adds.
+    resetPeak();
+    const std::uint64_t base = statusBytes("VmRSS");
+    auto t0 = Clock::now();
+    {
+        rs::LoadResult one = rs::loadTrace(inputs[0].path);
+        if (!one.ok) {
+            std::fprintf(stderr, "%s\n", one.error.c_str());
+            return 2;
+        }
+    }
+    const double oneSec = std::chrono::duration<double>(Clock::now() - t0).count();
+    const std::uint64_t onePeak = statusBytes("VmHWM") - base;
+    const double oneSize = mib(static_cast<std::uint64_t>(
+        QFileInfo(QString::fromStdString(inputs[0].path)).size()));
+
+    resetPeak();
+    const std::uint64_t base2 = statusBytes("VmRSS");
+    t0 = Clock::now();
+    rs::JobProgress progress;
+    rs::JobLoadResult job = rs::loadJob(inputs, {}, &progress);
+    const double jobSec = std::chrono::duration<double>(Clock::now() - t0).count();
+    const std::uint64_t jobPeak = statusBytes("VmHWM") - base2;
+    const std::uint64_t jobResident = statusBytes("VmRSS") - base2;
+
+    std::printf("ranks %d x %.0f MiB (%s), %.0f MiB in all, %zu loaded, %zu errors\n", ranks,
+                oneSize, shape.c_str(), mib(total), job.traces.size(), job.errors.size());
+    std::printf("single rank: %.2f s, %.1f MB/s, peak +%.0f MiB\n", oneSec,
+                oneSize * 1.048576 / oneSec, mib(onePeak));
+    std::printf("job:         %.2f s, %.1f MB/s, peak +%.0f MiB, resident +%.0f MiB\n", jobSec,
+                mib(total) * 1.048576 / jobSec, mib(jobPeak), mib(jobResident));
+    const double ratio = double(jobPeak) / (double(onePeak) * ranks);
+    std::printf("memory: job peak / (ranks x single peak) = %.2f (target <= 1.30): %s\n", ratio,
+                ratio <= 1.3 ? "met" : "NOT met");
+    const double speed = (mib(total) / jobSec) / (oneSize / oneSec);
+    std::printf("throughput: job / single = %.2f (target >= 1.00): %s\n", speed,
+                speed >= 1.0 ? "met" : "NOT met");
+    return 0;
+}
