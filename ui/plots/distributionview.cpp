@@ -1,0 +1,675 @@
+#include "ui/plots/distributionview.h"
+
+#include "ui/plots/plotexport.h"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rs {
+
+using namespace plots;
+
+namespace {
+
+QString modeLetter(int i)
+{
+    return i < 26 ? QString(QChar('A' + i)) : QStringLiteral("M%1").arg(i + 1);
+}
+
+// Linear-interpolated quantile of a sorted sample.
+double quantile(const std::vector<double>& sorted, double q)
+{
+    if (sorted.empty()) return 0;
+    const double pos = q * double(sorted.size() - 1);
+    const size_t lo = size_t(std::floor(pos));
+    const size_t hi = std::min(sorted.size() - 1, lo + 1);
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - double(lo));
+}
+
+QString wrap(const QString& text, int width)
+{
+    QStringList lines;
+    QString line;
+    for (const QString& word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        if (!line.isEmpty() && line.size() + 1 + word.size() > width) {
+            lines << line;
+            line.clear();
+        }
+        line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + word;
+    }
+    if (!line.isEmpty()) lines << line;
+    return lines.join(QLatin1Char('\n'));
+}
+
+bool matches(const Collective& c, EventId e)
+{
+    if (c.event == e || c.hostEvent == e) return true;
+    if (std::find(c.tasks.begin(), c.tasks.end(), e) != c.tasks.end()) return true;
+    return std::any_of(c.copies.begin(), c.copies.end(),
+                       [e](const InternalCopy& k) { return k.event == e; });
+}
+
+void setAxesOf(QCPItemPosition* p, QCPAxisRect* rect)
+{
+    p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    p->setAxisRect(rect);
+}
+
+} // namespace
+
+DistributionView::PointClass DistributionView::classOf(const Collective& c)
+{
+    if (c.anomalous) return Anomalous;
+    if (c.memcpyCount > 0 || c.memcpyNs > 0 || !c.copies.empty()) return InternalMemcpy;
+    return NoMemcpy;
+}
+
+DistributionView::DistributionView(QWidget* parent) : QWidget(parent)
+{
+    auto* box = new QVBoxLayout(this);
+    box->setContentsMargins(0, 0, 0, 0);
+    box->setSpacing(2);
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(4, 2, 4, 0);
+    bar->addWidget(new QLabel(tr("Signature:"), this));
+    m_combo = new QComboBox(this);
+    m_combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_combo->setMinimumContentsLength(40);
+    bar->addWidget(m_combo, 1);
+    box->addLayout(bar);
+    m_plot = new QCustomPlot(this);
+    box->addWidget(m_plot, 1);
+    setMinimumSize(480, 300);
+
+    // Layout: title, legend, then [histogram over strip plot | memcpy share over summary].
+    QCPLayoutGrid* top = m_plot->plotLayout();
+    m_histRect = m_plot->axisRect();
+    top->take(m_histRect);
+    top->simplify();
+    m_title = new QCPTextElement(m_plot, QString(), titleFont());
+    top->addElement(0, 0, m_title);
+    legendAsRow(m_plot, 1);
+    auto* body = new QCPLayoutGrid;
+    top->addElement(2, 0, body);
+    auto* left = new QCPLayoutGrid;
+    auto* right = new QCPLayoutGrid;
+    body->addElement(0, 0, left);
+    body->addElement(0, 1, right);
+    body->setColumnStretchFactors({0.62, 0.38});
+    left->addElement(0, 0, m_histRect);
+    m_stripRect = new QCPAxisRect(m_plot);
+    left->addElement(1, 0, m_stripRect);
+    left->setRowStretchFactors({0.5, 0.5});
+    auto* shareTitle = new QCPTextElement(
+        m_plot, QStringLiteral("Share of each step's time in internal memcpy"), QFont());
+    right->addElement(0, 0, shareTitle);
+    m_shareRect = new QCPAxisRect(m_plot);
+    right->addElement(1, 0, m_shareRect);
+    m_summary = new QCPTextElement(m_plot, QString(), monoFont(9));
+    m_summary->setTextFlags(Qt::AlignLeft | Qt::AlignTop);
+    m_summary->setMargins(QMargins(10, 8, 6, 4));
+    right->addElement(2, 0, m_summary);
+    right->setRowStretchFactors({0.01, 0.55, 0.44});
+    auto* margins = new QCPMarginGroup(m_plot);
+    m_histRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    m_stripRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+
+    QCPAxis* hx = m_histRect->axis(QCPAxis::atBottom);
+    QCPAxis* hy = m_histRect->axis(QCPAxis::atLeft);
+    QCPAxis* sx = m_stripRect->axis(QCPAxis::atBottom);
+    QCPAxis* sy = m_stripRect->axis(QCPAxis::atLeft);
+    QCPAxis* qx = m_shareRect->axis(QCPAxis::atBottom);
+    QCPAxis* qy = m_shareRect->axis(QCPAxis::atLeft);
+    hy->setLabel(QStringLiteral("ops"));
+    sx->setLabel(QStringLiteral("collective duration (ms)"));
+    sy->setLabel(QStringLiteral("mode"));
+    sy->setRangeReversed(true); // mode A on top
+    sy->grid()->setVisible(false);
+    sy->setSubTicks(false);
+    qx->setLabel(QStringLiteral("step"));
+    qy->setLabel(QStringLiteral("% of step time"));
+    qx->grid()->setVisible(false);
+    qx->setSubTicks(false);
+    connect(hx, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), sx,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+    connect(sx, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), hx,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+
+    const QString names[PointClassCount] = {QStringLiteral("no internal memcpy"),
+                                            QStringLiteral("internal memcpy"),
+                                            QStringLiteral("anomalous: extra memcpy")};
+    const QColor fills[PointClassCount] = {colors::collective(), colors::internalMemcpy(),
+                                           colors::anomalous()};
+    m_boxes = new QCPStatisticalBox(sy, sx); // key axis vertical: horizontal boxes
+    m_boxes->setWidth(0.62);
+    m_boxes->setBrush(QColor(0, 0, 0, 12));
+    m_boxes->setPen(QPen(QColor(0x70, 0x70, 0x70), 1.2));
+    m_boxes->setWhiskerPen(QPen(QColor(0x70, 0x70, 0x70), 1.2, Qt::DashLine));
+    m_boxes->setWhiskerBarPen(QPen(QColor(0x70, 0x70, 0x70), 1.2));
+    m_boxes->setMedianPen(QPen(QColor(0x50, 0x50, 0x50), 2));
+    m_boxes->setSelectable(QCP::stNone);
+    m_boxes->removeFromLegend();
+    for (int c = 0; c < PointClassCount; ++c) {
+        m_hist[c] = new QCPBars(hx, hy);
+        m_hist[c]->setName(names[c]);
+        m_hist[c]->setBrush(fills[c]);
+        m_hist[c]->setPen(QPen(Qt::white, 1));
+        m_hist[c]->setStackingGap(0);
+        m_hist[c]->setSelectable(QCP::stNone);
+        if (c > 0) m_hist[c]->moveAbove(m_hist[c - 1]);
+        m_points[c] = new QCPGraph(sx, sy);
+        m_points[c]->setLineStyle(QCPGraph::lsNone);
+        m_points[c]->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssDisc, fills[c].darker(125), fills[c], 8));
+        m_points[c]->setSelectable(QCP::stNone);
+        m_points[c]->removeFromLegend();
+    }
+    m_ring = new QCPGraph(sx, sy);
+    m_ring->setLineStyle(QCPGraph::lsNone);
+    m_ring->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
+                                            QPen(colors::highlight(), 2.5), Qt::NoBrush, 17));
+    m_ring->setSelectable(QCP::stNone);
+    m_ring->removeFromLegend();
+    m_histMark = new QCPItemStraightLine(m_plot);
+    m_histMark->setClipAxisRect(m_histRect);
+    setAxesOf(m_histMark->point1, m_histRect);
+    setAxesOf(m_histMark->point2, m_histRect);
+    m_histMark->setPen(QPen(colors::highlight(), 2));
+    m_histMark->setVisible(false);
+    m_share = new QCPBars(qx, qy);
+    m_share->setName(QStringLiteral("internal memcpy share"));
+    m_share->setBrush(colors::internalMemcpy());
+    m_share->setPen(QPen(colors::internalMemcpy().darker(140), 1));
+    m_share->setSelectable(QCP::stNone);
+    m_share->removeFromLegend();
+
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    for (QCPAxisRect* r : {m_histRect, m_stripRect, m_shareRect}) {
+        r->setRangeDrag(Qt::Horizontal);
+        r->setRangeZoom(Qt::Horizontal);
+    }
+    m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_plot, &QCustomPlot::customContextMenuRequested, this,
+            &DistributionView::showContextMenu);
+    connect(m_plot, &QCustomPlot::mousePress, this, &DistributionView::onMousePress);
+    connect(m_plot, &QCustomPlot::mouseMove, this, &DistributionView::onMouseMove);
+    connect(m_combo, qOverload<int>(&QComboBox::currentIndexChanged), this,
+            &DistributionView::setCurrentGroup);
+    rebuild();
+}
+
+void DistributionView::setReports(std::vector<ReportPtr> reports)
+{
+    m_reports = std::move(reports);
+    m_groups.clear();
+    m_hlReport = -1;
+    for (size_t r = 0; r < m_reports.size(); ++r) {
+        if (!m_reports[r]) continue;
+        const AnalysisReport& rep = *m_reports[r];
+        for (size_t s = 0; s < rep.signatures.size(); ++s) {
+            Group g;
+            g.report = int(r);
+            g.signature = std::uint32_t(s);
+            for (std::uint32_t m : rep.signatures[s].members) {
+                if (m >= rep.collectives.size()) continue;
+                g.anomalous += rep.collectives[m].anomalous ? 1 : 0;
+                g.total += rep.collectives[m].dur;
+            }
+            if (!rep.signatures[s].members.empty()) m_groups.push_back(g);
+        }
+    }
+    int best = m_groups.empty() ? -1 : 0;
+    for (size_t i = 1; i < m_groups.size(); ++i) {
+        const Group& a = m_groups[i];
+        const Group& b = m_groups[size_t(best)];
+        if (a.anomalous > b.anomalous || (a.anomalous == b.anomalous && a.total > b.total))
+            best = int(i);
+    }
+    const bool manyRanks = m_reports.size() > 1;
+    {
+        const QSignalBlocker block(m_combo);
+        m_combo->clear();
+        for (const Group& g : m_groups) {
+            const AnalysisReport& rep = *m_reports[size_t(g.report)];
+            const SignatureGroup& sig = rep.signatures[g.signature];
+            QString text = QString::fromStdString(sig.label);
+            if (manyRanks)
+                text = QStringLiteral("rank %1 · ").arg(rankOfReport(rep, g.report)) + text;
+            text += QStringLiteral("  (%1 ops").arg(sig.members.size());
+            if (g.anomalous) text += QStringLiteral(", %1 anomalous").arg(g.anomalous);
+            text += QLatin1Char(')');
+            m_combo->addItem(text);
+        }
+        m_combo->setCurrentIndex(best);
+    }
+    m_current = best;
+    rebuild();
+}
+
+void DistributionView::setCurrentGroup(int index)
+{
+    if (index < -1 || index >= int(m_groups.size())) return;
+    if (m_combo->currentIndex() != index) {
+        const QSignalBlocker block(m_combo);
+        m_combo->setCurrentIndex(index);
+    }
+    if (index == m_current) return;
+    m_current = index;
+    rebuild();
+}
+
+void DistributionView::clearItems()
+{
+    for (QCPAbstractItem* item : m_items)
+        m_plot->removeItem(item);
+    m_items.clear();
+}
+
+void DistributionView::rebuild()
+{
+    clearItems();
+    m_pointList.clear();
+    m_modeMarks.clear();
+    for (int c = 0; c < PointClassCount; ++c) {
+        m_hist[c]->data()->clear();
+        m_points[c]->data()->clear();
+    }
+    m_boxes->data()->clear();
+    m_share->data()->clear();
+
+    QCPAxis* hx = m_histRect->axis(QCPAxis::atBottom);
+    QCPAxis* hy = m_histRect->axis(QCPAxis::atLeft);
+    QCPAxis* sy = m_stripRect->axis(QCPAxis::atLeft);
+    QCPAxis* qx = m_shareRect->axis(QCPAxis::atBottom);
+    QCPAxis* qy = m_shareRect->axis(QCPAxis::atLeft);
+
+    // Memcpy share per step, all ranks.
+    m_shareLayout = layoutSteps(m_reports);
+    double maxShare = 0;
+    m_share->setWidth(m_shareLayout.barWidth);
+    for (const StepSlot& s : m_shareLayout.cells) {
+        const TimeNs len = s.stats->end - s.stats->start;
+        const double share = len > 0 ? 100.0 * double(s.stats->internalMemcpy) / double(len) : 0;
+        m_share->addData(s.key, share);
+        maxShare = std::max(maxShare, share);
+    }
+    auto stepTicker = QSharedPointer<QCPAxisTickerText>::create();
+    const int nSteps = int(m_shareLayout.steps.size());
+    const int every = std::max(1, (nSteps + 11) / 12);
+    for (int i = 0; i < nSteps; i += every)
+        stepTicker->addTick(i, QString::number(m_shareLayout.steps[size_t(i)]));
+    qx->setTicker(stepTicker);
+    qx->setRange(-0.6, std::max(0, nSteps - 1) + 0.6);
+    qy->setRange(0, maxShare > 0 ? std::min(100.0, maxShare * 1.15) : 5);
+
+    if (m_current < 0) {
+        m_title->setText(m_reports.empty() ? QStringLiteral("Distribution: no analysis loaded")
+                                           : QStringLiteral("Distribution: no collective found"));
+        m_summary->setText(QString());
+        hx->setRange(0, 1);
+        hy->setRange(0, 1);
+        sy->setRange(-0.6, 0.6);
+        updateHighlight();
+        return;
+    }
+
+    const Group& g = m_groups[size_t(m_current)];
+    const AnalysisReport& rep = *m_reports[size_t(g.report)];
+    const SignatureGroup& sig = rep.signatures[g.signature];
+    const int nModes = int(sig.modes.size());
+    const int rows = std::max(1, nModes);
+
+    std::vector<std::vector<double>> perRow(static_cast<size_t>(rows));
+    std::vector<int> rowCount(size_t(rows), 0);
+    double lo = INFINITY, hi = -INFINITY;
+    for (std::uint32_t m : sig.members) {
+        if (m >= rep.collectives.size()) continue;
+        const Collective& c = rep.collectives[m];
+        Point p;
+        p.report = g.report;
+        p.collective = m;
+        p.x = toMs(c.dur);
+        p.cls = classOf(c);
+        if (c.mode && *c.mode >= 0 && *c.mode < rows) {
+            p.row = *c.mode;
+        } else if (nModes >= 2) { // no mode given: the nearest mean
+            double best = INFINITY;
+            for (int k = 0; k < nModes; ++k) {
+                const double d = std::fabs(double(c.dur - sig.modes[size_t(k)].meanNs));
+                if (d < best) {
+                    best = d;
+                    p.row = k;
+                }
+            }
+        }
+        // Golden-ratio jitter: spreads points of a row evenly, the same on every redraw.
+        const int k = rowCount[size_t(p.row)]++;
+        const double frac = std::fmod(double(k) * 0.6180339887, 1.0);
+        p.y = p.row + (frac - 0.5) * 0.5;
+        perRow[size_t(p.row)].push_back(p.x);
+        lo = std::min(lo, p.x);
+        hi = std::max(hi, p.x);
+        m_pointList.push_back(p);
+    }
+    for (const Point& p : m_pointList)
+        m_points[p.cls]->addData(p.x, p.y);
+
+    // Boxes per mode row.
+    for (int r = 0; r < rows; ++r) {
+        auto& v = perRow[size_t(r)];
+        if (v.empty()) continue;
+        std::sort(v.begin(), v.end());
+        m_boxes->addData(r, v.front(), quantile(v, 0.25), quantile(v, 0.5), quantile(v, 0.75),
+                         v.back());
+    }
+
+    // Histogram with a round bin width, stacked by class.
+    if (m_pointList.empty()) {
+        lo = 0;
+        hi = 1;
+    }
+    const double span = hi - lo;
+    const int n = int(m_pointList.size());
+    const int target = std::clamp(2 * int(std::ceil(std::sqrt(double(n)))), 8, 40);
+    m_binWidth = niceStep(span > 0 ? span / target : std::max(std::fabs(hi) * 0.02, 0.001));
+    m_binStart = std::floor(lo / m_binWidth) * m_binWidth;
+    const int bins = std::max(1, int(std::floor((hi - m_binStart) / m_binWidth)) + 1);
+    std::vector<std::array<int, PointClassCount>> counts(size_t(bins), {0, 0, 0});
+    for (const Point& p : m_pointList) {
+        const int b = std::clamp(int(std::floor((p.x - m_binStart) / m_binWidth)), 0, bins - 1);
+        counts[size_t(b)][size_t(p.cls)]++;
+    }
+    int maxCount = 0;
+    for (int b = 0; b < bins; ++b) {
+        int total = 0;
+        for (int c = 0; c < PointClassCount; ++c) {
+            m_hist[c]->addData(m_binStart + (b + 0.5) * m_binWidth, counts[size_t(b)][size_t(c)]);
+            total += counts[size_t(b)][size_t(c)];
+        }
+        maxCount = std::max(maxCount, total);
+    }
+    for (QCPBars* b : m_hist)
+        b->setWidth(m_binWidth);
+    const double pad = std::max(m_binWidth, span * 0.08);
+    hx->setRange(std::max(0.0, m_binStart - pad), m_binStart + bins * m_binWidth + pad);
+    hy->setRange(0, std::max(1, maxCount) * 1.3); // room for the mode labels
+    if (maxCount <= 10) {
+        auto fixed = QSharedPointer<QCPAxisTickerFixed>::create();
+        fixed->setTickStep(maxCount <= 5 ? 1 : 2);
+        fixed->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+        hy->setTicker(fixed);
+    } else {
+        hy->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    }
+    auto rowTicker = QSharedPointer<QCPAxisTickerText>::create();
+    for (int r = 0; r < rows; ++r)
+        rowTicker->addTick(r, nModes ? modeLetter(r) : QStringLiteral("all"));
+    sy->setTicker(rowTicker);
+    sy->setRange(-0.6, rows - 0.4);
+
+    // Mode means: dashed line and label in the histogram, a bar across the row in the strip.
+    for (int k = 0; k < nModes; ++k) {
+        const DurationMode& mode = sig.modes[size_t(k)];
+        const double mean = toMs(mode.meanNs);
+        const QString letter = modeLetter(k);
+        m_modeMarks.emplace_back(letter, mean);
+        auto* line = new QCPItemStraightLine(m_plot);
+        line->setClipAxisRect(m_histRect);
+        setAxesOf(line->point1, m_histRect);
+        setAxesOf(line->point2, m_histRect);
+        line->point1->setCoords(mean, 0);
+        line->point2->setCoords(mean, 1);
+        line->setPen(QPen(colors::modeMark(), 1.5, Qt::DashLine));
+        line->setSelectable(false);
+        m_items.push_back(line);
+        auto* label = new QCPItemText(m_plot);
+        label->setClipAxisRect(m_histRect);
+        setAxesOf(label->position, m_histRect);
+        label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+        label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        label->position->setCoords(mean, 0.03 + 0.1 * (k % 2));
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        label->setPadding(QMargins(4, 0, 2, 0));
+        label->setText(QStringLiteral("%1  %2").arg(letter, formatMsShort(mean)));
+        QFont f;
+        f.setBold(true);
+        label->setFont(f);
+        label->setColor(colors::modeMark());
+        label->setSelectable(false);
+        m_items.push_back(label);
+        auto* tick = new QCPItemLine(m_plot);
+        tick->setClipAxisRect(m_stripRect);
+        setAxesOf(tick->start, m_stripRect);
+        setAxesOf(tick->end, m_stripRect);
+        tick->start->setCoords(mean, k - 0.42);
+        tick->end->setCoords(mean, k + 0.42);
+        tick->setPen(QPen(colors::modeMark(), 2.5));
+        tick->setSelectable(false);
+        m_items.push_back(tick);
+    }
+
+    // Title and summary.
+    int cls[PointClassCount] = {0, 0, 0};
+    for (const Point& p : m_pointList)
+        cls[p.cls]++;
+    QString title =
+        QStringLiteral("Collective durations · %1").arg(QString::fromStdString(sig.label));
+    if (m_reports.size() > 1)
+        title += QStringLiteral(" · rank %1").arg(rankOfReport(rep, g.report));
+    m_title->setText(title);
+    QStringList lines;
+    lines << QStringLiteral("%1 ops: %2 anomalous, %3 with memcpy, %4 without")
+                 .arg(m_pointList.size())
+                 .arg(cls[Anomalous])
+                 .arg(cls[InternalMemcpy])
+                 .arg(cls[NoMemcpy]);
+    for (int k = 0; k < nModes; ++k) {
+        const DurationMode& mode = sig.modes[size_t(k)];
+        QString line = QStringLiteral("%1: mean %2, n=%3, %4..%5")
+                           .arg(modeLetter(k), formatMsShort(toMs(mode.meanNs)))
+                           .arg(mode.members)
+                           .arg(formatMsShort(toMs(mode.minNs)), formatMsShort(toMs(mode.maxNs)));
+        lines << line;
+        QString second = QStringLiteral("   %1 with extra copy").arg(mode.withExtraCopy);
+        if (k > 0 && sig.modes[0].meanNs > 0)
+            second += QStringLiteral(", %1x A").arg(
+                double(mode.meanNs) / double(sig.modes[0].meanNs), 0, 'f', 2);
+        lines << second;
+    }
+    if (!sig.summary.empty()) lines << QString() << wrap(QString::fromStdString(sig.summary), 46);
+    m_summary->setText(lines.join(QLatin1Char('\n')));
+    updateHighlight();
+}
+
+const Collective* DistributionView::collectiveOfPoint(const Point& p) const
+{
+    if (p.report < 0 || size_t(p.report) >= m_reports.size() || !m_reports[size_t(p.report)])
+        return nullptr;
+    const auto& cs = m_reports[size_t(p.report)]->collectives;
+    return p.collective < cs.size() ? &cs[p.collective] : nullptr;
+}
+
+int DistributionView::pointAt(const QPoint& pos) const
+{
+    if (!m_stripRect->rect().contains(pos)) return -1;
+    QCPAxis* sx = m_stripRect->axis(QCPAxis::atBottom);
+    QCPAxis* sy = m_stripRect->axis(QCPAxis::atLeft);
+    int best = -1;
+    double bestD2 = 9.0 * 9.0;
+    for (size_t i = 0; i < m_pointList.size(); ++i) {
+        const double dx = sx->coordToPixel(m_pointList[i].x) - pos.x();
+        const double dy = sy->coordToPixel(m_pointList[i].y) - pos.y();
+        if (dx * dx + dy * dy <= bestD2) {
+            bestD2 = dx * dx + dy * dy;
+            best = int(i);
+        }
+    }
+    return best;
+}
+
+QString DistributionView::toolTipAt(const QPoint& pos) const
+{
+    const int pi = pointAt(pos);
+    if (pi >= 0) {
+        const Point& p = m_pointList[size_t(pi)];
+        const Collective* c = collectiveOfPoint(p);
+        if (!c) return QString();
+        QStringList lines;
+        QString head = QString::fromStdString(c->name);
+        if (c->rank) head += QStringLiteral(" · rank %1").arg(*c->rank);
+        if (c->step) head += QStringLiteral(" · step %1").arg(*c->step);
+        lines << head;
+        QString dur = QStringLiteral("duration: %1").arg(formatMsExact(c->dur));
+        if (c->mode) dur += QStringLiteral(" · mode %1").arg(modeLetter(*c->mode));
+        lines << dur;
+        if (c->memcpyCount > 0 || c->memcpyNs > 0) {
+            QString mem = QStringLiteral("internal memcpy: %1 × %2")
+                              .arg(c->memcpyCount)
+                              .arg(formatMsExact(c->memcpyNs));
+            if (c->memcpyBytes) mem += QStringLiteral(" (%1 B)").arg(c->memcpyBytes);
+            lines << mem;
+        } else {
+            lines << QStringLiteral("no internal memcpy");
+        }
+        if (c->unalignedCount > 0)
+            lines << QStringLiteral("unaligned transfers: %1").arg(c->unalignedCount);
+        if (c->anomalous)
+            lines << QStringLiteral("ANOMALOUS: extra memcpy explains the extra time");
+        if (!c->verdict.empty()) lines << wrap(QString::fromStdString(c->verdict), 70);
+        return lines.join(QLatin1Char('\n'));
+    }
+    if (m_histRect->rect().contains(pos) && m_current >= 0) {
+        const double x = m_histRect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x());
+        const int b = int(std::floor((x - m_binStart) / m_binWidth));
+        if (b < 0 || b >= m_hist[0]->dataCount()) return QString();
+        int counts[PointClassCount];
+        int total = 0;
+        for (int c = 0; c < PointClassCount; ++c)
+            total += counts[c] = int(m_hist[c]->data()->at(b)->value);
+        if (total == 0) return QString();
+        return QStringLiteral("%1 – %2: %3 ops\n%4 anomalous, %5 with memcpy, %6 without")
+            .arg(formatMsShort(m_binStart + b * m_binWidth),
+                 formatMsShort(m_binStart + (b + 1) * m_binWidth))
+            .arg(total)
+            .arg(counts[Anomalous])
+            .arg(counts[InternalMemcpy])
+            .arg(counts[NoMemcpy]);
+    }
+    if (m_shareRect->rect().contains(pos)) {
+        const int i =
+            slotAtKey(m_shareLayout, m_shareRect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x()));
+        if (i < 0) return QString();
+        const StepSlot& s = m_shareLayout.cells[size_t(i)];
+        const TimeNs len = s.stats->end - s.stats->start;
+        return QStringLiteral("rank %1 · step %2\ninternal memcpy %3 of %4 (%5%)")
+            .arg(s.rank)
+            .arg(s.step)
+            .arg(formatMsExact(s.stats->internalMemcpy), formatMsExact(len))
+            .arg(len > 0 ? 100.0 * double(s.stats->internalMemcpy) / double(len) : 0.0, 0, 'f', 2);
+    }
+    return QString();
+}
+
+std::optional<EventId> DistributionView::highlightedCollective() const
+{
+    if (m_hlReport < 0 || size_t(m_hlReport) >= m_reports.size()) return std::nullopt;
+    const auto& cs = m_reports[size_t(m_hlReport)]->collectives;
+    if (m_hlCollective >= cs.size()) return std::nullopt;
+    return cs[m_hlCollective].event;
+}
+
+void DistributionView::highlightCollective(EventId event)
+{
+    m_hlReport = -1;
+    // The current group's report first: event ids are per trace.
+    std::vector<int> order;
+    if (m_current >= 0) order.push_back(m_groups[size_t(m_current)].report);
+    for (int r = 0; r < int(m_reports.size()); ++r)
+        if (order.empty() || r != order.front()) order.push_back(r);
+    for (int r : order) {
+        if (!m_reports[size_t(r)]) continue;
+        const auto& cs = m_reports[size_t(r)]->collectives;
+        for (size_t i = 0; i < cs.size(); ++i) {
+            if (!matches(cs[i], event)) continue;
+            m_hlReport = r;
+            m_hlCollective = std::uint32_t(i);
+            for (size_t g = 0; g < m_groups.size(); ++g)
+                if (m_groups[g].report == r && m_groups[g].signature == cs[i].signature)
+                    setCurrentGroup(int(g));
+            updateHighlight();
+            return;
+        }
+    }
+    updateHighlight();
+}
+
+void DistributionView::updateHighlight()
+{
+    m_ring->data()->clear();
+    m_histMark->setVisible(false);
+    for (const Point& p : m_pointList) {
+        if (p.report != m_hlReport || p.collective != m_hlCollective) continue;
+        m_ring->addData(p.x, p.y);
+        m_histMark->point1->setCoords(p.x, 0);
+        m_histMark->point2->setCoords(p.x, 1);
+        m_histMark->setVisible(true);
+        QCPAxis* x = m_stripRect->axis(QCPAxis::atBottom);
+        const QCPRange r = x->range();
+        if (p.x < r.lower || p.x > r.upper) x->setRange(p.x - r.size() / 2, p.x + r.size() / 2);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void DistributionView::onMousePress(QMouseEvent* event)
+{
+    if (event->button() != Qt::LeftButton) return;
+    const int pi = pointAt(event->pos());
+    if (pi >= 0) {
+        const Point& p = m_pointList[size_t(pi)];
+        const Collective* c = collectiveOfPoint(p);
+        if (!c) return;
+        m_hlReport = p.report;
+        m_hlCollective = p.collective;
+        updateHighlight();
+        emit collectiveClicked(c->event);
+        emit collectiveClickedInReport(p.report, c->event);
+        return;
+    }
+    if (m_shareRect->rect().contains(event->pos())) {
+        const int i = slotAtKey(
+            m_shareLayout, m_shareRect->axis(QCPAxis::atBottom)->pixelToCoord(event->pos().x()));
+        if (i >= 0)
+            emit stepClicked(m_shareLayout.cells[size_t(i)].rank,
+                             m_shareLayout.cells[size_t(i)].step);
+    }
+}
+
+void DistributionView::onMouseMove(QMouseEvent* event)
+{
+    if (event->buttons() != Qt::NoButton) return;
+    const QString text = toolTipAt(event->pos());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
+}
+
+void DistributionView::showContextMenu(const QPoint& pos)
+{
+    QMenu menu(this);
+    menu.addAction(tr("Reset zoom"), this, [this] { rebuild(); });
+    menu.addSeparator();
+    plots::addExportActions(&menu, m_plot, this, QStringLiteral("distribution"));
+    menu.exec(m_plot->mapToGlobal(pos));
+}
+
+} // namespace rs

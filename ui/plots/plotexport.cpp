@@ -1,0 +1,145 @@
+#include "ui/plots/plotexport.h"
+
+#include "ui/plots/distributionview.h"
+#include "ui/plots/stepsview.h"
+
+#include <qcustomplot.h>
+
+#include <QApplication>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSvgGenerator>
+
+#include <memory>
+
+namespace rs {
+
+namespace {
+
+void setError(QString* error, const QString& text)
+{
+    if (error) *error = text;
+}
+
+} // namespace
+
+namespace plots {
+
+bool savePlotFile(QCustomPlot* plot, const QString& file, QSize size, QString* error)
+{
+    if (!plot) {
+        setError(error, QStringLiteral("no plot"));
+        return false;
+    }
+    if (size.isEmpty()) size = plot->size();
+    if (size.width() < 50 || size.height() < 50 || size.width() > 20000 || size.height() > 20000) {
+        setError(error, QStringLiteral("size %1x%2 is out of range (50..20000 pixels)")
+                            .arg(size.width())
+                            .arg(size.height()));
+        return false;
+    }
+    const QString suffix = QFileInfo(file).suffix().toLower();
+    bool ok = false;
+    if (suffix == QLatin1String("png")) {
+        ok = plot->savePng(file, size.width(), size.height());
+    } else if (suffix == QLatin1String("pdf")) {
+        ok = plot->savePdf(file, size.width(), size.height(), QCP::epNoCosmetic,
+                           QStringLiteral("Ringscope"));
+    } else if (suffix == QLatin1String("svg")) {
+        QSvgGenerator svg;
+        svg.setFileName(file);
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
+        svg.setTitle(QStringLiteral("Ringscope plot"));
+        QCPPainter painter;
+        if (painter.begin(&svg)) {
+            painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+            plot->toPainter(&painter, size.width(), size.height());
+            ok = painter.end();
+        }
+    } else {
+        setError(error, QStringLiteral("unknown image format '%1': use .png, .svg or .pdf")
+                            .arg(suffix.isEmpty() ? file : suffix));
+        return false;
+    }
+    if (!ok) {
+        setError(error, QStringLiteral("could not write %1").arg(file));
+        return false;
+    }
+    return true;
+}
+
+void addExportActions(QMenu* menu, QCustomPlot* plot, QWidget* dialogParent,
+                      const QString& baseName)
+{
+    const struct {
+        const char* label;
+        const char* suffix;
+        const char* filter;
+    } formats[] = {{"Export as PNG…", "png", "PNG image (*.png)"},
+                   {"Export as SVG…", "svg", "SVG drawing (*.svg)"},
+                   {"Export as PDF…", "pdf", "PDF document (*.pdf)"}};
+    for (const auto& f : formats) {
+        const QString suffix = QString::fromLatin1(f.suffix);
+        const QString filter = QString::fromLatin1(f.filter);
+        menu->addAction(QObject::tr(f.label), dialogParent, [=] {
+            QString file =
+                QFileDialog::getSaveFileName(dialogParent, QObject::tr("Export plot"),
+                                             baseName + QLatin1Char('.') + suffix, filter);
+            if (file.isEmpty()) return;
+            if (QFileInfo(file).suffix().isEmpty()) file += QLatin1Char('.') + suffix;
+            QString error;
+            if (!savePlotFile(plot, file, plot->size(), &error))
+                QMessageBox::warning(dialogParent, QObject::tr("Export plot"), error);
+        });
+    }
+}
+
+} // namespace plots
+
+bool exportPlot(const std::vector<ReportPtr>& reports, const QString& view, const QString& outFile,
+                QSize size, QString* error)
+{
+    if (view != QLatin1String("steps") && view != QLatin1String("distribution")) {
+        setError(error, QStringLiteral("unknown view '%1': use steps or distribution").arg(view));
+        return false;
+    }
+    const QString suffix = QFileInfo(outFile).suffix().toLower();
+    if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") &&
+        suffix != QLatin1String("pdf")) {
+        setError(
+            error,
+            QStringLiteral("unknown image format for %1: use .png, .svg or .pdf").arg(outFile));
+        return false;
+    }
+    // Widgets need a QApplication; a headless caller may not have one yet.
+    std::unique_ptr<QApplication> ownApp;
+    if (!QCoreApplication::instance()) {
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+        static int argc = 1;
+        static char arg0[] = "ringscope";
+        static char* argv[] = {arg0, nullptr};
+        ownApp = std::make_unique<QApplication>(argc, argv);
+    } else if (!qobject_cast<QApplication*>(QCoreApplication::instance())) {
+        setError(error, QStringLiteral("plot export needs a QApplication (this process made a "
+                                       "QCoreApplication)"));
+        return false;
+    }
+    bool ok = false;
+    if (view == QLatin1String("steps")) {
+        StepsView w;
+        w.resize(size);
+        w.setReports(reports);
+        ok = plots::savePlotFile(w.plot(), outFile, size, error);
+    } else {
+        DistributionView w;
+        w.resize(size);
+        w.setReports(reports);
+        ok = plots::savePlotFile(w.plot(), outFile, size, error);
+    }
+    return ok;
+}
+
+} // namespace rs

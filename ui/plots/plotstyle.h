@@ -1,0 +1,85 @@
+#pragma once
+
+// Shared look and arithmetic of the step and distribution plots: colours from the UI guide,
+// millisecond formatting, spread statistics and the step slots both views lay out.
+
+#include "core/analysis/report.h"
+
+#include <QColor>
+#include <QFont>
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+class QCustomPlot;
+class QCPAxisRect;
+
+namespace rs::plots {
+
+// Colours. Collectives are the blue family, anomalies strong red, internal memcpy orange
+// (docs/ui-guide.md); computing is green so it never reads as communication.
+namespace colors {
+QColor computing();
+QColor overlapped();
+QColor commNotOverlapped();
+QColor free();
+QColor computingLine();
+QColor communicationLine();
+QColor collective(); // collective without internal memcpy
+QColor internalMemcpy();
+QColor anomalous();
+QColor modeMark();
+QColor highlight();     // outline of the selected bar / point
+QColor highlightBand(); // faint band behind the selection
+} // namespace colors
+
+// Milliseconds as a double, for plot coordinates.
+inline double toMs(TimeNs ns)
+{
+    return double(ns) / 1e6;
+}
+// Exact figure for tooltips: milliseconds with microsecond resolution ("320.415 ms").
+QString formatMsExact(TimeNs ns);
+// Short figure for labels: 3 significant digits in ms ("320 ms", "4.20 ms", "0.125 ms").
+QString formatMsShort(double ms);
+
+// Min / median / max and coefficient of variation (stddev / mean) of a sample.
+struct Spread {
+    int n = 0;
+    double min = 0, median = 0, max = 0, mean = 0;
+    double cv = 0; // population stddev / mean; 0 when the mean is 0
+};
+Spread spreadOf(std::vector<double> values);
+
+// One bar position of a step plot: a step of one rank. Steps are grouped by step number
+// with the ranks side by side inside a group.
+struct StepSlot {
+    int report = 0; // index into the reports given to the view
+    int rank = 0;   // StepStats::rank, else the report index
+    int step = 0;
+    int lane = 0; // index among the reports that have steps (0 for a single rank)
+    const StepStats* stats = nullptr;
+    double key = 0; // x coordinate
+};
+struct StepLayout {
+    std::vector<StepSlot> cells; // sorted by key
+    std::vector<int> steps;      // distinct step numbers, sorted; group i is centred on x = i
+    int ranks = 0;               // number of reports with steps
+    double barWidth = 0.7;
+};
+StepLayout layoutSteps(const std::vector<ReportPtr>& reports);
+// Slot whose column contains x (within half a bar width), or -1.
+int slotAtKey(const StepLayout& layout, double x);
+// Rank shown for a report: the rank of its first step or collective, else its index.
+int rankOfReport(const AnalysisReport& report, int reportIndex);
+
+// Rounds a positive step up to 1, 2 or 5 times a power of ten.
+double niceStep(double raw);
+QFont monoFont(int pointSize);
+QFont titleFont();
+
+// Moves the plot's legend out of the axis rect into a row of its own, filled left to right.
+void legendAsRow(QCustomPlot* plot, int row);
+
+} // namespace rs::plots

@@ -1,0 +1,394 @@
+#include "ui/plots/stepsview.h"
+
+#include "ui/plots/plotexport.h"
+
+#include <qcustomplot.h>
+
+#include <QMenu>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <set>
+
+namespace rs {
+
+using namespace plots;
+
+namespace {
+
+QCPItemRect* makeRect(QCustomPlot* plot, QCPAxisRect* rect, bool band)
+{
+    auto* item = new QCPItemRect(plot);
+    item->setClipAxisRect(rect);
+    for (QCPItemPosition* p : {item->topLeft, item->bottomRight}) {
+        p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        p->setAxisRect(rect);
+        p->setTypeX(QCPItemPosition::ptPlotCoords);
+        p->setTypeY(band ? QCPItemPosition::ptAxisRectRatio : QCPItemPosition::ptPlotCoords);
+    }
+    if (band) {
+        item->setPen(Qt::NoPen);
+        item->setBrush(colors::highlightBand());
+        item->setLayer(QStringLiteral("grid"));
+    } else {
+        item->setPen(QPen(colors::highlight(), 2.5));
+        item->setBrush(Qt::NoBrush);
+    }
+    item->setSelectable(false);
+    item->setVisible(false);
+    return item;
+}
+
+QString row(const QString& name, const Spread& s, int decimals)
+{
+    auto num = [&](double v) { return QStringLiteral("%1").arg(v, 9, 'f', decimals); };
+    return name.leftJustified(14) + num(s.min) + num(s.median) + num(s.max) +
+           QStringLiteral("%1%").arg(s.cv * 100, 7, 'f', 1);
+}
+
+QString ranksText(const StepLayout& layout)
+{
+    std::set<int> ranks;
+    for (const StepSlot& s : layout.cells)
+        ranks.insert(s.rank);
+    QStringList parts;
+    for (int r : ranks)
+        parts << QString::number(r);
+    return (ranks.size() == 1 ? QStringLiteral("rank ") : QStringLiteral("ranks ")) +
+           parts.join(QStringLiteral(", "));
+}
+
+} // namespace
+
+StepsView::StepsView(QWidget* parent) : QWidget(parent)
+{
+    m_plot = new QCustomPlot(this);
+    auto* box = new QVBoxLayout(this);
+    box->setContentsMargins(0, 0, 0, 0);
+    box->addWidget(m_plot);
+    setMinimumSize(420, 260);
+
+    // Layout: title, legend row, then the two charts (sharing x) with the spread table beside.
+    QCPLayoutGrid* top = m_plot->plotLayout();
+    m_barsRect = m_plot->axisRect();
+    top->take(m_barsRect);
+    top->simplify();
+    m_title = new QCPTextElement(m_plot, QString(), titleFont());
+    top->addElement(0, 0, m_title);
+    legendAsRow(m_plot, 1);
+    auto* body = new QCPLayoutGrid;
+    top->addElement(2, 0, body);
+    auto* charts = new QCPLayoutGrid;
+    body->addElement(0, 0, charts);
+    m_spread = new QCPTextElement(m_plot, QString(), monoFont(9));
+    m_spread->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
+    m_spread->setMargins(QMargins(12, 6, 8, 6));
+    body->addElement(0, 1, m_spread);
+    body->setColumnStretchFactors({0.74, 0.26});
+    charts->addElement(0, 0, m_barsRect);
+    m_linesRect = new QCPAxisRect(m_plot);
+    charts->addElement(1, 0, m_linesRect);
+    charts->setRowStretchFactors({0.64, 0.36});
+    charts->setRowSpacing(2);
+    auto* margins = new QCPMarginGroup(m_plot);
+    m_barsRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    m_linesRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+
+    QCPAxis* bx = m_barsRect->axis(QCPAxis::atBottom);
+    QCPAxis* by = m_barsRect->axis(QCPAxis::atLeft);
+    QCPAxis* lx = m_linesRect->axis(QCPAxis::atBottom);
+    QCPAxis* ly = m_linesRect->axis(QCPAxis::atLeft);
+    by->setLabel(QStringLiteral("time per step (ms)"));
+    ly->setLabel(QStringLiteral("ms"));
+    lx->setLabel(QStringLiteral("step"));
+    for (QCPAxis* y : {by, ly})
+        y->ticker()->setTickCount(6);
+    for (QCPAxis* x : {bx, lx}) {
+        x->grid()->setVisible(false);
+        x->setSubTicks(false);
+    }
+    connect(bx, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), lx,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+    connect(lx, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), bx,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+
+    const QString names[SeriesCount] = {
+        QStringLiteral("computing alone"), QStringLiteral("overlapped (computing ∥ communication)"),
+        QStringLiteral("communication not overlapped"), QStringLiteral("free")};
+    const QColor fills[SeriesCount] = {colors::computing(), colors::overlapped(),
+                                       colors::commNotOverlapped(), colors::free()};
+    for (int s = 0; s < SeriesCount; ++s) {
+        m_bars[s] = new QCPBars(bx, by);
+        m_bars[s]->setName(names[s]);
+        m_bars[s]->setBrush(fills[s]);
+        m_bars[s]->setPen(QPen(fills[s].darker(135), 1));
+        m_bars[s]->setStackingGap(0);
+        m_bars[s]->setSelectable(QCP::stNone);
+        if (s > 0) m_bars[s]->moveAbove(m_bars[s - 1]);
+    }
+    m_bandTop = makeRect(m_plot, m_barsRect, true);
+    m_bandBottom = makeRect(m_plot, m_linesRect, true);
+    m_outline = makeRect(m_plot, m_barsRect, false);
+
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    for (QCPAxisRect* r : {m_barsRect, m_linesRect}) {
+        r->setRangeDrag(Qt::Horizontal);
+        r->setRangeZoom(Qt::Horizontal);
+    }
+    m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_plot, &QCustomPlot::customContextMenuRequested, this, &StepsView::showContextMenu);
+    connect(m_plot, &QCustomPlot::mousePress, this, &StepsView::onMousePress);
+    connect(m_plot, &QCustomPlot::mouseMove, this, &StepsView::onMouseMove);
+    rebuild();
+}
+
+void StepsView::setReports(std::vector<ReportPtr> reports)
+{
+    m_reports = std::move(reports);
+    m_highlight = -1;
+    rebuild();
+}
+
+QCPGraph* StepsView::computingGraph(int rankIndex) const
+{
+    return rankIndex >= 0 && size_t(rankIndex) < m_computing.size() ? m_computing[size_t(rankIndex)]
+                                                                    : nullptr;
+}
+
+QCPGraph* StepsView::communicationGraph(int rankIndex) const
+{
+    return rankIndex >= 0 && size_t(rankIndex) < m_communication.size()
+               ? m_communication[size_t(rankIndex)]
+               : nullptr;
+}
+
+void StepsView::rebuild()
+{
+    m_layout = layoutSteps(m_reports);
+    for (QCPGraph* g : m_computing)
+        m_plot->removeGraph(g);
+    for (QCPGraph* g : m_communication)
+        m_plot->removeGraph(g);
+    m_computing.clear();
+    m_communication.clear();
+    for (QCPBars* b : m_bars)
+        b->data()->clear();
+
+    QCPAxis* bx = m_barsRect->axis(QCPAxis::atBottom);
+    QCPAxis* by = m_barsRect->axis(QCPAxis::atLeft);
+    QCPAxis* lx = m_linesRect->axis(QCPAxis::atBottom);
+    QCPAxis* ly = m_linesRect->axis(QCPAxis::atLeft);
+
+    double maxTotal = 0, maxLine = 0;
+    for (QCPBars* b : m_bars)
+        b->setWidth(m_layout.barWidth);
+    for (const StepSlot& s : m_layout.cells) {
+        const StepStats& st = *s.stats;
+        const double values[SeriesCount] = {toMs(std::max<TimeNs>(0, st.computing - st.overlapped)),
+                                            toMs(st.overlapped),
+                                            toMs(st.communicationNotOverlapped), toMs(st.free)};
+        double total = 0;
+        for (int k = 0; k < SeriesCount; ++k) {
+            m_bars[k]->addData(s.key, values[k]);
+            total += values[k];
+        }
+        maxTotal = std::max(maxTotal, total);
+        maxLine = std::max({maxLine, toMs(st.computing), toMs(st.communication)});
+    }
+    for (int lane = 0; lane < m_layout.ranks; ++lane) {
+        auto* comp = new QCPGraph(lx, ly);
+        auto* comm = new QCPGraph(lx, ly);
+        const Qt::PenStyle style = lane == 0 ? Qt::SolidLine : Qt::DashLine;
+        comp->setPen(QPen(colors::computingLine(), 2, style));
+        comp->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssCircle, colors::computingLine(), Qt::white, 7));
+        comm->setPen(QPen(colors::communicationLine(), 2, style));
+        comm->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond,
+                                              colors::communicationLine(),
+                                              colors::communicationLine(), 8));
+        comp->setName(QStringLiteral("computing"));
+        comm->setName(QStringLiteral("communication"));
+        for (QCPGraph* g : {comp, comm}) {
+            g->setSelectable(QCP::stNone);
+            if (lane > 0) g->removeFromLegend();
+        }
+        for (const StepSlot& s : m_layout.cells) {
+            if (s.lane != lane) continue;
+            comp->addData(s.key, toMs(s.stats->computing));
+            comm->addData(s.key, toMs(s.stats->communication));
+        }
+        m_computing.push_back(comp);
+        m_communication.push_back(comm);
+    }
+
+    // Step numbers under each group; thinned so labels never overlap.
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    const int n = int(m_layout.steps.size());
+    const int every = std::max(1, (n + 24) / 25);
+    for (int i = 0; i < n; i += every)
+        ticker->addTick(i, QString::number(m_layout.steps[size_t(i)]));
+    bx->setTicker(ticker);
+    lx->setTicker(ticker);
+    lx->setLabel(m_layout.ranks > 1
+                     ? QStringLiteral("step (bars left to right: %1)").arg(ranksText(m_layout))
+                     : QStringLiteral("step"));
+    bx->setRange(-0.6, std::max(0, n - 1) + 0.6);
+    by->setRange(0, maxTotal > 0 ? maxTotal * 1.08 : 1);
+    ly->setRange(0, maxLine > 0 ? maxLine * 1.15 : 1);
+
+    if (m_layout.cells.empty()) {
+        m_title->setText(m_reports.empty()
+                             ? QStringLiteral("Steps: no analysis loaded")
+                             : QStringLiteral("Steps: no ProfilerStep in this trace"));
+    } else {
+        m_title->setText(QStringLiteral("Time per step · %1 · %2 steps")
+                             .arg(ranksText(m_layout))
+                             .arg(m_layout.steps.size()));
+    }
+    m_spread->setText(spreadText());
+    applyHighlight(m_highlight);
+}
+
+QString StepsView::spreadText() const
+{
+    if (m_layout.cells.empty()) return QString();
+    std::vector<double> step, comp, comm, notOv, ov, fr, mem;
+    for (const StepSlot& s : m_layout.cells) {
+        const StepStats& st = *s.stats;
+        step.push_back(toMs(st.end - st.start));
+        comp.push_back(toMs(st.computing));
+        comm.push_back(toMs(st.communication));
+        notOv.push_back(toMs(st.communicationNotOverlapped));
+        ov.push_back(toMs(st.overlapped));
+        fr.push_back(toMs(st.free));
+        mem.push_back(toMs(st.internalMemcpy));
+    }
+    const Spread stepSpread = spreadOf(step);
+    const int decimals = stepSpread.max >= 100 ? 1 : stepSpread.max >= 1 ? 2 : 3;
+    QStringList lines;
+    lines << QStringLiteral("Spread over %1 %2")
+                 .arg(step.size())
+                 .arg(m_layout.ranks > 1 ? QStringLiteral("steps × ranks")
+                                         : QStringLiteral("steps"));
+    lines << QString();
+    lines << QStringLiteral("(ms)").leftJustified(14) +
+                 QStringLiteral("      min   median      max     CV");
+    lines << row(QStringLiteral("step"), stepSpread, decimals);
+    lines << row(QStringLiteral("computing"), spreadOf(comp), decimals);
+    lines << row(QStringLiteral("communication"), spreadOf(comm), decimals);
+    lines << row(QStringLiteral(" not overlap."), spreadOf(notOv), decimals);
+    lines << row(QStringLiteral(" overlapped"), spreadOf(ov), decimals);
+    lines << row(QStringLiteral("free"), spreadOf(fr), decimals);
+    lines << row(QStringLiteral("int. memcpy"), spreadOf(mem), decimals);
+    lines << QString();
+    lines << QStringLiteral("CV = stddev / mean");
+    return lines.join(QLatin1Char('\n'));
+}
+
+int StepsView::slotAt(const QPoint& pos) const
+{
+    for (QCPAxisRect* r : {m_barsRect, m_linesRect}) {
+        if (!r->rect().contains(pos)) continue;
+        return slotAtKey(m_layout, r->axis(QCPAxis::atBottom)->pixelToCoord(pos.x()));
+    }
+    return -1;
+}
+
+QString StepsView::toolTipAt(const QPoint& pos) const
+{
+    const int i = slotAt(pos);
+    if (i < 0) return QString();
+    const StepSlot& s = m_layout.cells[size_t(i)];
+    const StepStats& st = *s.stats;
+    QStringList lines;
+    lines << QStringLiteral("rank %1 · step %2").arg(s.rank).arg(s.step);
+    lines << QStringLiteral("step time: %1").arg(formatMsExact(st.end - st.start));
+    lines << QStringLiteral("computing: %1 (alone %2, overlapped %3)")
+                 .arg(formatMsExact(st.computing),
+                      formatMsExact(std::max<TimeNs>(0, st.computing - st.overlapped)),
+                      formatMsExact(st.overlapped));
+    lines << QStringLiteral("communication: %1 (not overlapped %2)")
+                 .arg(formatMsExact(st.communication),
+                      formatMsExact(st.communicationNotOverlapped));
+    lines << QStringLiteral("free: %1").arg(formatMsExact(st.free));
+    lines << QStringLiteral("internal memcpy: %1").arg(formatMsExact(st.internalMemcpy));
+    return lines.join(QLatin1Char('\n'));
+}
+
+std::optional<std::pair<int, int>> StepsView::highlightedStep() const
+{
+    if (m_highlight < 0 || size_t(m_highlight) >= m_layout.cells.size()) return std::nullopt;
+    const StepSlot& s = m_layout.cells[size_t(m_highlight)];
+    return std::make_pair(s.rank, s.step);
+}
+
+void StepsView::highlightStep(int rank, int step)
+{
+    int found = -1;
+    for (size_t i = 0; i < m_layout.cells.size(); ++i)
+        if (m_layout.cells[i].rank == rank && m_layout.cells[i].step == step) found = int(i);
+    applyHighlight(found);
+}
+
+void StepsView::applyHighlight(int slot)
+{
+    m_highlight = slot >= 0 && size_t(slot) < m_layout.cells.size() ? slot : -1;
+    const bool on = m_highlight >= 0;
+    for (QCPItemRect* r : {m_bandTop, m_bandBottom, m_outline})
+        r->setVisible(on);
+    if (on) {
+        const StepSlot& s = m_layout.cells[size_t(m_highlight)];
+        const StepStats& st = *s.stats;
+        const double half = m_layout.barWidth / 2;
+        const double top = toMs(std::max<TimeNs>(0, st.computing - st.overlapped) + st.overlapped +
+                                st.communicationNotOverlapped + st.free);
+        m_outline->topLeft->setCoords(s.key - half, top);
+        m_outline->bottomRight->setCoords(s.key + half, 0);
+        for (QCPItemRect* band : {m_bandTop, m_bandBottom}) {
+            band->topLeft->setCoords(s.key - half * 1.25, 0);
+            band->bottomRight->setCoords(s.key + half * 1.25, 1);
+        }
+        // Scroll (never zoom) so the highlighted step is on screen.
+        QCPAxis* x = m_barsRect->axis(QCPAxis::atBottom);
+        const QCPRange r = x->range();
+        if (s.key < r.lower || s.key > r.upper)
+            x->setRange(s.key - r.size() / 2, s.key + r.size() / 2);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void StepsView::onMousePress(QMouseEvent* event)
+{
+    if (event->button() != Qt::LeftButton) return;
+    const int i = slotAt(event->pos());
+    if (i < 0) return;
+    applyHighlight(i);
+    const StepSlot& s = m_layout.cells[size_t(i)];
+    emit stepClicked(s.rank, s.step);
+}
+
+void StepsView::onMouseMove(QMouseEvent* event)
+{
+    if (event->buttons() != Qt::NoButton) return;
+    const QString text = toolTipAt(event->pos());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
+}
+
+void StepsView::showContextMenu(const QPoint& pos)
+{
+    QMenu menu(this);
+    menu.addAction(tr("Show all steps"), this, [this] {
+        m_barsRect->axis(QCPAxis::atBottom)
+            ->setRange(-0.6, std::max<int>(0, int(m_layout.steps.size()) - 1) + 0.6);
+        m_plot->replot();
+    });
+    menu.addSeparator();
+    plots::addExportActions(&menu, m_plot, this, QStringLiteral("steps"));
+    menu.exec(m_plot->mapToGlobal(pos));
+}
+
+} // namespace rs

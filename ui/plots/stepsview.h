@@ -1,0 +1,86 @@
+#pragma once
+
+// Per-step time breakdown: stacked bars (computing alone, overlapped, communication not
+// overlapped, free) per step and rank, computing vs communication lines below, and the
+// spread of each figure across steps printed beside the plot.
+
+#include "core/analysis/report.h"
+#include "ui/plots/plotstyle.h"
+
+#include <QWidget>
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+class QCustomPlot;
+class QCPAxisRect;
+class QCPBars;
+class QCPGraph;
+class QCPItemRect;
+class QCPTextElement;
+class QMouseEvent;
+
+namespace rs {
+
+class StepsView : public QWidget {
+    Q_OBJECT
+public:
+    // Stack order, bottom to top. Computing includes the overlapped part (msprof-analyze's
+    // definition), so the stack is computing - overlapped, overlapped, communication not
+    // overlapped, free: its top is the step's wall time.
+    enum Series { ComputingOnly, Overlapped, CommNotOverlapped, Free, SeriesCount };
+
+    explicit StepsView(QWidget* parent = nullptr);
+
+    // One report per rank; steps of several ranks are grouped by step number, ranks side by side.
+    void setReports(std::vector<ReportPtr> reports);
+    const std::vector<ReportPtr>& reports() const { return m_reports; }
+
+    QCustomPlot* plot() const { return m_plot; }
+    QCPAxisRect* barsRect() const { return m_barsRect; }
+    QCPAxisRect* linesRect() const { return m_linesRect; }
+    QCPBars* bars(Series s) const { return m_bars[s]; }
+    // Computing / communication lines of the i-th rank that has steps.
+    QCPGraph* computingGraph(int rankIndex) const;
+    QCPGraph* communicationGraph(int rankIndex) const;
+    const plots::StepLayout& layout() const { return m_layout; }
+    // The spread table printed beside the plot.
+    QString spreadText() const;
+
+    // Tooltip text at a position of plot() (empty when nothing is there).
+    QString toolTipAt(const QPoint& pos) const;
+    // Slot index (into layout().cells) under a position of plot(), or -1.
+    int slotAt(const QPoint& pos) const;
+    std::optional<std::pair<int, int>> highlightedStep() const; // rank, step
+
+signals:
+    void stepClicked(int rank, int step);
+
+public slots:
+    // Outlines the bars of that step (no signal); clears the highlight when not found.
+    void highlightStep(int rank, int step);
+
+private:
+    void rebuild();
+    void onMousePress(QMouseEvent* event);
+    void onMouseMove(QMouseEvent* event);
+    void applyHighlight(int slot);
+    void showContextMenu(const QPoint& pos);
+
+    std::vector<ReportPtr> m_reports;
+    plots::StepLayout m_layout;
+    QCustomPlot* m_plot = nullptr;
+    QCPTextElement* m_title = nullptr;
+    QCPTextElement* m_spread = nullptr;
+    QCPAxisRect* m_barsRect = nullptr;
+    QCPAxisRect* m_linesRect = nullptr;
+    QCPBars* m_bars[SeriesCount] = {};
+    std::vector<QCPGraph*> m_computing, m_communication;
+    QCPItemRect* m_bandTop = nullptr;
+    QCPItemRect* m_bandBottom = nullptr;
+    QCPItemRect* m_outline = nullptr;
+    int m_highlight = -1;
+};
+
+} // namespace rs
