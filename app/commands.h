@@ -12,5 +12,6 @@ constexpr int kExitFailOn = 1; // analyze --fail-on met
 constexpr int kExitInput = 2; // input cannot be read or parsed, or bad usage
 
 int info(const QStringList& args);
+int analyze(const QStringList& args);
 
 } // namespace rs::cli

@@ -13,6 +13,8 @@ void printUsage()
 {
     std::cout << "Usage: ringscope [TRACE...]            open the viewer\n"
                  "       ringscope info PATH... [--json]  summarise traces\n"
+                 "       ringscope analyze PATH... [--json] [--size-align N] [--addr-align N]\n"
+                 "                 [--fail-on warning|error]  find communication problems\n"
                  "       ringscope --version\n"
                  "Run a subcommand with --help for its options.\n";
 }
@@ -36,6 +38,13 @@ int main(int argc, char** argv)
         for (int i = 2; i < argc; ++i)
             args << QString::fromLocal8Bit(argv[i]);
         return rs::cli::info(args);
+    }
+    if (sub == "analyze") {
+        QCoreApplication app(argc, argv);
+        QStringList args;
+        for (int i = 2; i < argc; ++i)
+            args << QString::fromLocal8Bit(argv[i]);
+        return rs::cli::analyze(args);
     }
     return rs::runGui(argc, argv);
 }
