@@ -660,9 +660,11 @@ private:
                 c.anomalous =
                     slow && level[k] > 0 && c.extraMemcpyNs > 0 && 2 * c.extraMemcpyNs >= excess;
                 // A rank that waited for a slow peer: long, no extra copy. HCCL says where
-                // the time went (Notify_Wait); Kineto kernels do not, so slow alone counts.
-                c.waiting =
-                    !c.anomalous && slow && level[k] == 0 && (!hccl || 2 * c.waitNs >= excess);
+                // the time went (Notify_Wait); Kineto kernels do not, so slow alone counts,
+                // but only among ops of a known size (else unlike ops share a signature).
+                const bool sized = c.count > 0 || c.bytes > 0;
+                c.waiting = !c.anomalous && slow && level[k] == 0 &&
+                            (hccl ? 2 * c.waitNs >= excess : sized);
             } else {
                 // No peers to compare: judge by the memcpy share of its own duration.
                 c.anomalous = c.dur > 0 && 2 * c.memcpyNs > c.dur;
@@ -749,7 +751,10 @@ private:
                 s += "; mode-" + letter + " ops have no extra Memcpy";
             }
         }
-        if (g.modes[0].withExtraCopy == 0) s += "; no mode-A op has it";
+        int slowerWithExtra = 0;
+        for (std::size_t m = 1; m < g.modes.size(); ++m)
+            slowerWithExtra += g.modes[m].withExtraCopy;
+        if (slowerWithExtra > 0 && g.modes[0].withExtraCopy == 0) s += "; no mode-A op has it";
         return s;
     }
 
@@ -790,8 +795,9 @@ private:
                 hccl ? (" (" + formatDuration(c.waitNs) + " in Notify_Wait)").c_str() : "");
         } else if (c.mode && *c.mode > 0) {
             std::snprintf(buf, sizeof buf,
-                          "Slow: %s took %s, %.1fx its fast mode, not explained by internal "
-                          "memcpy (%s) nor by waiting.",
+                          "Slow: %s took %s, %.1fx the fast mode of its signature, not "
+                          "explained by internal memcpy (%s) nor by waiting (the trace may not "
+                          "give its size).",
                           kind.c_str(), formatDuration(c.dur).c_str(),
                           fast > 0 ? double(c.dur) / fast : 0.0,
                           formatDuration(c.memcpyNs).c_str());
