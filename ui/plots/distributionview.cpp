@@ -169,7 +169,7 @@ DistributionView::DistributionView(QWidget* parent) : QWidget(parent)
         m_points[c] = new QCPGraph(sx, sy);
         m_points[c]->setLineStyle(QCPGraph::lsNone);
         m_points[c]->setScatterStyle(
-            QCPScatterStyle(QCPScatterStyle::ssDisc, fills[c].darker(125), fills[c], 8));
+            QCPScatterStyle(QCPScatterStyle::ssDisc, fills[c].darker(125), fills[c], 9));
         m_points[c]->setSelectable(QCP::stNone);
         m_points[c]->removeFromLegend();
     }
@@ -381,7 +381,8 @@ void DistributionView::rebuild()
     const int n = int(m_pointList.size());
     const int target = std::clamp(2 * int(std::ceil(std::sqrt(double(n)))), 8, 40);
     m_binWidth = niceStep(span > 0 ? span / target : std::max(std::fabs(hi) * 0.02, 0.001));
-    m_binStart = std::floor(lo / m_binWidth) * m_binWidth;
+    // Bins centred on multiples of the width, so a mode at 200 ms sits in the middle of a bar.
+    m_binStart = (std::floor(lo / m_binWidth + 0.5) - 0.5) * m_binWidth;
     const int bins = std::max(1, int(std::floor((hi - m_binStart) / m_binWidth)) + 1);
     std::vector<std::array<int, PointClassCount>> counts(size_t(bins), {0, 0, 0});
     for (const Point& p : m_pointList) {
@@ -453,6 +454,7 @@ void DistributionView::rebuild()
         tick->start->setCoords(mean, k - 0.42);
         tick->end->setCoords(mean, k + 0.42);
         tick->setPen(QPen(colors::modeMark(), 2.5));
+        tick->setLayer(QStringLiteral("grid")); // under the points
         tick->setSelectable(false);
         m_items.push_back(tick);
     }

@@ -84,7 +84,13 @@ StepsView::StepsView(QWidget* parent) : QWidget(parent)
     m_spread = new QCPTextElement(m_plot, QString(), monoFont(9));
     m_spread->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
     m_spread->setMargins(QMargins(12, 6, 8, 6));
-    body->addElement(0, 1, m_spread);
+    // A text element caps its row's height; spacers around it let the charts grow.
+    auto* side = new QCPLayoutGrid;
+    side->addElement(0, 0, new QCPLayoutElement(m_plot));
+    side->addElement(1, 0, m_spread);
+    side->addElement(2, 0, new QCPLayoutElement(m_plot));
+    side->setRowStretchFactors({1, 0.01, 1});
+    body->addElement(0, 1, side);
     body->setColumnStretchFactors({0.74, 0.26});
     charts->addElement(0, 0, m_barsRect);
     m_linesRect = new QCPAxisRect(m_plot);
@@ -100,7 +106,7 @@ StepsView::StepsView(QWidget* parent) : QWidget(parent)
     QCPAxis* lx = m_linesRect->axis(QCPAxis::atBottom);
     QCPAxis* ly = m_linesRect->axis(QCPAxis::atLeft);
     by->setLabel(QStringLiteral("time per step (ms)"));
-    ly->setLabel(QStringLiteral("ms"));
+    ly->setLabel(QStringLiteral("computing vs comm. (ms)"));
     lx->setLabel(QStringLiteral("step"));
     for (QCPAxis* y : {by, ly})
         y->ticker()->setTickCount(6);
@@ -114,7 +120,8 @@ StepsView::StepsView(QWidget* parent) : QWidget(parent)
             qOverload<const QCPRange&>(&QCPAxis::setRange));
 
     const QString names[SeriesCount] = {
-        QStringLiteral("computing alone"), QStringLiteral("overlapped (computing ∥ communication)"),
+        QStringLiteral("computing alone"),
+        QStringLiteral("overlapped (computing during communication)"),
         QStringLiteral("communication not overlapped"), QStringLiteral("free")};
     const QColor fills[SeriesCount] = {colors::computing(), colors::overlapped(),
                                        colors::commNotOverlapped(), colors::free()};
