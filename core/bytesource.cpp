@@ -55,9 +55,21 @@ std::unique_ptr<ByteSource> ByteSource::open(const std::string& path, std::strin
 std::unique_ptr<ByteSource> ByteSource::fromMemory(const char* data, std::size_t size)
 {
     std::unique_ptr<ByteSource> s(new ByteSource);
-    s->m_memory = data;
+    s->m_memory = data ? data : ""; // null + 0 bytes is an empty input, not "read from fd"
     s->m_fileSize = size;
     return s;
+}
+
+std::uint64_t ByteSource::fileBytesConsumed() const
+{
+    if (!m_gzip)
+        return offset();
+    const std::uint64_t fed = m_fileRead - (m_rawLen - m_rawPos); // handed to inflate
+    const std::uint64_t produced = m_base + static_cast<std::uint64_t>(m_end - m_buf);
+    if (produced == 0)
+        return 0;
+    return static_cast<std::uint64_t>(static_cast<double>(fed) * static_cast<double>(offset()) /
+                                      static_cast<double>(produced));
 }
 
 void ByteSource::fail(std::string message)
@@ -74,7 +86,8 @@ bool ByteSource::readRaw()
         const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, kChunk));
         if (m_raw.size() < n)
             m_raw.resize(n);
-        std::memcpy(m_raw.data(), m_memory + m_fileRead, n);
+        if (n > 0) // an empty input has no buffer: memcpy from/to null is UB even for 0 bytes
+            std::memcpy(m_raw.data(), m_memory + m_fileRead, n);
         m_rawPos = 0;
         m_rawLen = n;
         m_fileRead += n;

@@ -26,6 +26,9 @@ public:
     bool gzip() const { return m_gzip; }
     std::uint64_t fileSize() const { return m_fileSize; }
     std::uint64_t fileBytesRead() const { return m_fileRead; }
+    // File bytes behind what the parser consumed so far (read-ahead excluded; for gzip scaled
+    // by the share of the inflated output consumed): the share of the file really parsed.
+    std::uint64_t fileBytesConsumed() const;
     std::uint64_t offset() const { return m_base + static_cast<std::uint64_t>(m_pos - m_buf); }
     bool exhausted() const { return m_pos == m_end && m_eof; }
     const std::string& error() const { return m_error; }

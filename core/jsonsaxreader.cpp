@@ -34,12 +34,13 @@ JsonSaxReader::Result JsonSaxReader::read()
         // The document ended early: every complete event is kept.
         r.truncated = true;
         r.error = m_error;
-    } else if (m_errorAtEnd && m_errorOffset <= 1 && m_count == 0 && m_modes.empty()) {
+    } else if (m_errorAtEnd && m_emptyInput) {
         r.ok = false;
         r.error = "the file is empty";
     } else {
         r.ok = false;
-        r.error = m_error;
+        // A broken gzip stream inflates to garbage first: name the cause, not the symptom.
+        r.error = m_src.error().empty() ? m_error : m_src.error() + " (then " + m_error + ")";
     }
     if (!m_src.error().empty() && r.ok)
         m_builder.addWarning(m_src.error());
@@ -50,7 +51,11 @@ bool JsonSaxReader::eventDone()
 {
     m_builder.addEvent(m_ev);
     ++m_count;
-    if ((m_count & 4095) == 0 && m_tick && !m_tick()) {
+    // Every 4096 events, or 8 MiB of text: a few huge events must not slip past the budget.
+    if (((m_count & 4095) == 0 || m_src.offset() - m_tickOffset > (8u << 20)) && m_tick) {
+        m_tickOffset = m_src.offset();
+        if (m_tick())
+            return true;
         m_stop = true;
         return false;
     }
@@ -352,11 +357,25 @@ bool JsonSaxReader::end_array()
     return close();
 }
 
-bool JsonSaxReader::parse_error(std::size_t position, const std::string&,
+bool JsonSaxReader::parse_error(std::size_t position, const std::string& lastToken,
                                 const nlohmann::detail::exception& ex)
 {
     if (!m_error.empty())
         return false; // our own error (depth) already set
+    // Nothing but whitespace before the end: an empty file, not "malformed at byte 5".
+    // (nlohmann writes control characters of the token as "<U+000A>".)
+    // Linear: after a whitespace bomb the token holds up to the budget of blanks.
+    bool blanks = true;
+    for (std::size_t i = 0; blanks && i < lastToken.size();) {
+        if (lastToken[i] == ' ')
+            ++i;
+        else if (lastToken.compare(i, 6, "<U+000") == 0 && i + 8 <= lastToken.size() &&
+                 (lastToken[i + 6] == '9' || lastToken[i + 6] == 'A' || lastToken[i + 6] == 'D'))
+            i += 8;
+        else
+            blanks = false;
+    }
+    m_emptyInput = m_modes.empty() && m_count == 0 && blanks;
     std::string what = ex.what();
     if (auto p = what.find("] "); what.rfind("[json.exception", 0) == 0 && p != std::string::npos)
         what = what.substr(p + 2);

@@ -72,6 +72,8 @@ private:
     std::string m_error;
     std::uint64_t m_errorOffset = 0;
     bool m_errorAtEnd = false;
+    bool m_emptyInput = false; // the parse error came before any token
+    std::uint64_t m_tickOffset = 0; // text offset at the last tick
 };
 
 } // namespace rs

@@ -16,10 +16,15 @@ namespace rs {
 
 namespace {
 
+// MiB below 1 GiB: a small budget (tests, --max-memory 64) must not read "0.06 GiB".
 std::string gib(std::uint64_t bytes)
 {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+    const double mib = static_cast<double>(bytes) / (1024.0 * 1024);
+    if (mib < 1024)
+        std::snprintf(buf, sizeof buf, "%.1f MiB", mib);
+    else
+        std::snprintf(buf, sizeof buf, "%.2f GiB", mib / 1024);
     return buf;
 }
 
@@ -38,16 +43,19 @@ LoadResult run(ByteSource& src, const std::string& name, std::optional<int> rank
         src.setProgress(&progress->done);
         src.setCancelFlag(&progress->cancel);
     }
-    // A gzip bomb expands without bound: stop inflating past the memory budget.
+    // A gzip bomb expands without bound, and text the projection cannot see (a run of
+    // blanks, one giant string) is held whole by the JSON lexer: cap the text at the budget.
     src.setUncompressedLimit(budget);
     std::string budgetError;
     JsonSaxReader reader(src, builder);
     reader.setTick([&]() {
         if (progress && progress->cancel.load(std::memory_order_relaxed))
             return false;
-        // Project the model's final size from the share of the file read so far.
-        const std::uint64_t read = src.fileBytesRead();
-        if (read < (1u << 20))
+        // Project the model's final size from the share of the file parsed so far (not read:
+        // the read-ahead chunk would make the share look 10x larger on a small prefix).
+        // Wait for 1 MiB of text first: a compressed prefix that small is too noisy.
+        const std::uint64_t read = src.fileBytesConsumed();
+        if (src.offset() < (1u << 20) || read == 0)
             return true;
         const double share = static_cast<double>(read) / static_cast<double>(src.fileSize());
         const auto projected = static_cast<std::uint64_t>(
@@ -69,8 +77,10 @@ LoadResult run(ByteSource& src, const std::string& name, std::optional<int> rank
             return result;
         }
         if (src.overLimit())
-            budgetError = "the data expands past the memory budget of " + gib(budget) +
-                          " (gzip bomb?); raise it with --max-memory";
+            budgetError = std::string(src.gzip() ? "the data expands past the memory budget of "
+                                                 : "the input is larger than the memory budget of ") +
+                          gib(budget) + (src.gzip() ? " (gzip bomb?)" : "") +
+                          "; raise it with --max-memory";
         result.error = budgetError.empty() ? std::string("loading stopped") : budgetError;
         return result;
     }
