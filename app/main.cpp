@@ -1,6 +1,7 @@
 #include "app/commands.h"
 #include "ui/gui.h"
 
+#include <QApplication>
 #include <QCoreApplication>
 #include <QStringList>
 
@@ -15,6 +16,9 @@ void printUsage()
                  "       ringscope info PATH... [--json]  summarise traces\n"
                  "       ringscope analyze PATH... [--json] [--size-align N] [--addr-align N]\n"
                  "                 [--fail-on warning|error]  find communication problems\n"
+                 "       ringscope export PATH --out FILE.png|svg|pdf [--range A:B]\n"
+                 "                 [--finding N] [--step N] [--annotate-findings] [--composite]\n"
+                 "                 render the annotated timeline or the report, headless\n"
                  "       ringscope --version\n"
                  "Run a subcommand with --help for its options.\n";
 }
@@ -45,6 +49,17 @@ int main(int argc, char** argv)
         for (int i = 2; i < argc; ++i)
             args << QString::fromLocal8Bit(argv[i]);
         return rs::cli::analyze(args);
+    }
+    if (sub == "export") {
+        if (qEnvironmentVariableIsEmpty("DISPLAY") &&
+            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+            qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        QApplication app(argc, argv);
+        QStringList args;
+        for (int i = 2; i < argc; ++i)
+            args << QString::fromLocal8Bit(argv[i]);
+        return rs::cli::exportImage(args);
     }
     return rs::runGui(argc, argv);
 }

@@ -1,0 +1,226 @@
+// `ringscope export`: the annotated timeline picture (or the composite report, or a plot)
+// rendered with no display, for reports and CI.
+
+#include "app/commands.h"
+
+#include "core/analysis/analyzer.h"
+#include "core/annotations/annotationstore.h"
+#include "core/annotations/findingannotations.h"
+#include "core/traceloader.h"
+#include "ui/export/exportcomposer.h"
+#include "ui/plots/plotexport.h"
+
+#include <QCommandLineParser>
+#include <QRegularExpression>
+
+#include <cmath>
+#include <iostream>
+#include <optional>
+
+namespace rs::cli {
+
+namespace {
+
+int usageError(const QString& why)
+{
+    std::cerr << "ringscope export: " << why.toStdString() << "\n";
+    return kExitInput;
+}
+
+// "1500000", "1.5ms", "200us", "0.4s", "12ns" -> ns.
+std::optional<TimeNs> parseTime(const QString& text)
+{
+    static const QRegularExpression re(
+        QStringLiteral(R"(^\s*(-?[0-9]+(?:\.[0-9]+)?)\s*(ns|us|µs|ms|s)?\s*$)"));
+    const auto m = re.match(text);
+    if (!m.hasMatch()) return std::nullopt;
+    const QString unit = m.captured(2);
+    double scale = 1;
+    if (unit == "us" || unit == QStringLiteral("µs"))
+        scale = 1e3;
+    else if (unit == "ms")
+        scale = 1e6;
+    else if (unit == "s")
+        scale = 1e9;
+    if (unit.isEmpty() || unit == "ns") {
+        bool ok = false;
+        const qlonglong v = m.captured(1).toLongLong(&ok);
+        if (ok) return v;
+    }
+    const double v = m.captured(1).toDouble() * scale;
+    if (!std::isfinite(v) || std::abs(v) > 9.2e18) return std::nullopt;
+    return static_cast<TimeNs>(std::llround(v));
+}
+
+// A span around [a, b] with some context on both sides, so the flagged op is not at the edge.
+std::pair<TimeNs, TimeNs> padded(TimeNs a, TimeNs b, const Trace& t)
+{
+    const TimeNs pad = std::max<TimeNs>((b - a) / 2, 1000);
+    return {std::max(t.startNs(), a - pad), std::min(std::max(t.endNs(), b), b + pad)};
+}
+
+} // namespace
+
+int exportImage(const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "Render the timeline of a range with its annotations, a title block (trace, rank, "
+        "range, top findings) and a legend of the markers, as PNG, SVG or PDF, with no "
+        "display. Or the composite report (--composite), or a plot (--view).");
+    parser.addHelpOption();
+    parser.addPositionalArgument("PATH",
+                                 "Trace file (.json, .json.gz) or torch_npu folder. "
+                                 "--view takes one per rank.",
+                                 "PATH...");
+    parser.addOption({"out", "Output file: .png, .svg or .pdf.", "FILE"});
+    parser.addOption({"range",
+                      "Time range START:END from the trace start, in ns or with a unit "
+                      "(1.2s:1.6s, 1200ms:1600ms). Absolute trace times are accepted too.",
+                      "START:END"});
+    parser.addOption({"finding", "Zoom on finding N (1 = the most severe).", "N"});
+    parser.addOption({"step", "Show ProfilerStep#N.", "N"});
+    parser.addOption({"width", "Width in pixels (default 1600).", "PX"});
+    parser.addOption({"height", "Height in pixels (default: what the tracks need).", "PX"});
+    parser.addOption({"scale", "PNG pixels per pixel: 1 or 2 (HiDPI, slides).", "X"});
+    parser.addOption({"annotate-findings",
+                      "Label the anomalous collectives, their extra Memcpy and the source "
+                      "frame."});
+    parser.addOption({"composite", "The report: timeline + step plot + call stack of the "
+                                   "finding or --event."});
+    parser.addOption({"view", "A plot instead of the timeline: steps or distribution.", "VIEW"});
+    parser.addOption({"title", "Title of the picture (default: the trace file name).", "TEXT"});
+    parser.addOption({"no-sidecar", "Ignore the annotations saved next to the trace."});
+    parser.addOption({"max-memory", "Memory budget for loading, in MiB.", "MiB"});
+    if (!parser.parse(QStringList{"ringscope export"} + args))
+        return usageError(parser.errorText());
+    if (parser.isSet("help")) {
+        std::cout << parser.helpText().toStdString();
+        return kExitOk;
+    }
+    const QStringList paths = parser.positionalArguments();
+    if (paths.isEmpty()) return usageError("give a trace path");
+    const QString out = parser.value("out");
+    if (out.isEmpty()) return usageError("give --out FILE.png|svg|pdf");
+    if (!exportFormatFor(out))
+        return usageError(QString("unknown image format for %1: use .png, .svg or .pdf").arg(out));
+    const int selectors =
+        int(parser.isSet("range")) + int(parser.isSet("finding")) + int(parser.isSet("step"));
+    if (selectors > 1) return usageError("give at most one of --range, --finding, --step");
+    auto intOption = [&](const char* name, int lo, int hi, int* value) {
+        if (!parser.isSet(name)) return true;
+        bool ok = false;
+        *value = parser.value(name).toInt(&ok);
+        return ok && *value >= lo && *value <= hi;
+    };
+    int width = 1600, height = 0, scale = 1, findingNo = 0, stepNo = 0;
+    if (!intOption("width", 50, 20000, &width) || !intOption("height", 50, 20000, &height))
+        return usageError("--width and --height take 50..20000 pixels");
+    if (!intOption("scale", 1, 4, &scale)) return usageError("--scale takes 1, 2, 3 or 4");
+    if (!intOption("finding", 1, 1 << 30, &findingNo))
+        return usageError("--finding takes a number from 1");
+    if (!intOption("step", 0, 1 << 30, &stepNo)) return usageError("--step takes a step number");
+    const bool isView = parser.isSet("view");
+    if (!isView && paths.size() > 1)
+        return usageError("the timeline export takes one trace (several only with --view)");
+    if (isView && selectors > 0)
+        return usageError("--view draws every step: --range, --finding and --step do not apply");
+
+    LoadOptions loadOptions;
+    if (parser.isSet("max-memory"))
+        loadOptions.maxMemoryBytes = parser.value("max-memory").toULongLong() << 20;
+    std::vector<ReportPtr> reports;
+    for (const QString& p : paths) {
+        LoadResult r = loadTrace(p.toStdString(), loadOptions);
+        if (!r.ok && !(r.trace && r.trace->stats().truncated))
+            return usageError(QString::fromStdString(r.error));
+        if (!r.ok)
+            std::cerr << "ringscope export: warning: " << r.error << " (using what was read)\n";
+        reports.push_back(analyze(r.trace));
+    }
+
+    if (isView) {
+        QString error;
+        const QSize size(width, height > 0 ? height : width * 9 / 16);
+        if (!exportPlot(reports, parser.value("view"), out, size, &error)) return usageError(error);
+        std::cout << out.toStdString() << "\n";
+        return kExitOk;
+    }
+
+    const ReportPtr report = reports.front();
+    const TracePtr trace = report->trace;
+    AnnotationStore store;
+    if (parser.isSet("no-sidecar")) {
+        store.setTrace(trace);
+    } else {
+        const SidecarLoadResult s = store.open(trace);
+        if (!s.message.isEmpty())
+            std::cerr << "ringscope export: warning: " << s.message.toStdString() << "\n";
+    }
+    const bool annotate = parser.isSet("annotate-findings");
+    if (annotate) store.setAutomatic(findingAnnotations(*report));
+    // The sidecar's toggle is for the viewer; on the command line the flag decides.
+    store.blockSignals(true);
+    store.setShowAutomatic(annotate);
+    store.blockSignals(false);
+
+    ExportOptions options;
+    options.width = width;
+    options.height = height;
+    options.scale = scale;
+    options.title = parser.value("title");
+    if (parser.isSet("range")) {
+        const QStringList parts = parser.value("range").split(':');
+        const auto a = parts.size() == 2 ? parseTime(parts[0]) : std::nullopt;
+        const auto b = parts.size() == 2 ? parseTime(parts[1]) : std::nullopt;
+        if (!a || !b || *b <= *a)
+            return usageError("--range takes START:END with START < END, e.g. 1.2s:1.6s");
+        // Absolute trace times are far above the trace's length; relative ones are not.
+        const TimeNs length = trace->endNs() - trace->startNs();
+        const bool absolute = *a >= trace->startNs() && trace->startNs() > length;
+        options.t0 = absolute ? *a : trace->startNs() + *a;
+        options.t1 = absolute ? *b : trace->startNs() + *b;
+    } else if (findingNo > 0) {
+        if (static_cast<std::size_t>(findingNo) > report->findings.size())
+            return usageError(QString("--finding %1: the trace has %2 finding(s)")
+                                  .arg(findingNo)
+                                  .arg(report->findings.size()));
+        const Finding& f = report->findings[static_cast<std::size_t>(findingNo - 1)];
+        std::tie(options.t0, options.t1) = padded(f.start, std::max(f.end, f.start + 1), *trace);
+        if (!f.events.empty()) options.focus = f.events.front();
+    } else if (parser.isSet("step")) {
+        const StepStats* step = nullptr;
+        for (const StepStats& s : report->steps)
+            if (s.step == stepNo) step = &s;
+        if (!step) {
+            QStringList have;
+            for (const StepStats& s : report->steps)
+                have << QString::number(s.step);
+            return usageError(QString("--step %1: no such ProfilerStep (steps: %2)")
+                                  .arg(stepNo)
+                                  .arg(have.isEmpty() ? QString("none") : have.join(", ")));
+        }
+        const TimeNs a = std::min(step->start, step->busyStart ? step->busyStart : step->start);
+        const TimeNs b = std::max(step->end, step->busyEnd);
+        const TimeNs pad = (b - a) / 50;
+        options.t0 = a - pad;
+        options.t1 = b + pad;
+        // The step's anomalous collective, if any, is what the picture is about.
+        for (const Collective& c : report->collectives)
+            if (c.anomalous && c.start >= a && c.start < b) {
+                options.focus = c.event;
+                break;
+            }
+    }
+
+    ExportComposer composer(trace, report, &store);
+    composer.setOptions(options);
+    QString error;
+    const bool ok = parser.isSet("composite") ? composer.writeComposite(out, &error)
+                                              : composer.writeTimeline(out, &error);
+    if (!ok) return usageError(error);
+    std::cout << out.toStdString() << "\n";
+    return kExitOk;
+}
+
+} // namespace rs::cli

@@ -1,0 +1,275 @@
+#include "ui/annotations/annotationpainter.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QPainterPath>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rs {
+
+namespace {
+
+constexpr double kPad = 4;
+constexpr double kGap = 6; // between a label and what it points at
+
+struct Placer {
+    QRectF bounds;
+    std::vector<QRectF> taken;
+
+    bool fits(const QRectF& r) const
+    {
+        if (!bounds.contains(r)) return false;
+        return std::none_of(taken.begin(), taken.end(), [&](const QRectF& t) {
+            return t.adjusted(-2, -2, 2, 2).intersects(r);
+        });
+    }
+    QRectF clamp(QRectF r) const
+    {
+        if (r.right() > bounds.right()) r.moveRight(bounds.right());
+        if (r.left() < bounds.left()) r.moveLeft(bounds.left());
+        if (r.bottom() > bounds.bottom()) r.moveBottom(bounds.bottom());
+        if (r.top() < bounds.top()) r.moveTop(bounds.top());
+        return r;
+    }
+    // First free spot among the candidates, then scanning down and up from the first; the
+    // first candidate (clamped) when the plot is full.
+    QRectF place(const std::vector<QRectF>& candidates)
+    {
+        for (const QRectF& c : candidates)
+            if (QRectF r = clamp(c); fits(r)) return take(r);
+        const QRectF base = clamp(candidates.front());
+        for (int i = 1; i < 40; ++i) {
+            for (int sign : {1, -1}) {
+                QRectF r = base.translated(0, sign * i * (base.height() / 2 + 2));
+                if (fits(r)) return take(r);
+            }
+        }
+        return take(base);
+    }
+    QRectF take(const QRectF& r)
+    {
+        taken.push_back(r);
+        return r;
+    }
+};
+
+QString labelText(const Annotation& a)
+{
+    return QString::fromStdString(a.text).trimmed();
+}
+
+QSizeF labelSize(const QFontMetricsF& fm, const QString& text, double maxWidth)
+{
+    const QRectF r = fm.boundingRect(QRectF(0, 0, maxWidth, 1e6), Qt::TextWordWrap, text);
+    return QSizeF(std::ceil(r.width()) + 2 * kPad + 3, std::ceil(r.height()) + 2 * kPad);
+}
+
+void drawLabel(QPainter& p, const QRectF& box, const QString& text, const QColor& colour,
+               const TimelineStyle& style, bool selected, bool automatic)
+{
+    QColor bg = style.dark ? QColor(32, 34, 40, 235) : QColor(255, 255, 250, 240);
+    p.setPen(QPen(colour, selected ? 2.5 : 1.2, automatic ? Qt::DashLine : Qt::SolidLine));
+    p.setBrush(bg);
+    p.drawRoundedRect(box, 3, 3);
+    // A colour bar on the left ties the box to its marker when the leader is short.
+    p.fillRect(QRectF(box.left() + 1, box.top() + 1, 3, box.height() - 2), colour);
+    p.setPen(style.text);
+    p.drawText(box.adjusted(kPad + 3, kPad, -kPad, -kPad), Qt::TextWordWrap, text);
+}
+
+void drawLeader(QPainter& p, const QRectF& box, QPointF target, const QColor& colour)
+{
+    const QPointF from(std::clamp(target.x(), box.left() + 4, box.right() - 4),
+                       target.y() < box.top() ? box.top() : box.bottom());
+    if (box.contains(target)) return;
+    p.setPen(QPen(colour, 1.2));
+    p.drawLine(from, target);
+    p.setBrush(colour);
+    p.setPen(Qt::NoPen);
+    p.drawEllipse(target, 2.5, 2.5);
+}
+
+void drawArrowHead(QPainter& p, QPointF tip, QPointF from, const QColor& colour)
+{
+    const double angle = std::atan2(tip.y() - from.y(), tip.x() - from.x());
+    const double len = 9, spread = 0.42;
+    QPolygonF head;
+    head << tip << tip - QPointF(len * std::cos(angle - spread), len * std::sin(angle - spread))
+         << tip - QPointF(len * std::cos(angle + spread), len * std::sin(angle + spread));
+    p.setPen(Qt::NoPen);
+    p.setBrush(colour);
+    p.drawPolygon(head);
+}
+
+// An event's rectangle on screen; a thin box at the top of the plot when its track is hidden.
+QRectF eventBox(const TimelineGeometry& g, EventId e, TimeNs start, TimeNs end)
+{
+    QRectF r = e != kNone ? g.eventRect(e) : QRectF();
+    if (r.isEmpty()) {
+        const QRectF plot = g.plotRect();
+        const double x0 = g.xOf(start), x1 = g.xOf(end);
+        r = QRectF(x0, plot.top() + 2, std::max(1.0, x1 - x0), 4);
+    }
+    if (r.width() < 2) r = QRectF(r.center().x() - 1, r.top(), 2, r.height());
+    return r;
+}
+
+} // namespace
+
+QColor annotationColor(const Annotation& a)
+{
+    if (!a.color.empty()) {
+        QColor c(QString::fromStdString(a.color));
+        if (c.isValid()) return c;
+    }
+    switch (a.kind) {
+    case AnnotationKind::Note:
+        return QColor(0x0b, 0x7a, 0x75); // teal: apart from the blue collectives and red flags
+    case AnnotationKind::Range:
+        return QColor(0x8a, 0x6d, 0x00);
+    case AnnotationKind::Arrow:
+        return QColor(0x7b, 0x3f, 0xb5);
+    }
+    return Qt::darkCyan;
+}
+
+std::vector<PaintedAnnotation> paintAnnotations(QPainter& p, const TimelineGeometry& g,
+                                                const AnnotationStore& store,
+                                                const TimelineStyle& style,
+                                                const AnnotationPaintOptions& options)
+{
+    std::vector<PaintedAnnotation> out;
+    if (!g.valid() || !store.trace()) return out;
+    const QRectF plot = g.plotRect();
+    p.save();
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setRenderHint(QPainter::TextAntialiasing, true);
+    QFont font = p.font();
+    font.setPointSizeF(options.fontPointSize);
+    p.setFont(font);
+    const QFontMetricsF fm(font, p.device());
+    Placer placer{plot.adjusted(2, 2, -2, -2), {}};
+
+    const auto items = store.visible();
+    auto inRange = [&](const AnnotationAnchor& a) { return a.end >= g.t0 && a.start <= g.t1; };
+
+    // Ranges first (bands under everything), then arrows, then notes on top.
+    for (int pass = 0; pass < 3; ++pass) {
+        for (const Annotation* a : items) {
+            const AnnotationKind want = pass == 0   ? AnnotationKind::Range
+                                        : pass == 1 ? AnnotationKind::Arrow
+                                                    : AnnotationKind::Note;
+            if (a->kind != want) continue;
+            const AnnotationAnchor anchor = store.anchor(a->id);
+            if (!inRange(anchor)) continue;
+            const QColor colour = annotationColor(*a);
+            const bool selected = options.selected == a->id;
+            const QString text = labelText(*a);
+            const QSizeF size =
+                text.isEmpty() ? QSizeF() : labelSize(fm, text, options.maxLabelWidth);
+            PaintedAnnotation painted;
+            painted.id = a->id;
+
+            p.save();
+            p.setClipRect(plot);
+            if (a->kind == AnnotationKind::Range) {
+                const double x0 = std::max(plot.left(), g.xOf(anchor.start));
+                const double x1 = std::min(plot.right(), std::max(x0 + 1, g.xOf(anchor.end)));
+                const QRectF band(x0, plot.top(), x1 - x0, plot.height());
+                QColor fill = colour;
+                fill.setAlpha(selected ? 60 : 36);
+                p.fillRect(band, fill);
+                p.setPen(QPen(colour, 1.2, Qt::DashLine));
+                p.drawLine(QPointF(x0, plot.top()), QPointF(x0, plot.bottom()));
+                p.drawLine(QPointF(x1, plot.top()), QPointF(x1, plot.bottom()));
+                painted.anchor = band;
+                p.restore();
+                if (!text.isEmpty()) {
+                    const QRectF box =
+                        placer.place({QRectF(QPointF(x0 + 3, plot.top() + 3), size),
+                                      QRectF(QPointF(x1 + 3, plot.top() + 3), size)});
+                    drawLabel(p, box, text, colour, style, selected, a->automatic);
+                    painted.label = box;
+                }
+            } else if (a->kind == AnnotationKind::Arrow) {
+                const QRectF r1 =
+                    eventBox(g, anchor.event, a->event.startNs, a->event.startNs + a->event.durNs);
+                const QRectF r2 = eventBox(g, anchor.target, a->target.startNs,
+                                           a->target.startNs + a->target.durNs);
+                const QPointF from(r1.center().x(),
+                                   r1.bottom() < r2.top() ? r1.bottom() : r1.top());
+                const QPointF to(std::clamp(from.x(), r2.left(), r2.right()),
+                                 r1.bottom() < r2.top() ? r2.top() : r2.bottom());
+                // A gentle curve so arrows between rows do not hide the slices they cross.
+                const QPointF mid =
+                    (from + to) / 2 + QPointF(std::abs(to.y() - from.y()) * 0.25 + 20, 0);
+                QPainterPath path(from);
+                path.quadTo(mid, to);
+                p.setPen(QPen(colour, selected ? 2.5 : 1.8,
+                              anchor.resolved ? Qt::SolidLine : Qt::DotLine));
+                p.setBrush(Qt::NoBrush);
+                p.drawPath(path);
+                drawArrowHead(p, to, path.pointAtPercent(0.92), colour);
+                p.setBrush(colour);
+                p.setPen(Qt::NoPen);
+                p.drawEllipse(from, 3, 3);
+                painted.anchor = QRectF(from, to).normalized().intersected(plot);
+                p.restore();
+                if (!text.isEmpty()) {
+                    const QPointF c = path.pointAtPercent(0.5);
+                    const QRectF box = placer.place(
+                        {QRectF(c + QPointF(6, -size.height() / 2), size),
+                         QRectF(c - QPointF(size.width() + 6, size.height() / 2), size)});
+                    drawLabel(p, box, text, colour, style, selected, a->automatic);
+                    painted.label = box;
+                }
+            } else if (a->onEvent()) {
+                const QRectF r = eventBox(g, anchor.event, anchor.start, anchor.end);
+                const QRectF vis = r.intersected(plot);
+                p.setPen(QPen(colour, selected ? 2.5 : 1.5,
+                              anchor.resolved ? Qt::SolidLine : Qt::DotLine));
+                p.setBrush(Qt::NoBrush);
+                if (!vis.isEmpty()) p.drawRect(vis.adjusted(-2, -2, 2, 2));
+                painted.anchor = vis;
+                p.restore();
+                if (!text.isEmpty()) {
+                    const double ax = std::clamp(vis.isEmpty() ? r.center().x() : vis.center().x(),
+                                                 plot.left(), plot.right());
+                    const double left = ax - 12;
+                    const QRectF box = placer.place(
+                        {QRectF(QPointF(left, r.top() - kGap - 10 - size.height()), size),
+                         QRectF(QPointF(left, r.bottom() + kGap + 10), size),
+                         QRectF(
+                             QPointF(left - size.width() + 24, r.top() - kGap - 10 - size.height()),
+                             size)});
+                    const QPointF tip = box.bottom() <= r.top() ? QPointF(ax, r.top() - 2)
+                                                                : QPointF(ax, r.bottom() + 2);
+                    drawLeader(p, box, tip, colour);
+                    drawLabel(p, box, text, colour, style, selected, a->automatic);
+                    painted.label = box;
+                }
+            } else {
+                // A note on a time point: a flag pole across the plot.
+                const double x = g.xOf(anchor.start);
+                p.setPen(QPen(colour, selected ? 2.5 : 1.5, Qt::DashLine));
+                p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+                painted.anchor = QRectF(x - 2, plot.top(), 4, plot.height());
+                p.restore();
+                if (!text.isEmpty()) {
+                    const QRectF box =
+                        placer.place({QRectF(QPointF(x + 2, plot.top() + 3), size),
+                                      QRectF(QPointF(x - 2 - size.width(), plot.top() + 3), size)});
+                    drawLabel(p, box, text, colour, style, selected, a->automatic);
+                    painted.label = box;
+                }
+            }
+            out.push_back(painted);
+        }
+    }
+    p.restore();
+    return out;
+}
+
+} // namespace rs

@@ -1,0 +1,41 @@
+#pragma once
+
+// Draws annotations over a timeline frame (the TimelineRenderer overlay): on screen and in
+// exported images alike, so what the user sees is what they send.
+
+#include "core/annotations/annotationstore.h"
+#include "ui/timeline/timelinerenderer.h"
+
+#include <QColor>
+#include <QRectF>
+
+#include <vector>
+
+class QPainter;
+
+namespace rs {
+
+// Where one annotation ended up; for hit-testing in the view and for tests of exports.
+struct PaintedAnnotation {
+    std::uint64_t id = 0;
+    QRectF label;  // the text box (empty when the annotation has no text or is off screen)
+    QRectF anchor; // the event / range / point it refers to, clipped to the plot
+};
+
+struct AnnotationPaintOptions {
+    std::uint64_t selected = 0; // drawn emphasised
+    double maxLabelWidth = 300;
+    double fontPointSize = 8.5;
+};
+
+// Default colour of a kind when the annotation has none.
+QColor annotationColor(const Annotation& a);
+
+// Paints the store's visible annotations that intersect the geometry's range; labels are
+// kept inside the plot and moved apart so they do not overlap each other.
+std::vector<PaintedAnnotation> paintAnnotations(QPainter& p, const TimelineGeometry& g,
+                                                const AnnotationStore& store,
+                                                const TimelineStyle& style,
+                                                const AnnotationPaintOptions& options = {});
+
+} // namespace rs

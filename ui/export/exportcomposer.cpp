@@ -1,0 +1,647 @@
+#include "ui/export/exportcomposer.h"
+
+#include "core/analysis/analyzer.h"
+#include "ui/plots/stepsview.h"
+
+#include <QApplication>
+#include <QDateTime>
+#include <QFileInfo>
+#include <QFontMetricsF>
+#include <QImage>
+#include <QPageSize>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QPicture>
+#include <QSvgGenerator>
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rs {
+
+namespace {
+
+constexpr double kMargin = 14;
+constexpr double kFooter = 18;
+constexpr double kLegendWidth = 500;
+
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+QColor severityColor(Severity s)
+{
+    switch (s) {
+    case Severity::Error:
+        return QColor(0xc0, 0x10, 0x20);
+    case Severity::Warning:
+        return QColor(0xc2, 0x6a, 0x00);
+    case Severity::Info:
+        break;
+    }
+    return QColor(0x30, 0x60, 0xa0);
+}
+
+QFont sized(QFont f, double points, bool bold = false)
+{
+    f.setPointSizeF(points);
+    f.setBold(bold);
+    return f;
+}
+
+struct LegendEntry {
+    enum Swatch {
+        Collective,
+        WithCopy,
+        Anomalous,
+        InternalCopy,
+        ExtraCopy,
+        Unaligned,
+        Waiting,
+        Selection,
+        Note,
+        TimeNote,
+        Range,
+        Arrow
+    };
+    Swatch swatch;
+    QString text;
+};
+
+} // namespace
+
+std::optional<ExportFormat> exportFormatFor(const QString& file)
+{
+    const QString suffix = QFileInfo(file).suffix().toLower();
+    if (suffix == "png") return ExportFormat::Png;
+    if (suffix == "svg") return ExportFormat::Svg;
+    if (suffix == "pdf") return ExportFormat::Pdf;
+    return std::nullopt;
+}
+
+ExportComposer::ExportComposer(TracePtr trace, ReportPtr report, const AnnotationStore* annotations)
+    : m_trace(std::move(trace)), m_report(std::move(report)), m_annotations(annotations)
+{
+    m_renderer.setTrace(m_trace);
+    m_renderer.setReport(m_report);
+    m_renderer.setStyle(TimelineStyle::light()); // reports are read on paper and in tickets
+}
+
+void ExportComposer::copyViewState(const TimelineRenderer& view)
+{
+    if (!m_trace) return;
+    for (ProcessId p = 0; p < m_trace->processes().size(); ++p)
+        m_renderer.setCollapsed(p, view.isCollapsed(p));
+    m_renderer.setSelectedEvent(view.selectedEvent());
+    m_renderer.setRangeSelection(view.rangeBegin(), view.rangeEnd());
+    m_renderer.setLabelWidth(view.labelWidth());
+    m_renderer.setShowFlows(view.showFlows());
+    m_renderer.setFlaggedOnly(view.flaggedOnly());
+}
+
+TimeNs ExportComposer::rangeStart() const
+{
+    if (m_options.t1 > m_options.t0) return m_options.t0;
+    return m_trace ? m_trace->startNs() : 0;
+}
+
+TimeNs ExportComposer::rangeEnd() const
+{
+    if (m_options.t1 > m_options.t0) return m_options.t1;
+    return m_trace ? std::max(m_trace->endNs(), m_trace->startNs() + 1) : 1;
+}
+
+std::vector<const Finding*> ExportComposer::findingsInRange() const
+{
+    std::vector<const Finding*> out;
+    if (!m_report) return out;
+    for (const Finding& f : m_report->findings)
+        if (f.end >= rangeStart() && f.start <= rangeEnd()) out.push_back(&f);
+    return out;
+}
+
+double ExportComposer::titleBlockHeight(double width) const
+{
+    if (!m_options.titleBlock) return 0;
+    Q_UNUSED(width);
+    const int findings =
+        std::min<int>(m_options.topFindings, static_cast<int>(findingsInRange().size()));
+    const double text = 12 + 24 + 20 + (findings > 0 ? 8 + findings * 18.0 : 18);
+    const double legend = m_options.legend ? 12 + 6 * 19.0 : 0;
+    return std::ceil(std::max(text, legend)) + 8;
+}
+
+QSizeF ExportComposer::timelineSize() const
+{
+    const double w = std::max(400, m_options.width);
+    if (m_options.height > 0) return QSizeF(w, std::max(200, m_options.height));
+    const double h = titleBlockHeight(w) + TimelineGeometry::kRulerHeight +
+                     m_renderer.contentHeight() + kFooter + 4;
+    return QSizeF(w, std::clamp(h, 300.0, double(std::max(300, m_options.maxAutoHeight))));
+}
+
+QSizeF ExportComposer::compositeSize() const
+{
+    const double w = std::max(800, m_options.width);
+    if (m_options.height > 0) return QSizeF(w, std::max(500, m_options.height));
+    return QSizeF(w, std::round(w * 0.75));
+}
+
+double ExportComposer::paintTitleBlock(QPainter& p, const QRectF& area)
+{
+    const double h = titleBlockHeight(area.width());
+    if (h <= 0) return 0;
+    const QFont base = p.font();
+    const QRectF text(area.left() + kMargin, area.top() + 10,
+                      area.width() - 2 * kMargin - (m_options.legend ? kLegendWidth : 0), h - 10);
+    p.setPen(QColor(20, 20, 20));
+    QString title = m_options.title;
+    if (title.isEmpty() && m_trace) title = QFileInfo(qs(m_trace->path())).fileName();
+    if (m_trace && m_trace->rank()) title += QString(" · rank %1").arg(*m_trace->rank());
+    p.setFont(sized(base, 13, true));
+    QFontMetricsF fm(p.font(), p.device());
+    p.drawText(QRectF(text.left(), text.top(), text.width(), 24), Qt::AlignLeft | Qt::AlignVCenter,
+               fm.elidedText(title, Qt::ElideMiddle, text.width()));
+
+    p.setFont(sized(base, 9));
+    fm = QFontMetricsF(p.font(), p.device());
+    QString sub;
+    if (m_trace) {
+        const TimeNs t0 = rangeStart() - m_trace->startNs(), t1 = rangeEnd() - m_trace->startNs();
+        sub = QString("%1 – %2 (%3 shown of %4) · %5 · %6 events")
+                  .arg(qs(formatDuration(t0)), qs(formatDuration(t1)), qs(formatDuration(t1 - t0)),
+                       qs(formatDuration(m_trace->endNs() - m_trace->startNs())),
+                       QString::fromLatin1(producerName(m_trace->producer())))
+                  .arg(QLocale(QLocale::English).toString(qulonglong(m_trace->stats().events)));
+    }
+    p.setPen(QColor(80, 80, 80));
+    p.drawText(QRectF(text.left(), text.top() + 24, text.width(), 20),
+               Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(sub, Qt::ElideRight, text.width()));
+
+    double y = text.top() + 48;
+    const auto findings = findingsInRange();
+    if (findings.empty()) {
+        p.setPen(QColor(90, 90, 90));
+        const QString none = !m_report ? QString("No analysis")
+                             : m_report->findings.empty()
+                                 ? QString("No findings")
+                                 : QString("%1 finding(s) in the trace, none in this range")
+                                       .arg(m_report->findings.size());
+        p.drawText(QRectF(text.left(), y, text.width(), 18), Qt::AlignLeft | Qt::AlignVCenter,
+                   none);
+    }
+    const int n = std::min<int>(m_options.topFindings, static_cast<int>(findings.size()));
+    for (int i = 0; i < n; ++i) {
+        const Finding& f = *findings[static_cast<std::size_t>(i)];
+        const QRectF badge(text.left(), y + 3, 52, 13);
+        p.setPen(Qt::NoPen);
+        p.setBrush(severityColor(f.severity));
+        p.drawRoundedRect(badge, 3, 3);
+        p.setPen(Qt::white);
+        p.setFont(sized(base, 7, true));
+        p.drawText(badge, Qt::AlignCenter, QString::fromLatin1(severityName(f.severity)));
+        p.setFont(sized(base, 9));
+        p.setPen(QColor(20, 20, 20));
+        const QString line = qs(f.title);
+        const QRectF lr(badge.right() + 6, y, text.right() - badge.right() - 6, 18);
+        p.drawText(lr, Qt::AlignLeft | Qt::AlignVCenter,
+                   fm.elidedText(line, Qt::ElideRight, lr.width()));
+        y += 18;
+    }
+    p.setFont(base);
+    p.setBrush(Qt::NoBrush);
+    if (m_options.legend)
+        paintLegend(p, QRectF(area.right() - kLegendWidth - kMargin / 2, area.top() + 6,
+                              kLegendWidth, h - 12));
+    p.setPen(QColor(200, 200, 200));
+    p.drawLine(QPointF(area.left(), area.top() + h - 0.5),
+               QPointF(area.right(), area.top() + h - 0.5));
+    return h;
+}
+
+void ExportComposer::paintLegend(QPainter& p, const QRectF& area)
+{
+    std::vector<LegendEntry> entries;
+    std::uint8_t marks = 0;
+    const TimeNs t0 = rangeStart(), t1 = rangeEnd();
+    if (m_report && m_trace) {
+        for (const auto& [e, m] : m_report->markIndex) {
+            if (e >= m_trace->slices().size()) continue;
+            const Slice& s = m_trace->slice(e);
+            if (s.end() >= t0 && s.start <= t1) marks |= m;
+        }
+    }
+    if (marks & kMarkCollective) entries.push_back({LegendEntry::Collective, "collective"});
+    if (marks & kMarkHasInternalMemcpy)
+        entries.push_back({LegendEntry::WithCopy, "collective + internal Memcpy"});
+    if (marks & kMarkAnomalous)
+        entries.push_back({LegendEntry::Anomalous, "anomalous (extra Memcpy)"});
+    if (marks & kMarkInternalMemcpy)
+        entries.push_back({LegendEntry::InternalCopy, "internal Memcpy"});
+    if (marks & kMarkExtraMemcpy)
+        entries.push_back({LegendEntry::ExtraCopy, "extra internal Memcpy"});
+    if (marks & kMarkUnaligned)
+        entries.push_back({LegendEntry::Unaligned, "unaligned size or address"});
+    if (marks & kMarkWaiting)
+        entries.push_back({LegendEntry::Waiting, "waiting for a slower peer"});
+    if (m_renderer.selectedEvent() != kNone)
+        entries.push_back({LegendEntry::Selection, "selected event"});
+    bool kinds[4] = {};
+    if (m_annotations) {
+        for (const Annotation* a : m_annotations->visible()) {
+            const AnnotationAnchor an = m_annotations->anchor(a->id);
+            if (an.end < t0 || an.start > t1) continue;
+            if (a->kind == AnnotationKind::Note)
+                kinds[a->onEvent() ? 0 : 1] = true;
+            else
+                kinds[a->kind == AnnotationKind::Range ? 2 : 3] = true;
+        }
+    }
+    if (kinds[0]) entries.push_back({LegendEntry::Note, "note on an event"});
+    if (kinds[1]) entries.push_back({LegendEntry::TimeNote, "note at a time"});
+    if (kinds[2]) entries.push_back({LegendEntry::Range, "highlighted range"});
+    if (kinds[3]) entries.push_back({LegendEntry::Arrow, "arrow between events"});
+    if (entries.empty()) return;
+
+    const TimelineStyle& st = m_renderer.style();
+    const QFont base = p.font();
+    p.save();
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setFont(sized(base, 8.5));
+    const QFontMetricsF fm(p.font(), p.device());
+    const int rows = std::max(1, static_cast<int>(std::ceil(entries.size() / 2.0)));
+    const double rowH = std::min(19.0, (area.height() - 6) / rows);
+    const double colW = area.width() / 2;
+    const QColor collective(0x3b, 0x6f, 0xc4);
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const double x = area.left() + (i / rows) * colW;
+        const double y = area.top() + 3 + (i % rows) * rowH;
+        const QRectF sw(x, y + 3, 30, rowH - 7);
+        p.setPen(Qt::NoPen);
+        p.setBrush(Qt::NoBrush);
+        switch (entries[i].swatch) {
+        case LegendEntry::Collective:
+            p.fillRect(sw, collective);
+            break;
+        case LegendEntry::WithCopy:
+            p.fillRect(sw, collective);
+            p.setPen(QPen(st.collectiveOutline, 1.5));
+            p.drawRect(sw);
+            break;
+        case LegendEntry::Anomalous: {
+            p.fillRect(sw, collective);
+            p.setPen(QPen(st.anomaly, 2.5));
+            p.drawRect(sw.adjusted(-1, -1, 1, 1));
+            const QRectF badge(sw.right() - 12, sw.top() - 1, 12, 12);
+            p.setPen(Qt::NoPen);
+            p.setBrush(st.anomaly);
+            p.drawEllipse(badge);
+            p.setPen(Qt::white);
+            p.setFont(sized(base, 7, true));
+            p.drawText(badge, Qt::AlignCenter, "!");
+            p.setFont(sized(base, 8.5));
+            break;
+        }
+        case LegendEntry::InternalCopy:
+        case LegendEntry::ExtraCopy:
+            p.fillRect(sw, st.internalCopy);
+            p.fillRect(sw, QBrush(QColor(150, 60, 0), Qt::BDiagPattern));
+            if (entries[i].swatch == LegendEntry::ExtraCopy) {
+                p.setPen(QPen(st.anomaly, 1.5, Qt::DashLine));
+                p.drawRect(sw);
+            }
+            break;
+        case LegendEntry::Unaligned: {
+            p.fillRect(sw, st.internalCopy);
+            QPolygonF tri;
+            tri << sw.topLeft() << sw.topLeft() + QPointF(8, 0) << sw.topLeft() + QPointF(0, 8);
+            p.setPen(QPen(QColor(90, 0, 0), 0.8));
+            p.setBrush(st.anomaly);
+            p.drawPolygon(tri);
+            break;
+        }
+        case LegendEntry::Waiting:
+            p.fillRect(sw, QColor(200, 200, 200));
+            p.fillRect(sw, QBrush(QColor(90, 90, 90), Qt::BDiagPattern));
+            break;
+        case LegendEntry::Selection:
+            p.setPen(QPen(st.selection, 2.5));
+            p.drawRect(sw);
+            break;
+        case LegendEntry::Note:
+        case LegendEntry::TimeNote:
+        case LegendEntry::Range:
+        case LegendEntry::Arrow: {
+            Annotation a;
+            a.kind = entries[i].swatch == LegendEntry::Range   ? AnnotationKind::Range
+                     : entries[i].swatch == LegendEntry::Arrow ? AnnotationKind::Arrow
+                                                               : AnnotationKind::Note;
+            const QColor c = annotationColor(a);
+            if (entries[i].swatch == LegendEntry::Note) {
+                p.setPen(QPen(c, 1.5));
+                p.drawRect(sw);
+            } else if (entries[i].swatch == LegendEntry::TimeNote) {
+                p.setPen(QPen(c, 1.5, Qt::DashLine));
+                p.drawLine(QPointF(sw.center().x(), sw.top()),
+                           QPointF(sw.center().x(), sw.bottom()));
+            } else if (entries[i].swatch == LegendEntry::Range) {
+                QColor f = c;
+                f.setAlpha(50);
+                p.fillRect(sw, f);
+                p.setPen(QPen(c, 1.2, Qt::DashLine));
+                p.drawLine(sw.topLeft(), sw.bottomLeft());
+                p.drawLine(sw.topRight(), sw.bottomRight());
+            } else {
+                p.setPen(QPen(c, 1.8));
+                p.drawLine(QPointF(sw.left(), sw.center().y()),
+                           QPointF(sw.right() - 3, sw.center().y()));
+                QPolygonF head;
+                head << QPointF(sw.right(), sw.center().y())
+                     << QPointF(sw.right() - 7, sw.center().y() - 4)
+                     << QPointF(sw.right() - 7, sw.center().y() + 4);
+                p.setPen(Qt::NoPen);
+                p.setBrush(c);
+                p.drawPolygon(head);
+            }
+            break;
+        }
+        }
+        p.setPen(QColor(40, 40, 40));
+        const QRectF tr(sw.right() + 7, y, colW - sw.width() - 12, rowH);
+        p.drawText(tr, Qt::AlignLeft | Qt::AlignVCenter,
+                   fm.elidedText(entries[i].text, Qt::ElideRight, tr.width()));
+    }
+    p.restore();
+}
+
+void ExportComposer::paintTimelineArea(QPainter& p, const QRectF& area)
+{
+    m_origin = area.topLeft();
+    TimelineGeometry g =
+        m_renderer.geometry(area.size(), rangeStart(), rangeEnd(), m_options.scrollY);
+    // Bring the focused event's row into view when the picture cannot show every track.
+    if (m_options.focus != kNone && m_trace && m_options.focus < m_trace->slices().size()) {
+        const QRectF r = g.eventRect(m_options.focus);
+        const QRectF plot = g.plotRect();
+        if (!r.isEmpty() && (r.top() < plot.top() || r.bottom() > plot.bottom())) {
+            const double contentY = r.top() - g.rulerHeight + g.scrollY;
+            const double maxScroll = std::max(0.0, m_renderer.contentHeight() - plot.height());
+            g = m_renderer.geometry(area.size(), rangeStart(), rangeEnd(),
+                                    std::clamp(contentY - plot.height() / 3, 0.0, maxScroll));
+        }
+    }
+    m_geometry = g;
+    m_painted.clear();
+    const AnnotationStore* store = m_annotations;
+    m_renderer.setOverlay([this, store](QPainter& painter, const TimelineGeometry& geo) {
+        if (store) m_painted = paintAnnotations(painter, geo, *store, m_renderer.style());
+    });
+    p.save();
+    p.translate(area.topLeft());
+    p.setClipRect(QRectF(QPointF(0, 0), area.size()));
+    m_renderer.paint(p, g);
+    p.restore();
+    m_renderer.setOverlay({});
+    for (PaintedAnnotation& a : m_painted) {
+        a.label.translate(m_origin);
+        a.anchor.translate(m_origin);
+    }
+}
+
+void ExportComposer::paintTimeline(QPainter& p, QSizeF size)
+{
+    p.save();
+    p.fillRect(QRectF(QPointF(0, 0), size), Qt::white);
+    const QRectF all(QPointF(0, 0), size);
+    const double top = paintTitleBlock(p, all);
+    paintTimelineArea(p, QRectF(0, top, size.width(), size.height() - top - kFooter));
+    p.setPen(QColor(120, 120, 120));
+    p.setFont(sized(p.font(), 7.5));
+    p.drawText(QRectF(kMargin, size.height() - kFooter, size.width() - 2 * kMargin, kFooter),
+               Qt::AlignRight | Qt::AlignVCenter,
+               QString("Ringscope · exported %1 UTC")
+                   .arg(QDateTime::currentDateTimeUtc().toString("yyyy-MM-dd HH:mm")));
+    p.restore();
+}
+
+EventId ExportComposer::compositeEvent() const
+{
+    if (m_options.focus != kNone) return m_options.focus;
+    if (m_renderer.selectedEvent() != kNone) return m_renderer.selectedEvent();
+    const auto f = findingsInRange();
+    if (!f.empty() && !f.front()->events.empty()) return f.front()->events.front();
+    return kNone;
+}
+
+void ExportComposer::paintCallStack(QPainter& p, const QRectF& area, EventId e)
+{
+    const QFont base = p.font();
+    p.save();
+    p.setClipRect(area);
+    p.fillRect(area, QColor(250, 250, 247));
+    p.setPen(QColor(210, 210, 210));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(area.adjusted(0.5, 0.5, -0.5, -0.5));
+    const QRectF inner = area.adjusted(10, 8, -10, -8);
+    p.setPen(QColor(20, 20, 20));
+    p.setFont(sized(base, 10.5, true));
+    if (!m_trace || e == kNone || e >= m_trace->slices().size()) {
+        p.drawText(inner, Qt::AlignLeft | Qt::AlignTop,
+                   "Call stack: select an event (none selected, no finding in range)");
+        p.restore();
+        return;
+    }
+    QFontMetricsF fm(p.font(), p.device());
+    const QString name = qs(m_trace->str(m_trace->slice(e).name));
+    p.drawText(QRectF(inner.left(), inner.top(), inner.width(), 20),
+               Qt::AlignLeft | Qt::AlignVCenter,
+               fm.elidedText("Call stack of " + name, Qt::ElideRight, inner.width()));
+    double y = inner.top() + 24;
+    std::vector<StackEntry> stack;
+    const Collective* c = m_report ? m_report->collectiveOf(e) : nullptr;
+    if (m_report)
+        for (const Finding& f : m_report->findings)
+            if (!f.events.empty() && f.events.front() == e && !f.stack.empty()) stack = f.stack;
+    if (stack.empty()) stack = callStack(*m_trace, c ? c->event : e, 64);
+    if (c && !c->verdict.empty()) {
+        p.setFont(sized(base, 9));
+        const QRectF vr(inner.left(), y, inner.width(), inner.bottom() - y);
+        QRectF used = p.boundingRect(vr, Qt::TextWordWrap, qs(c->verdict));
+        used.setHeight(std::min(used.height(), 4 * QFontMetricsF(p.font(), p.device()).height()));
+        p.setPen(QColor(150, 20, 30));
+        p.drawText(QRectF(vr.topLeft(), QSizeF(vr.width(), used.height())), Qt::TextWordWrap,
+                   qs(c->verdict));
+        y += used.height() + 8;
+    }
+    const std::string source = sourceFrame(stack);
+    QFont mono("DejaVu Sans Mono");
+    mono.setStyleHint(QFont::Monospace);
+    mono.setPointSizeF(8.5);
+    p.setFont(mono);
+    fm = QFontMetricsF(mono, p.device());
+    const double lineH = fm.height() + 3;
+    int depth = 0;
+    for (const StackEntry& s : stack) {
+        if (y + lineH > inner.bottom()) {
+            p.setPen(QColor(120, 120, 120));
+            p.drawText(QPointF(inner.left(), y + fm.ascent()),
+                       QString("… %1 more").arg(stack.size() - static_cast<std::size_t>(depth)));
+            break;
+        }
+        const bool isSource = !source.empty() && s.text == source;
+        const QString kind = QString("%1").arg(qs(s.kind), -11);
+        const QString line = QString("%1 %2").arg(kind, qs(s.text));
+        if (isSource) {
+            p.fillRect(QRectF(inner.left() - 3, y, inner.width() + 6, lineH),
+                       QColor(123, 63, 181, 40));
+            p.setPen(QColor(90, 30, 140));
+        } else {
+            p.setPen(s.event == e ? QColor(20, 20, 20) : QColor(60, 60, 60));
+        }
+        p.drawText(QRectF(inner.left(), y, inner.width(), lineH), Qt::AlignLeft | Qt::AlignVCenter,
+                   fm.elidedText(line + (isSource ? QString("   ← source") : QString()),
+                                 Qt::ElideMiddle, inner.width()));
+        y += lineH;
+        ++depth;
+    }
+    p.restore();
+}
+
+bool ExportComposer::paintStepPlot(QPainter& p, const QRectF& area, EventId e)
+{
+    // The plot is a QCustomPlot widget: it needs a QApplication (the GUI, or `ringscope export`).
+    if (!m_report || m_report->steps.empty() ||
+        !qobject_cast<QApplication*>(QCoreApplication::instance()))
+        return false;
+    StepsView view;
+    const QSize size = area.size().toSize();
+    view.resize(size);
+    view.setReports({m_report});
+    if (const Collective* c = e != kNone ? m_report->collectiveOf(e) : nullptr; c && c->step)
+        view.highlightStep(c->rank.value_or(m_trace && m_trace->rank() ? *m_trace->rank() : 0),
+                           *c->step);
+    // Recorded as a picture so SVG and PDF exports keep the plot as vectors.
+    QPicture picture;
+    {
+        QCPPainter painter(&picture);
+        view.plot()->toPainter(&painter, size.width(), size.height());
+    }
+    p.save();
+    p.setClipRect(area);
+    p.drawPicture(area.topLeft(), picture);
+    p.restore();
+    return true;
+}
+
+void ExportComposer::paintComposite(QPainter& p, QSizeF size)
+{
+    p.save();
+    p.fillRect(QRectF(QPointF(0, 0), size), Qt::white);
+    // The event is named in the call-stack panel; selecting it would cover its red outline.
+    const EventId e = compositeEvent();
+    const double top = paintTitleBlock(p, QRectF(QPointF(0, 0), size));
+    const double avail = size.height() - top - kFooter;
+    // The timeline takes what its tracks need (at most 62%); the plot and stack the rest.
+    const double timelineH =
+        std::round(std::clamp(TimelineGeometry::kRulerHeight + m_renderer.contentHeight() + 6,
+                              avail * 0.3, avail * 0.62));
+    const double bottomH = avail - timelineH;
+    paintTimelineArea(p, QRectF(0, top, size.width(), timelineH));
+    const QRectF bottom(0, top + timelineH, size.width(), bottomH);
+    p.setPen(QColor(200, 200, 200));
+    p.drawLine(bottom.topLeft(), bottom.topRight());
+    const QRectF plotArea(bottom.left() + 4, bottom.top() + 4, bottom.width() * 0.6 - 8,
+                          bottom.height() - 8);
+    if (!paintStepPlot(p, plotArea, e)) {
+        p.setPen(QColor(120, 120, 120));
+        p.drawText(plotArea, Qt::AlignCenter, "No steps in this trace");
+    }
+    paintCallStack(p,
+                   QRectF(plotArea.right() + 8, bottom.top() + 6,
+                          bottom.right() - plotArea.right() - 14, bottom.height() - 12),
+                   e);
+    p.setPen(QColor(120, 120, 120));
+    p.setFont(sized(p.font(), 7.5));
+    p.drawText(QRectF(kMargin, size.height() - kFooter, size.width() - 2 * kMargin, kFooter),
+               Qt::AlignRight | Qt::AlignVCenter,
+               QString("Ringscope report · exported %1 UTC")
+                   .arg(QDateTime::currentDateTimeUtc().toString("yyyy-MM-dd HH:mm")));
+    p.restore();
+}
+
+bool ExportComposer::write(const QString& file, QSizeF size, bool composite, QString* error)
+{
+    auto fail = [&](const QString& why) {
+        if (error) *error = why;
+        return false;
+    };
+    const auto format = exportFormatFor(file);
+    if (!format)
+        return fail(QString("unknown image format for %1: use .png, .svg or .pdf").arg(file));
+    if (size.width() < 50 || size.height() < 50 || size.width() > 20000 || size.height() > 20000)
+        return fail(
+            QString("size %1x%2 is out of range (50..20000)").arg(size.width()).arg(size.height()));
+    auto paint = [&](QPainter& p) {
+        if (composite)
+            paintComposite(p, size);
+        else
+            paintTimeline(p, size);
+    };
+    switch (*format) {
+    case ExportFormat::Png: {
+        const double scale = std::clamp(m_options.scale, 0.25, 4.0);
+        QImage image((size * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
+        if (image.isNull()) return fail("not enough memory for the image");
+        image.setDevicePixelRatio(scale);
+        image.fill(Qt::white);
+        {
+            QPainter p(&image);
+            paint(p);
+        }
+        if (!image.save(file, "PNG")) return fail(QString("could not write %1").arg(file));
+        return true;
+    }
+    case ExportFormat::Svg: {
+        QSvgGenerator svg;
+        svg.setFileName(file);
+        svg.setSize(size.toSize());
+        svg.setViewBox(QRectF(QPointF(0, 0), size));
+        svg.setResolution(96);
+        svg.setTitle(composite ? "Ringscope report" : "Ringscope timeline");
+        QPainter p;
+        if (!p.begin(&svg)) return fail(QString("could not write %1").arg(file));
+        paint(p);
+        if (!p.end()) return fail(QString("could not write %1").arg(file));
+        return true;
+    }
+    case ExportFormat::Pdf: {
+        QPdfWriter pdf(file);
+        pdf.setResolution(96); // one logical pixel = one device pixel at 96 dpi
+        pdf.setPageSize(
+            QPageSize(size * 72.0 / 96.0, QPageSize::Point, QString(), QPageSize::ExactMatch));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setTitle(composite ? "Ringscope report" : "Ringscope timeline");
+        pdf.setCreator("Ringscope");
+        QPainter p;
+        if (!p.begin(&pdf)) return fail(QString("could not write %1").arg(file));
+        paint(p);
+        if (!p.end()) return fail(QString("could not write %1").arg(file));
+        return true;
+    }
+    }
+    return false;
+}
+
+bool ExportComposer::writeTimeline(const QString& file, QString* error)
+{
+    return write(file, timelineSize(), false, error);
+}
+
+bool ExportComposer::writeComposite(const QString& file, QString* error)
+{
+    return write(file, compositeSize(), true, error);
+}
+
+} // namespace rs
