@@ -1,0 +1,153 @@
+// Timeline rendering benchmark: offscreen full-view frame time, hit-test time and view memory
+// for synthetic traces of the same shape at 10k, 1M and 10M events.
+// Usage: bench_render [--sizes 10000,1000000,10000000] [--width 1920 --height 1080]
+
+#include "core/tracebuilder.h"
+#include "ui/timeline/timelinerenderer.h"
+
+#include <QApplication>
+#include <QImage>
+#include <QPainter>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace rs;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point t)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+RawValue intValue(std::int64_t v)
+{
+    RawValue r;
+    r.kind = RawValue::Int;
+    r.i = v;
+    r.text = std::to_string(v);
+    return r;
+}
+
+// 16 tracks in 2 processes; per track a repeating 10 µs pattern: a parent of 8 µs holding two
+// 2 µs children and a 1 µs grandchild (4 events). Same density at every size: the span grows
+// with the event count, so a full view of 10M events folds ~1000x more than one of 10k.
+TracePtr buildTrace(std::uint64_t events)
+{
+    TraceBuilder b;
+    RawEvent ev;
+    const int tracks = 16;
+    const std::uint64_t periods = std::max<std::uint64_t>(1, events / (4 * tracks));
+    const char* names[] = {"MatMul", "FlashAttention", "LayerNorm", "hcom_allReduce_",
+                           "Memcpy", "Gelu",           "Add",       "Softmax"};
+    for (int t = 0; t < tracks; ++t) {
+        const std::int64_t pid = t < 8 ? 1 : 2;
+        for (std::uint64_t i = 0; i < periods; ++i) {
+            const std::int64_t base = static_cast<std::int64_t>(i) * 10;
+            const struct {
+                std::int64_t ts, dur;
+            } parts[4] = {{base, 8}, {base + 1, 2}, {base + 1, 1}, {base + 4, 2}};
+            for (int k = 0; k < 4; ++k) {
+                ev.reset();
+                ev.ph = "X";
+                ev.name = names[(i * 3 + static_cast<std::uint64_t>(k + t)) % 8];
+                ev.ts = intValue(parts[k].ts);
+                ev.dur = intValue(parts[k].dur);
+                ev.pid = intValue(pid);
+                ev.tid = intValue(t);
+                b.addEvent(ev);
+            }
+        }
+    }
+    return b.finish();
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    std::vector<std::uint64_t> sizes = {10'000, 1'000'000, 10'000'000};
+    int width = 1920, height = 1080;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string a = argv[i];
+        if (a == "--sizes") {
+            sizes.clear();
+            std::string s = argv[i + 1];
+            for (std::size_t p = 0; p < s.size();) {
+                const std::size_t q = s.find(',', p);
+                sizes.push_back(std::stoull(s.substr(p, q - p)));
+                p = q == std::string::npos ? s.size() : q + 1;
+            }
+        } else if (a == "--width") {
+            width = std::atoi(argv[i + 1]);
+        } else if (a == "--height") {
+            height = std::atoi(argv[i + 1]);
+        }
+    }
+    std::printf("%-10s %10s %10s %12s %12s %12s %12s %10s\n", "events", "build ms", "index ms",
+                "full ms", "zoom10% ms", "hit avg us", "hit max us", "view B/ev");
+    for (std::uint64_t n : sizes) {
+        auto t = Clock::now();
+        TracePtr trace = buildTrace(n);
+        const double buildMs = msSince(t);
+        TimelineRenderer ren;
+        t = Clock::now();
+        ren.setTrace(trace);
+        const double indexMs = msSince(t);
+        QImage img(width, height, QImage::Format_ARGB32_Premultiplied);
+        const TimeNs t0 = trace->startNs(), t1 = trace->endNs();
+        const TimelineGeometry full = ren.geometry(QSizeF(width, height), t0, t1, 0);
+        auto frame = [&](const TimelineGeometry& g) {
+            QPainter p(&img);
+            ren.paint(p, g);
+        };
+        frame(full); // warm up caches and fonts
+        const int reps = 10;
+        t = Clock::now();
+        for (int i = 0; i < reps; ++i)
+            frame(full);
+        const double fullMs = msSince(t) / reps;
+        const TimeNs mid = t0 + (t1 - t0) / 2;
+        const TimelineGeometry zoom =
+            ren.geometry(QSizeF(width, height), mid, mid + (t1 - t0) / 10, 0);
+        t = Clock::now();
+        for (int i = 0; i < reps; ++i)
+            frame(zoom);
+        const double zoomMs = msSince(t) / reps;
+        if (n == sizes.back()) {
+            img.save(QStringLiteral("bench_render_%1.png").arg(n));
+        }
+        std::mt19937 rng(1);
+        std::uniform_real_distribution<double> xs(full.labelWidth, width - 1);
+        std::uniform_real_distribution<double> ys(full.rulerHeight, height - 1);
+        double maxUs = 0, sumUs = 0;
+        const int hits = 20000;
+        int found = 0;
+        for (int i = 0; i < hits; ++i) {
+            const QPointF pt(xs(rng), ys(rng));
+            const auto h0 = Clock::now();
+            const TimelineHit h = ren.hitTest(i % 2 ? full : zoom, pt);
+            const double us = std::chrono::duration<double, std::micro>(Clock::now() - h0).count();
+            found += h.event != kNone;
+            sumUs += us;
+            maxUs = std::max(maxUs, us);
+        }
+        const double perEvent =
+            static_cast<double>(ren.viewBytes()) / static_cast<double>(trace->slices().size());
+        std::printf("%-10llu %10.1f %10.1f %12.2f %12.2f %12.2f %12.1f %10.2f   (%d/%d hits on "
+                    "events)\n",
+                    static_cast<unsigned long long>(trace->slices().size()), buildMs, indexMs,
+                    fullMs, zoomMs, sumUs / hits, maxUs, perEvent, found, hits);
+        std::fflush(stdout);
+    }
+    return 0;
+}

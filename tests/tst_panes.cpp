@@ -1,0 +1,196 @@
+#include "tests/testutil.h"
+#include "ui/panes/callstackpane.h"
+#include "ui/panes/detailspane.h"
+#include "ui/panes/findingspane.h"
+#include "ui/panes/searchpane.h"
+
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTreeWidget>
+
+using namespace rs;
+
+namespace {
+
+// A host op launching a device kernel through a flow; the op has a child.
+const char* kJson = R"([
+ {"ph":"M","name":"process_name","pid":1,"args":{"name":"Python"}},
+ {"ph":"M","name":"process_name","pid":2,"args":{"name":"GPU 0"}},
+ {"ph":"X","name":"train_step","pid":1,"tid":1,"ts":0,"dur":100},
+ {"ph":"X","name":"launch_allreduce","pid":1,"tid":1,"ts":10,"dur":40},
+ {"ph":"X","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":12,"dur":5},
+ {"ph":"s","name":"ac2g","cat":"ac2g","id":7,"pid":1,"tid":1,"ts":13},
+ {"ph":"X","name":"ncclKernel_AllReduce","pid":2,"tid":7,"ts":30,"dur":50,
+  "args":{"bytes":4096,"nested":{"a":[1,2]}}},
+ {"ph":"f","name":"ac2g","cat":"ac2g","id":7,"pid":2,"tid":7,"ts":30,"bp":"e"}
+])";
+
+EventId named(const Trace& t, const std::string& n)
+{
+    for (EventId e = 0; e < t.slices().size(); ++e)
+        if (t.str(t.slice(e).name) == n) return e;
+    return kNone;
+}
+
+} // namespace
+
+class TstPanes : public QObject {
+    Q_OBJECT
+private:
+    TracePtr m_trace;
+
+private slots:
+    void initTestCase()
+    {
+        LoadResult r = test::loadText(kJson);
+        QVERIFY2(r.ok, r.error.c_str());
+        m_trace = r.trace;
+    }
+
+    void detailsShowsFieldsArgsAndSelfTime()
+    {
+        DetailsPane pane;
+        pane.setTrace(m_trace);
+        const EventId k = named(*m_trace, "ncclKernel_AllReduce");
+        pane.setEvent(k);
+        const QString text = pane.text();
+        QVERIFY(text.contains(QStringLiteral("Name: ncclKernel_AllReduce")));
+        QVERIFY(text.contains(QStringLiteral("GPU 0")));
+        QVERIFY(text.contains(QStringLiteral("bytes: 4096")));
+        QVERIFY(text.contains(QStringLiteral("[1]: 2"))); // nested args as a tree
+        QVERIFY(text.contains(QStringLiteral("Duration: 50.0 µs")));
+        const EventId step = named(*m_trace, "train_step");
+        QCOMPARE(DetailsPane::selfTime(*m_trace, step), TimeNs(60'000));
+        QCOMPARE(DetailsPane::selfTime(*m_trace, named(*m_trace, "launch_allreduce")),
+                 TimeNs(35'000));
+        pane.setEvent(kNone);
+        QVERIFY(!pane.text().contains(QStringLiteral("ncclKernel")));
+    }
+
+    void detailsVerdictFromReport()
+    {
+        const EventId k = named(*m_trace, "ncclKernel_AllReduce");
+        auto rep = std::make_shared<AnalysisReport>();
+        rep->trace = m_trace;
+        Collective c;
+        c.event = k;
+        c.kind = CollectiveKind::AllReduce;
+        c.name = "ncclKernel_AllReduce";
+        c.mode = 1;
+        c.memcpyCount = 1;
+        c.memcpyNs = 20'000;
+        c.unalignedCount = 1;
+        c.anomalous = true;
+        c.verdict = "Mode B: 2.0x mode A; one extra Memcpy.";
+        rep->collectives.push_back(c);
+        SignatureGroup sg;
+        sg.baselineMemcpyNs = 5'000;
+        rep->signatures.push_back(sg);
+        rep->collectiveIndex.push_back({k, 0});
+        rep->markIndex.push_back({k, kMarkCollective | kMarkAnomalous});
+        DetailsPane pane;
+        pane.setTrace(m_trace);
+        pane.setReport(rep);
+        pane.setEvent(k);
+        const QString text = pane.text();
+        QVERIFY2(text.contains(QStringLiteral("Mode B: 2.0x mode A")), qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("AllReduce, mode B")));
+        QVERIFY(text.contains(QStringLiteral("15.0 µs"))); // extra memcpy over baseline
+        QVERIFY(text.contains(QStringLiteral("not aligned")));
+    }
+
+    void callStackFollowsFlowAndActivates()
+    {
+        CallStackPane pane;
+        pane.setTrace(m_trace);
+        const EventId k = named(*m_trace, "ncclKernel_AllReduce");
+        pane.setEvent(k);
+        const auto& e = pane.entries();
+        QVERIFY(e.size() >= 3);
+        QCOMPARE(e[0].event, k);
+        QCOMPARE(QString::fromStdString(e[1].text), QStringLiteral("cudaLaunchKernel"));
+        QCOMPARE(QString::fromStdString(e[1].kind), QStringLiteral("flow"));
+        QCOMPARE(QString::fromStdString(e[2].text), QStringLiteral("launch_allreduce"));
+        QCOMPARE(QString::fromStdString(e.back().text), QStringLiteral("train_step"));
+        QSignalSpy spy(&pane, &CallStackPane::frameActivated);
+        QTreeWidget* tree = pane.tree();
+        pane.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&pane));
+        QTest::mouseClick(tree->viewport(), Qt::LeftButton, {},
+                          tree->visualItemRect(tree->topLevelItem(2)).center());
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.first().first().value<EventId>(), named(*m_trace, "launch_allreduce"));
+        // A custom provider replaces the chain.
+        pane.setProvider([](const Trace&, EventId ev) {
+            return std::vector<StackEntry>{{"custom frame", ev, "python"}};
+        });
+        QCOMPARE(pane.entries().size(), std::size_t(1));
+        QVERIFY(pane.text().contains(QStringLiteral("custom frame [python]")));
+    }
+
+    void findingsListAndActivation()
+    {
+        auto rep = std::make_shared<AnalysisReport>();
+        rep->trace = m_trace;
+        Finding f1;
+        f1.rule = "collective-internal-memcpy";
+        f1.severity = Severity::Error;
+        f1.title = "AllReduce mode B carries an extra Memcpy";
+        f1.rank = 3;
+        Finding f2;
+        f2.rule = "unaligned-transfer";
+        f2.severity = Severity::Warning;
+        f2.title = "unaligned Memcpy";
+        rep->findings = {f1, f2};
+        FindingsPane pane;
+        pane.setReport(rep);
+        QCOMPARE(pane.count(), 2);
+        QTreeWidgetItem* first = pane.tree()->topLevelItem(0);
+        QCOMPARE(first->text(1), QStringLiteral("collective-internal-memcpy"));
+        QCOMPARE(first->text(2), QStringLiteral("3"));
+        QVERIFY(first->text(0).contains(QStringLiteral("error")));
+        QCOMPARE(pane.tree()->topLevelItem(1)->text(2), QStringLiteral("—"));
+        QSignalSpy spy(&pane, &FindingsPane::findingActivated);
+        pane.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&pane));
+        QTest::mouseClick(pane.tree()->viewport(), Qt::LeftButton, {},
+                          pane.tree()->visualItemRect(pane.tree()->topLevelItem(1)).center());
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.first().first().toInt(), 1);
+        pane.setReport(nullptr);
+        QCOMPARE(pane.count(), 0);
+    }
+
+    void searchSubstringRegexAndNavigation()
+    {
+        QCOMPARE(SearchPane::find(*m_trace, QStringLiteral("ALLREDUCE"), false).size(),
+                 std::size_t(2));
+        QCOMPARE(SearchPane::find(*m_trace, QStringLiteral("^cuda"), true).size(), std::size_t(1));
+        QString error;
+        QVERIFY(SearchPane::find(*m_trace, QStringLiteral("("), true, &error).empty());
+        QVERIFY(!error.isEmpty());
+        SearchPane pane;
+        pane.setTrace(m_trace);
+        QSignalSpy spy(&pane, &SearchPane::resultActivated);
+        QCOMPARE(pane.search(QStringLiteral("allreduce")), 2);
+        QCOMPARE(pane.list()->topLevelItemCount(), 2);
+        // Results in time order: launch_allreduce (10 µs) before the kernel (30 µs).
+        pane.next();
+        QCOMPARE(spy.last().first().value<EventId>(), named(*m_trace, "launch_allreduce"));
+        pane.next();
+        QCOMPARE(spy.last().first().value<EventId>(), named(*m_trace, "ncclKernel_AllReduce"));
+        pane.next(); // wraps
+        QCOMPARE(spy.last().first().value<EventId>(), named(*m_trace, "launch_allreduce"));
+        pane.previous();
+        QCOMPARE(spy.last().first().value<EventId>(), named(*m_trace, "ncclKernel_AllReduce"));
+        // Enter / Shift+Enter in the field.
+        QTest::keyClick(pane.input(), Qt::Key_Return);
+        QCOMPARE(spy.last().first().value<EventId>(), named(*m_trace, "launch_allreduce"));
+        QTest::keyClick(pane.input(), Qt::Key_Return, Qt::ShiftModifier);
+        QCOMPARE(spy.last().first().value<EventId>(), named(*m_trace, "ncclKernel_AllReduce"));
+    }
+};
+
+QTEST_MAIN(TstPanes)
+#include "tst_panes.moc"

@@ -1,0 +1,136 @@
+#include "ui/panes/callstackpane.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QTimer>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <unordered_set>
+
+namespace rs {
+
+CallStackPane::CallStackPane(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_header = new QLabel(this);
+    m_tree = new QTreeWidget(this);
+    m_tree->setColumnCount(3);
+    m_tree->setHeaderLabels({tr("#"), tr("Frame"), tr("Kind")});
+    m_tree->setRootIsDecorated(false);
+    m_tree->setUniformRowHeights(true);
+    m_tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_tree->header()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_tree->header()->setStretchLastSection(false);
+    layout->addWidget(m_header);
+    layout->addWidget(m_tree, 1);
+    auto activate = [this](QTreeWidgetItem* item) {
+        const int i = item ? item->data(0, Qt::UserRole).toInt() : -1;
+        if (i >= 0 && i < static_cast<int>(m_entries.size()) &&
+            m_entries[static_cast<std::size_t>(i)].event != kNone) {
+            // The window answers by selecting the frame, which changes this pane: rebuild
+            // after the view has finished with the click (clicked and activated both fire).
+            m_activating = true;
+            emit frameActivated(m_entries[static_cast<std::size_t>(i)].event);
+            m_activating = false;
+        }
+    };
+    connect(m_tree, &QTreeWidget::itemClicked, this, activate);
+    connect(m_tree, &QTreeWidget::itemActivated, this, activate);
+    m_provider = [](const Trace& t, EventId e) { return basicChain(t, e); };
+    refresh();
+}
+
+void CallStackPane::setProvider(Provider provider)
+{
+    m_provider = std::move(provider);
+    refresh();
+}
+
+void CallStackPane::setTrace(TracePtr trace)
+{
+    m_trace = std::move(trace);
+    m_event = kNone;
+    refresh();
+}
+
+void CallStackPane::setEvent(EventId e)
+{
+    if (e == m_event) return;
+    m_event = e;
+    if (m_activating)
+        QTimer::singleShot(0, this, [this] { refresh(); });
+    else
+        refresh();
+}
+
+std::vector<StackEntry> CallStackPane::basicChain(const Trace& trace, EventId e,
+                                                  std::size_t maxDepth)
+{
+    std::vector<StackEntry> out;
+    std::unordered_set<EventId> seen;
+    EventId cur = e;
+    const char* kind = "slice";
+    while (cur != kNone && out.size() < maxDepth && seen.insert(cur).second) {
+        // The event (or a flow source) and its enclosing slices...
+        std::size_t segment = out.size();
+        for (EventId s = cur; s != kNone && out.size() < maxDepth; s = trace.slice(s).parent) {
+            seen.insert(s);
+            out.push_back({trace.str(trace.slice(s).name), s, s == cur ? kind : "slice"});
+        }
+        // ...then whatever launched one of them through a flow, outermost first.
+        cur = kNone;
+        for (std::size_t i = out.size(); i-- > segment && cur == kNone;)
+            for (std::uint32_t f : trace.flowsTo(out[i].event)) {
+                const EventId from = trace.flows()[f].from;
+                if (from != kNone && !seen.count(from)) {
+                    cur = from;
+                    break;
+                }
+            }
+        kind = "flow";
+    }
+    return out;
+}
+
+void CallStackPane::refresh()
+{
+    m_tree->clear();
+    m_entries.clear();
+    if (!m_trace || m_event == kNone || m_event >= m_trace->slices().size()) {
+        m_header->setText(tr("No event selected"));
+        return;
+    }
+    m_entries = m_provider ? m_provider(*m_trace, m_event) : basicChain(*m_trace, m_event);
+    m_header->setText(tr("%1 — %2 frames, innermost first")
+                          .arg(QString::fromStdString(m_trace->str(m_trace->slice(m_event).name)))
+                          .arg(m_entries.size()));
+    for (std::size_t i = 0; i < m_entries.size(); ++i) {
+        const StackEntry& s = m_entries[i];
+        auto* item =
+            new QTreeWidgetItem(m_tree, {QString::number(i), QString::fromStdString(s.text),
+                                         QString::fromStdString(s.kind)});
+        item->setData(0, Qt::UserRole, static_cast<int>(i));
+        item->setToolTip(1, QString::fromStdString(s.text));
+        if (s.event == kNone) {
+            item->setForeground(1, palette().color(QPalette::PlaceholderText));
+        } else if (s.event == m_event) {
+            QFont f = item->font(1);
+            f.setBold(true);
+            item->setFont(1, f);
+        }
+    }
+}
+
+QString CallStackPane::text() const
+{
+    QStringList out;
+    out << m_header->text();
+    for (const StackEntry& s : m_entries)
+        out << QString::fromStdString(s.text) + QStringLiteral(" [") +
+                   QString::fromStdString(s.kind) + QStringLiteral("]");
+    return out.join('\n');
+}
+
+} // namespace rs

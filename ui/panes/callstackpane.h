@@ -1,0 +1,55 @@
+#pragma once
+
+#include "core/analysis/report.h"
+#include "core/trace.h"
+
+#include <QWidget>
+
+#include <functional>
+#include <vector>
+
+class QLabel;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace rs {
+
+// The call-stack chain of the selected event, innermost first. Clicking a frame that stands
+// for a slice asks the window to select and reveal it.
+class CallStackPane : public QWidget {
+    Q_OBJECT
+public:
+    using Provider = std::function<std::vector<StackEntry>(const Trace&, EventId)>;
+
+    explicit CallStackPane(QWidget* parent = nullptr);
+
+    // Where chains come from (the analysis' callStack); the default walks enclosing slices
+    // and incoming flows only.
+    void setProvider(Provider provider);
+    void setTrace(TracePtr trace);
+    void setEvent(EventId e);
+    EventId event() const { return m_event; }
+    const std::vector<StackEntry>& entries() const { return m_entries; }
+    QTreeWidget* tree() const { return m_tree; }
+    QString text() const;
+
+    // Enclosing slices, then the sources of incoming flows and their enclosing slices.
+    static std::vector<StackEntry> basicChain(const Trace& trace, EventId e,
+                                              std::size_t maxDepth = 128);
+
+signals:
+    void frameActivated(rs::EventId e);
+
+private:
+    void refresh();
+
+    TracePtr m_trace;
+    EventId m_event = kNone;
+    Provider m_provider;
+    std::vector<StackEntry> m_entries;
+    bool m_activating = false;
+    QLabel* m_header = nullptr;
+    QTreeWidget* m_tree = nullptr;
+};
+
+} // namespace rs

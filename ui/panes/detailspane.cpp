@@ -1,0 +1,229 @@
+#include "ui/panes/detailspane.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QRegularExpression>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <functional>
+
+namespace rs {
+
+namespace {
+
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+void addJson(QTreeWidgetItem* parent, const QString& key, const nlohmann::json& v)
+{
+    auto* item = new QTreeWidgetItem(parent, {key});
+    if (v.is_object()) {
+        for (auto it = v.begin(); it != v.end(); ++it)
+            addJson(item, q(it.key()), it.value());
+    } else if (v.is_array()) {
+        int i = 0;
+        for (const auto& x : v)
+            addJson(item, QStringLiteral("[%1]").arg(i++), x);
+    } else if (v.is_string()) {
+        // torch_npu writes call stacks as one string with ";\r\n" between frames.
+        QString s = q(v.get<std::string>());
+        if (s.contains(QLatin1String(";\r\n")) || s.contains(QLatin1String(";\n"))) {
+            const QStringList frames =
+                s.split(QRegularExpression(QStringLiteral(";\\r?\\n")), Qt::SkipEmptyParts);
+            item->setText(1, QStringLiteral("%1 frames").arg(frames.size()));
+            for (const QString& f : frames)
+                new QTreeWidgetItem(item, {QString(), f});
+        } else {
+            item->setText(1, s);
+        }
+    } else {
+        item->setText(1, q(v.dump()));
+    }
+}
+
+QString bytesText(std::uint64_t b)
+{
+    return QLocale::c().toString(static_cast<qulonglong>(b)) + QStringLiteral(" B");
+}
+
+} // namespace
+
+DetailsPane::DetailsPane(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_title = new QLabel(this);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont f = m_title->font();
+    f.setBold(true);
+    m_title->setFont(f);
+    m_verdict = new QLabel(this);
+    m_verdict->setWordWrap(true);
+    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_verdict->setVisible(false);
+    m_tree = new QTreeWidget(this);
+    m_tree->setColumnCount(2);
+    m_tree->setHeaderLabels({tr("Field"), tr("Value")});
+    m_tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_tree->setUniformRowHeights(true);
+    layout->addWidget(m_title);
+    layout->addWidget(m_verdict);
+    layout->addWidget(m_tree, 1);
+    refresh();
+}
+
+void DetailsPane::setTrace(TracePtr trace)
+{
+    m_trace = std::move(trace);
+    m_report.reset();
+    m_event = kNone;
+    refresh();
+}
+
+void DetailsPane::setReport(ReportPtr report)
+{
+    m_report = std::move(report);
+    refresh();
+}
+
+void DetailsPane::setEvent(EventId e)
+{
+    m_event = e;
+    refresh();
+}
+
+TimeNs DetailsPane::selfTime(const Trace& trace, EventId e)
+{
+    const Slice& s = trace.slice(e);
+    const Track& track = trace.tracks()[s.track];
+    TimeNs children = 0;
+    // Children follow their parent in start order and start before its end.
+    for (EventId c = e + 1; c < track.end && trace.slice(c).start < s.end(); ++c)
+        if (trace.slice(c).parent == e) children += trace.slice(c).dur;
+    return std::max<TimeNs>(0, s.dur - children);
+}
+
+QString DetailsPane::verdictText(const Trace& trace, const AnalysisReport& report, EventId e)
+{
+    const Collective* c = report.collectiveOf(e);
+    const std::uint8_t marks = report.marks(e);
+    QStringList lines;
+    if (c && c->event == e) {
+        if (!c->verdict.empty()) lines << q(c->verdict);
+        QString head = QStringLiteral("%1").arg(collectiveKindName(c->kind));
+        if (c->mode) head += QStringLiteral(", mode %1").arg(QChar('A' + *c->mode));
+        if (c->step) head += QStringLiteral(", step %1").arg(*c->step);
+        if (c->rank) head += QStringLiteral(", rank %1").arg(*c->rank);
+        lines << head;
+        if (c->memcpyCount)
+            lines << QStringLiteral("Internal memcpy: %1 tasks, %2%3")
+                         .arg(c->memcpyCount)
+                         .arg(q(formatDuration(c->memcpyNs)))
+                         .arg(c->memcpyBytes ? QStringLiteral(", ") + bytesText(c->memcpyBytes)
+                                             : QString());
+        if (c->signature < report.signatures.size()) {
+            const SignatureGroup& sg = report.signatures[c->signature];
+            if (c->memcpyNs > sg.baselineMemcpyNs && c->memcpyCount)
+                lines << QStringLiteral("Extra memcpy time over the group baseline: %1")
+                             .arg(q(formatDuration(c->memcpyNs - sg.baselineMemcpyNs)));
+        }
+        if (c->unalignedCount)
+            lines << QStringLiteral("Alignment: %1 transfer(s) not aligned (size boundary %2 B, "
+                                    "address boundary %3 B)")
+                         .arg(c->unalignedCount)
+                         .arg(report.options.sizeAlign)
+                         .arg(report.options.addrAlign);
+        else if (c->memcpyCount)
+            lines << QStringLiteral("Alignment: transfers aligned");
+        if (!std::isnan(c->algbwGbps))
+            lines << QStringLiteral("Bandwidth: algbw %1 GB/s, busbw %2 GB/s")
+                         .arg(c->algbwGbps, 0, 'f', 2)
+                         .arg(c->busbwGbps, 0, 'f', 2);
+        if (c->waiting)
+            lines << QStringLiteral("Waited %1 for a slower peer (Notify_Wait)")
+                         .arg(q(formatDuration(c->waitNs)));
+    } else if (c) {
+        QString line = QStringLiteral("Task of %1 (%2)")
+                           .arg(q(c->name), q(trace.str(trace.slice(c->event).name)));
+        if (c->mode) line += QStringLiteral(", mode %1").arg(QChar('A' + *c->mode));
+        lines << line;
+        for (const InternalCopy& cp : c->copies) {
+            if (cp.event != e) continue;
+            QString copy = cp.extra ? QStringLiteral("Extra internal memcpy (above the baseline)")
+                                    : QStringLiteral("Internal memcpy");
+            if (cp.bytes) copy += QStringLiteral(", ") + bytesText(cp.bytes);
+            if (!cp.transport.empty()) copy += QStringLiteral(", ") + q(cp.transport);
+            if (!cp.link.empty()) copy += QStringLiteral(" over ") + q(cp.link);
+            lines << copy;
+            if (cp.unalignedSize && report.options.sizeAlign)
+                lines << QStringLiteral("Size not a multiple of %1 B (remainder %2 B)")
+                             .arg(report.options.sizeAlign)
+                             .arg(cp.bytes % report.options.sizeAlign);
+            if (cp.unalignedAddress)
+                lines << QStringLiteral("Address not a multiple of %1 B")
+                             .arg(report.options.addrAlign);
+        }
+    } else if (marks & kMarkInternalMemcpy) {
+        lines << QStringLiteral("Internal memcpy of a collective");
+    }
+    return lines.join('\n');
+}
+
+void DetailsPane::refresh()
+{
+    m_tree->clear();
+    if (!m_trace || m_event == kNone || m_event >= m_trace->slices().size()) {
+        m_title->setText(tr("No event selected: click one in the timeline"));
+        m_verdict->clear();
+        m_verdict->setVisible(false);
+        return;
+    }
+    const Trace& trc = *m_trace;
+    const Slice& s = trc.slice(m_event);
+    const Track& track = trc.tracks()[s.track];
+    m_title->setText(q(trc.str(s.name)));
+    auto add = [&](const QString& k, const QString& v) { new QTreeWidgetItem(m_tree, {k, v}); };
+    add(tr("Name"), q(trc.str(s.name)));
+    add(tr("Category"), s.cat ? q(trc.str(s.cat)) : QStringLiteral("—"));
+    add(tr("Process"), q(trc.processLabel(track.process)) + QStringLiteral(" (pid ") +
+                           q(trc.processes()[track.process].pid) + QStringLiteral(")"));
+    add(tr("Thread"), q(trc.trackLabel(s.track)));
+    add(tr("Start"), q(formatDuration(s.start - trc.startNs())) + tr(" from trace start"));
+    add(tr("Duration"), q(formatDuration(s.dur)));
+    add(tr("Self time"), q(formatDuration(selfTime(trc, m_event))));
+    add(tr("Depth"), QString::number(s.depth));
+    QString verdict;
+    if (m_report) verdict = verdictText(trc, *m_report, m_event);
+    if (!verdict.isEmpty()) add(tr("Verdict"), verdict.section('\n', 0, 0));
+    m_verdict->setText(verdict);
+    m_verdict->setVisible(!verdict.isEmpty());
+    const nlohmann::json args = trc.args(m_event);
+    if (!args.empty()) {
+        auto* root = new QTreeWidgetItem(m_tree, {tr("Args")});
+        for (auto it = args.begin(); it != args.end(); ++it)
+            addJson(root, q(it.key()), it.value());
+        root->setExpanded(true);
+    }
+}
+
+QString DetailsPane::text() const
+{
+    QStringList out;
+    out << m_title->text();
+    if (!m_verdict->text().isEmpty()) out << m_verdict->text();
+    std::function<void(QTreeWidgetItem*, int)> walk = [&](QTreeWidgetItem* it, int depth) {
+        out << QString(depth * 2, ' ') + it->text(0) + QStringLiteral(": ") + it->text(1);
+        for (int i = 0; i < it->childCount(); ++i)
+            walk(it->child(i), depth + 1);
+    };
+    for (int i = 0; i < m_tree->topLevelItemCount(); ++i)
+        walk(m_tree->topLevelItem(i), 0);
+    return out.join('\n');
+}
+
+} // namespace rs

@@ -1,0 +1,45 @@
+#pragma once
+
+#include "core/analysis/report.h"
+#include "core/trace.h"
+
+#include <QWidget>
+
+class QLabel;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace rs {
+
+// Everything about the selected event: name, category, process/thread, times, self time,
+// args as a tree and the analysis verdict in words.
+class DetailsPane : public QWidget {
+    Q_OBJECT
+public:
+    explicit DetailsPane(QWidget* parent = nullptr);
+
+    void setTrace(TracePtr trace);
+    void setReport(ReportPtr report);
+    void setEvent(EventId e);
+    EventId event() const { return m_event; }
+    // All shown text (fields, args, verdict), one line per row; for tests and copying.
+    QString text() const;
+    QTreeWidget* tree() const { return m_tree; }
+
+    // Verdict of an event in words, empty when the analysis says nothing about it.
+    static QString verdictText(const Trace& trace, const AnalysisReport& report, EventId e);
+    // Duration minus the time of its direct children on the same track.
+    static TimeNs selfTime(const Trace& trace, EventId e);
+
+private:
+    void refresh();
+
+    TracePtr m_trace;
+    ReportPtr m_report;
+    EventId m_event = kNone;
+    QLabel* m_title = nullptr;
+    QLabel* m_verdict = nullptr;
+    QTreeWidget* m_tree = nullptr;
+};
+
+} // namespace rs

@@ -1,0 +1,73 @@
+#include "ui/panes/findingspane.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace rs {
+
+FindingsPane::FindingsPane(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_status = new QLabel(tr("No analysis yet"), this);
+    m_status->setWordWrap(true);
+    m_tree = new QTreeWidget(this);
+    m_tree->setColumnCount(4);
+    m_tree->setHeaderLabels({tr("Severity"), tr("Rule"), tr("Rank"), tr("Title")});
+    m_tree->setRootIsDecorated(false);
+    m_tree->setUniformRowHeights(true);
+    m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_tree->header()->setStretchLastSection(true);
+    layout->addWidget(m_status);
+    layout->addWidget(m_tree, 1);
+    auto activate = [this](QTreeWidgetItem* item) {
+        if (item) emit findingActivated(item->data(0, Qt::UserRole).toInt());
+    };
+    connect(m_tree, &QTreeWidget::itemClicked, this, activate);
+    connect(m_tree, &QTreeWidget::itemActivated, this, activate);
+}
+
+void FindingsPane::setStatus(const QString& text)
+{
+    m_status->setText(text);
+}
+
+int FindingsPane::count() const
+{
+    return m_tree->topLevelItemCount();
+}
+
+void FindingsPane::setReport(ReportPtr report)
+{
+    m_report = std::move(report);
+    m_tree->clear();
+    if (!m_report) {
+        m_status->setText(tr("No analysis yet"));
+        return;
+    }
+    const auto& fs = m_report->findings;
+    m_status->setText(fs.empty() ? tr("No findings: nothing unusual in the collectives")
+                                 : tr("%n finding(s); click one to show its evidence", nullptr,
+                                      static_cast<int>(fs.size())));
+    for (std::size_t i = 0; i < fs.size(); ++i) {
+        const Finding& f = fs[i];
+        auto* item = new QTreeWidgetItem(m_tree);
+        const QString sev = QString::fromUtf8(severityName(f.severity));
+        item->setText(0, f.severity == Severity::Info ? sev : QStringLiteral("! ") + sev);
+        item->setText(1, QString::fromStdString(f.rule));
+        item->setText(2, f.rank ? QString::number(*f.rank) : QStringLiteral("—"));
+        item->setText(3, QString::fromStdString(f.title));
+        item->setToolTip(
+            3, QString::fromStdString(
+                   f.title + (f.recommendation.empty() ? std::string() : "\n" + f.recommendation)));
+        item->setData(0, Qt::UserRole, static_cast<int>(i));
+        if (f.severity == Severity::Error)
+            item->setForeground(0, QColor(0xd0, 0x10, 0x2a));
+        else if (f.severity == Severity::Warning)
+            item->setForeground(0, QColor(0xc0, 0x70, 0x00));
+    }
+}
+
+} // namespace rs

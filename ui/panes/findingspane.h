@@ -1,0 +1,34 @@
+#pragma once
+
+#include "core/analysis/report.h"
+
+#include <QWidget>
+
+class QLabel;
+class QTreeWidget;
+
+namespace rs {
+
+// All findings of the analysis, most severe first. Activating one asks the window to zoom to
+// its evidence and select its main event.
+class FindingsPane : public QWidget {
+    Q_OBJECT
+public:
+    explicit FindingsPane(QWidget* parent = nullptr);
+
+    void setReport(ReportPtr report);
+    // While the analysis runs (or failed), a line instead of the list.
+    void setStatus(const QString& text);
+    QTreeWidget* tree() const { return m_tree; }
+    int count() const;
+
+signals:
+    void findingActivated(int index);
+
+private:
+    ReportPtr m_report;
+    QLabel* m_status = nullptr;
+    QTreeWidget* m_tree = nullptr;
+};
+
+} // namespace rs

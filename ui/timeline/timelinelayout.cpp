@@ -1,0 +1,154 @@
+#include "ui/timeline/timelinelayout.h"
+
+#include <algorithm>
+
+namespace rs {
+
+TimelineIndex::TimelineIndex(TracePtr trace) : m_trace(std::move(trace))
+{
+    const Trace& tr = *m_trace;
+    const auto& tracks = tr.tracks();
+    m_rowBegin.assign(tracks.size() + 1, 0);
+    // Depth counts first (trust the slices, not only Track::maxDepth).
+    std::vector<std::uint32_t> depths(tracks.size(), 0);
+    for (TrackId t = 0; t < tracks.size(); ++t) {
+        std::uint32_t d = 0;
+        if (tracks[t].kind != TrackKind::Counter)
+            for (const Slice& s : tr.trackSlices(t))
+                d = std::max<std::uint32_t>(d, s.depth + 1u);
+        depths[t] = d;
+        m_rowBegin[t + 1] = m_rowBegin[t] + d;
+    }
+    m_rowOffset.assign(m_rowBegin.back() + 1, 0);
+    // Counting sort by depth inside each track keeps the start order.
+    std::vector<std::uint32_t> count;
+    std::uint32_t base = 0;
+    for (TrackId t = 0; t < tracks.size(); ++t) {
+        const std::uint32_t r0 = m_rowBegin[t];
+        count.assign(depths[t], 0);
+        auto sl = tr.trackSlices(t);
+        if (depths[t])
+            for (const Slice& s : sl)
+                ++count[s.depth];
+        for (std::uint32_t d = 0; d < depths[t]; ++d) {
+            m_rowOffset[r0 + d] = base;
+            base += count[d];
+        }
+    }
+    m_rowOffset.back() = base;
+    m_order.resize(base);
+    std::vector<std::uint32_t> fill(m_rowOffset.begin(), m_rowOffset.end() - 1);
+    for (TrackId t = 0; t < tracks.size(); ++t) {
+        if (!depths[t]) continue;
+        const Track& track = tracks[t];
+        for (EventId e = track.begin; e < track.end; ++e)
+            m_order[fill[m_rowBegin[t] + tr.slice(e).depth]++] = e;
+    }
+}
+
+std::span<const EventId> TimelineIndex::row(TrackId t, int depth) const
+{
+    if (t + 1 >= m_rowBegin.size() || depth < 0 || depth >= depthCount(t)) return {};
+    const std::uint32_t r = m_rowBegin[t] + static_cast<std::uint32_t>(depth);
+    return std::span<const EventId>(m_order).subspan(m_rowOffset[r],
+                                                     m_rowOffset[r + 1] - m_rowOffset[r]);
+}
+
+std::size_t TimelineIndex::firstEndingAfter(std::span<const EventId> row, TimeNs time) const
+{
+    const Trace& tr = *m_trace;
+    auto it = std::partition_point(row.begin(), row.end(),
+                                   [&](EventId e) { return tr.slice(e).end() <= time; });
+    return static_cast<std::size_t>(it - row.begin());
+}
+
+std::size_t TimelineIndex::firstStartingAt(std::span<const EventId> row, TimeNs time) const
+{
+    const Trace& tr = *m_trace;
+    auto it = std::partition_point(row.begin(), row.end(),
+                                   [&](EventId e) { return tr.slice(e).start < time; });
+    return static_cast<std::size_t>(it - row.begin());
+}
+
+std::size_t TimelineIndex::bytes() const
+{
+    return m_order.capacity() * sizeof(EventId) + m_rowBegin.capacity() * 4 +
+           m_rowOffset.capacity() * 4;
+}
+
+namespace {
+
+// Numeric pids compare as numbers of any length; others after them, as text.
+bool pidLess(const Process& a, const Process& b)
+{
+    if (a.pidIsNumber != b.pidIsNumber) return a.pidIsNumber;
+    if (a.pidIsNumber && a.pid.size() != b.pid.size()) return a.pid.size() < b.pid.size();
+    return a.pid < b.pid;
+}
+
+} // namespace
+
+TimelineLayout::TimelineLayout(const TimelineIndex& index, const std::vector<bool>& collapsed)
+{
+    const Trace& trace = index.trace();
+    const auto& procs = trace.processes();
+    const auto& tracks = trace.tracks();
+    m_trackRow.assign(tracks.size(), -1);
+    m_processRow.assign(procs.size(), -1);
+    m_order.reserve(procs.size());
+    for (ProcessId p = 0; p < procs.size(); ++p)
+        m_order.push_back(p);
+    std::stable_sort(m_order.begin(), m_order.end(), [&](ProcessId a, ProcessId b) {
+        const Process& pa = procs[a];
+        const Process& pb = procs[b];
+        const int sa = pa.hasSortIndex ? pa.sortIndex : 0;
+        const int sb = pb.hasSortIndex ? pb.sortIndex : 0;
+        if (sa != sb) return sa < sb;
+        return pidLess(pa, pb);
+    });
+    double y = 0;
+    for (ProcessId p : m_order) {
+        std::vector<TrackId> visible;
+        for (TrackId t : procs[p].tracks) {
+            const Track& tr = tracks[t];
+            if (tr.kind == TrackKind::Counter ? tr.counter != kNone : tr.end > tr.begin)
+                visible.push_back(t);
+        }
+        if (visible.empty()) continue;
+        m_processRow[p] = static_cast<int>(m_rows.size());
+        m_rows.push_back({RowKind::ProcessHeader, p, kNone, y, kHeaderHeight, 0});
+        y += kHeaderHeight;
+        if (p < collapsed.size() && collapsed[p]) continue;
+        for (TrackId t : visible) {
+            const Track& tr = tracks[t];
+            TimelineRow row;
+            row.process = p;
+            row.track = t;
+            row.y = y;
+            if (tr.kind == TrackKind::Counter) {
+                row.kind = RowKind::Counter;
+                row.height = kCounterHeight;
+            } else {
+                const int depths = index.depthCount(t);
+                row.kind = RowKind::Slices;
+                row.depths = depths;
+                row.height = depths * kSliceRowHeight + kTrackGap;
+            }
+            m_trackRow[t] = static_cast<int>(m_rows.size());
+            m_rows.push_back(row);
+            y += row.height;
+        }
+    }
+    m_height = y;
+}
+
+int TimelineLayout::rowAt(double y) const
+{
+    auto it = std::upper_bound(m_rows.begin(), m_rows.end(), y,
+                               [](double v, const TimelineRow& r) { return v < r.y; });
+    if (it == m_rows.begin()) return -1;
+    --it;
+    return y < it->y + it->height ? static_cast<int>(it - m_rows.begin()) : -1;
+}
+
+} // namespace rs

@@ -1,0 +1,76 @@
+#pragma once
+
+#include "core/trace.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace rs {
+
+// Per-trace index the timeline needs to draw and hit-test in O(log n) per row: each track's
+// slices regrouped by depth (stable, so still sorted by start). 4 bytes per slice.
+class TimelineIndex {
+public:
+    explicit TimelineIndex(TracePtr trace);
+
+    const Trace& trace() const { return *m_trace; }
+    const TracePtr& tracePtr() const { return m_trace; }
+    // Slices of one (track, depth) row, sorted by start; same-depth slices do not nest.
+    std::span<const EventId> row(TrackId t, int depth) const;
+    int depthCount(TrackId t) const { return static_cast<int>(m_rowBegin[t + 1] - m_rowBegin[t]); }
+    // First index in row whose slice ends after time (binary search on ends, which are
+    // ordered because same-depth slices do not overlap).
+    std::size_t firstEndingAfter(std::span<const EventId> row, TimeNs time) const;
+    // First index in row whose slice starts at or after time.
+    std::size_t firstStartingAt(std::span<const EventId> row, TimeNs time) const;
+    std::size_t bytes() const;
+
+private:
+    TracePtr m_trace;
+    std::vector<EventId> m_order;           // by track, then depth, then start
+    std::vector<std::uint32_t> m_rowBegin;  // per track: index of its first row in m_rowOffset
+    std::vector<std::uint32_t> m_rowOffset; // per (track, depth) row: offset in m_order; +1 end
+};
+
+enum class RowKind : std::uint8_t { ProcessHeader, Slices, Counter };
+
+// One horizontal band of the timeline in content coordinates (before vertical scroll).
+struct TimelineRow {
+    RowKind kind = RowKind::Slices;
+    ProcessId process = kNone;
+    TrackId track = kNone; // kNone for headers
+    double y = 0;          // top, content coordinates
+    double height = 0;
+    int depths = 0; // slice rows in a Slices track
+};
+
+// Vertical layout: process groups ordered by sort index then pid, their tracks, collapse state.
+class TimelineLayout {
+public:
+    static constexpr double kHeaderHeight = 22;
+    static constexpr double kSliceRowHeight = 18;
+    static constexpr double kCounterHeight = 34;
+    static constexpr double kTrackGap = 4;
+
+    TimelineLayout() = default;
+    TimelineLayout(const TimelineIndex& index, const std::vector<bool>& collapsed);
+
+    const std::vector<TimelineRow>& rows() const { return m_rows; }
+    const std::vector<ProcessId>& processOrder() const { return m_order; }
+    double contentHeight() const { return m_height; }
+    // Row index of a track, or -1 when hidden (collapsed group, empty track).
+    int rowOfTrack(TrackId t) const { return t < m_trackRow.size() ? m_trackRow[t] : -1; }
+    int rowOfProcess(ProcessId p) const { return p < m_processRow.size() ? m_processRow[p] : -1; }
+    // Row at content y, or -1.
+    int rowAt(double y) const;
+
+private:
+    std::vector<TimelineRow> m_rows;
+    std::vector<ProcessId> m_order;
+    std::vector<int> m_trackRow, m_processRow;
+    double m_height = 0;
+};
+
+} // namespace rs

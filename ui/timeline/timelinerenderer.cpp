@@ -1,0 +1,828 @@
+#include "ui/timeline/timelinerenderer.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QPainterPath>
+#include <QPalette>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rs {
+
+namespace {
+
+// Mid-light hues readable with black text on light and dark backgrounds. Blues (collectives)
+// and oranges (internal memcpy) are left out so those marks stay unambiguous.
+constexpr QRgb kSlicePalette[] = {
+    0x8fbc5a, 0x5fae8a, 0x4fb0b0, 0x9d8ad1, 0xc084c9, 0xd27aa2, 0xc9a94f, 0xa3b84a,
+    0x6cc07a, 0xb59b7c, 0x8e9fb8, 0xd0c05a, 0x7db0a0, 0xb98bbf, 0xa0a05a, 0x77b8c8,
+};
+constexpr QRgb kCollectivePalette[] = {0x4a86e8, 0x3b78d8, 0x6a9cf0};
+constexpr QRgb kCounterColor = 0x5b8fd1;
+
+std::uint32_t hashName(const std::string& s)
+{
+    std::uint32_t h = 2166136261u; // FNV-1a: stable across runs and platforms
+    for (unsigned char c : s) {
+        h ^= c;
+        h *= 16777619u;
+    }
+    return h;
+}
+
+QColor mix(const QColor& a, const QColor& b, double t)
+{
+    return QColor::fromRgbF(static_cast<float>(a.redF() * (1 - t) + b.redF() * t),
+                            static_cast<float>(a.greenF() * (1 - t) + b.greenF() * t),
+                            static_cast<float>(a.blueF() * (1 - t) + b.blueF() * t));
+}
+
+QColor textOn(const QColor& fill)
+{
+    const double l = 0.299 * fill.redF() + 0.587 * fill.greenF() + 0.114 * fill.blueF();
+    return l > 0.5 ? QColor(20, 20, 20) : QColor(250, 250, 250);
+}
+
+} // namespace
+
+TimelineStyle TimelineStyle::light()
+{
+    TimelineStyle s;
+    s.dark = false;
+    s.background = QColor(0xfb, 0xfb, 0xfc);
+    s.text = QColor(0x20, 0x22, 0x26);
+    s.dimText = QColor(0x70, 0x74, 0x7a);
+    s.grid = QColor(0xe4, 0xe6, 0xea);
+    s.header = QColor(0xe9, 0xec, 0xf1);
+    s.headerText = QColor(0x20, 0x22, 0x26);
+    s.labelBackground = QColor(0xf3, 0xf4, 0xf6);
+    s.ruler = QColor(0xee, 0xf0, 0xf3);
+    s.selection = QColor(0x10, 0x10, 0x10);
+    s.cursor = QColor(0xd0, 0x30, 0x30);
+    s.collectiveOutline = QColor(0x1a, 0x3f, 0x8a);
+    s.anomaly = QColor(0xe0, 0x10, 0x2a);
+    s.internalCopy = QColor(0xf0, 0x8c, 0x2a);
+    s.waiting = QColor(0x9a, 0x9a, 0x9a);
+    s.flow = QColor(0x50, 0x50, 0x60, 170);
+    return s;
+}
+
+TimelineStyle TimelineStyle::fromPalette(const QPalette& palette)
+{
+    TimelineStyle s = light();
+    const QColor window = palette.color(QPalette::Window);
+    s.dark = window.lightness() < 128;
+    if (!s.dark) return s;
+    s.background = QColor(0x1e, 0x1f, 0x22);
+    s.text = QColor(0xe6, 0xe6, 0xe6);
+    s.dimText = QColor(0x9a, 0x9e, 0xa4);
+    s.grid = QColor(0x33, 0x35, 0x3a);
+    s.header = QColor(0x2b, 0x2e, 0x34);
+    s.headerText = QColor(0xee, 0xee, 0xee);
+    s.labelBackground = QColor(0x25, 0x27, 0x2b);
+    s.ruler = QColor(0x28, 0x2a, 0x2f);
+    s.selection = QColor(0xff, 0xff, 0xff);
+    s.cursor = QColor(0xff, 0x60, 0x60);
+    s.collectiveOutline = QColor(0xa8, 0xc8, 0xff);
+    s.anomaly = QColor(0xff, 0x2a, 0x40);
+    s.flow = QColor(0xc0, 0xc0, 0xd0, 170);
+    return s;
+}
+
+// ---- geometry -------------------------------------------------------------------------------
+
+double TimelineGeometry::nsPerPixel() const
+{
+    const double w = std::max(1.0, size.width() - labelWidth);
+    return std::max(1e-6, static_cast<double>(t1 - t0) / w);
+}
+
+double TimelineGeometry::xOf(TimeNs t) const
+{
+    return labelWidth + static_cast<double>(t - t0) / nsPerPixel();
+}
+
+TimeNs TimelineGeometry::timeAt(double x) const
+{
+    return t0 + static_cast<TimeNs>(std::llround((x - labelWidth) * nsPerPixel()));
+}
+
+int TimelineGeometry::rowAtY(double y) const
+{
+    if (!layout || y < rulerHeight) return -1;
+    return layout->rowAt(y - rulerHeight + scrollY);
+}
+
+QRectF TimelineGeometry::rowRect(int row) const
+{
+    if (!layout || row < 0 || row >= static_cast<int>(layout->rows().size())) return {};
+    const TimelineRow& r = layout->rows()[static_cast<std::size_t>(row)];
+    return QRectF(0, screenY(r.y), size.width(), r.height);
+}
+
+QRectF TimelineGeometry::trackRect(TrackId t) const
+{
+    if (!layout) return {};
+    const QRectF r = rowRect(layout->rowOfTrack(t));
+    return r.isNull() ? r : QRectF(labelWidth, r.top(), size.width() - labelWidth, r.height());
+}
+
+QRectF TimelineGeometry::depthRect(TrackId t, int depth) const
+{
+    const QRectF r = trackRect(t);
+    if (r.isNull()) return r;
+    return QRectF(r.left(), r.top() + depth * TimelineLayout::kSliceRowHeight, r.width(),
+                  TimelineLayout::kSliceRowHeight);
+}
+
+QRectF TimelineGeometry::eventRect(EventId e) const
+{
+    if (!index || e >= index->trace().slices().size()) return {};
+    const Slice& s = index->trace().slice(e);
+    const QRectF row = depthRect(s.track, s.depth);
+    if (row.isNull()) return row;
+    const double x0 = xOf(s.start);
+    const double x1 = xOf(s.end());
+    return QRectF(x0, row.top() + 1, std::max(0.0, x1 - x0), row.height() - 2);
+}
+
+// ---- ruler helpers --------------------------------------------------------------------------
+
+TimeNs niceTimeStep(double minNs)
+{
+    TimeNs base = 1;
+    while (true) {
+        for (TimeNs m : {1, 2, 5})
+            if (static_cast<double>(base * m) >= minNs) return base * m;
+        if (base > (TimeNs(1) << 58)) return base;
+        base *= 10;
+    }
+}
+
+QString formatOffset(TimeNs offset, TimeNs step)
+{
+    struct Unit {
+        TimeNs ns;
+        const char* name;
+    };
+    static const Unit units[] = {{1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "µs"}, {1, "ns"}};
+    // The largest unit the label reaches; as many decimals as the step needs in it.
+    const TimeNs mag = std::max<TimeNs>(std::llabs(offset), step);
+    const Unit* u = &units[3];
+    for (const Unit& c : units)
+        if (mag >= c.ns) {
+            u = &c;
+            break;
+        }
+    int decimals = 0;
+    for (TimeNs q = u->ns; q > 1 && step % q != 0; q /= 10)
+        ++decimals;
+    const double v = static_cast<double>(offset) / static_cast<double>(u->ns);
+    return QString::number(v, 'f', decimals) + QLatin1Char(' ') + QString::fromUtf8(u->name);
+}
+
+// ---- renderer -------------------------------------------------------------------------------
+
+TimelineRenderer::TimelineRenderer() = default;
+TimelineRenderer::~TimelineRenderer() = default;
+
+void TimelineRenderer::setTrace(TracePtr trace)
+{
+    m_trace = std::move(trace);
+    m_report.reset();
+    m_selected = kNone;
+    m_rangeBegin = m_rangeEnd = 0;
+    m_highlights.clear();
+    m_nameColor.clear();
+    m_collapsed.clear();
+    if (!m_trace) {
+        m_index.reset();
+        m_layout.reset();
+        return;
+    }
+    m_index = std::make_shared<TimelineIndex>(m_trace);
+    const StringPool& pool = m_trace->strings();
+    m_nameColor.resize(pool.size());
+    for (StrId i = 0; i < pool.size(); ++i)
+        m_nameColor[i] =
+            kSlicePalette[hashName(pool.str(i)) % (sizeof kSlicePalette / sizeof(QRgb))];
+    m_collapsed.assign(m_trace->processes().size(), false);
+    rebuildLayout();
+}
+
+void TimelineRenderer::setReport(ReportPtr report)
+{
+    // A report of another trace (a superseded job) is ignored.
+    if (report && report->trace && report->trace != m_trace) return;
+    m_report = std::move(report);
+}
+
+void TimelineRenderer::rebuildLayout()
+{
+    m_layout = m_index ? std::make_shared<TimelineLayout>(*m_index, m_collapsed) : nullptr;
+}
+
+void TimelineRenderer::setCollapsed(ProcessId p, bool collapsed)
+{
+    if (p >= m_collapsed.size() || m_collapsed[p] == collapsed) return;
+    m_collapsed[p] = collapsed;
+    rebuildLayout();
+}
+
+bool TimelineRenderer::isCollapsed(ProcessId p) const
+{
+    return p < m_collapsed.size() && m_collapsed[p];
+}
+
+void TimelineRenderer::setAllCollapsed(bool collapsed)
+{
+    std::fill(m_collapsed.begin(), m_collapsed.end(), collapsed);
+    rebuildLayout();
+}
+
+void TimelineRenderer::setRangeSelection(TimeNs begin, TimeNs end)
+{
+    m_rangeBegin = std::min(begin, end);
+    m_rangeEnd = std::max(begin, end);
+}
+
+void TimelineRenderer::setHighlights(std::vector<EventId> events)
+{
+    std::sort(events.begin(), events.end());
+    m_highlights = std::move(events);
+}
+
+TimelineGeometry TimelineRenderer::geometry(QSizeF size, TimeNs t0, TimeNs t1, double scrollY) const
+{
+    TimelineGeometry g;
+    g.size = size;
+    g.labelWidth = std::min(m_labelWidth, std::max(40.0, size.width() * 0.5));
+    g.t0 = t0;
+    g.t1 = std::max(t1, t0 + 1);
+    g.scrollY = scrollY;
+    g.traceStart = m_trace ? m_trace->startNs() : 0;
+    g.layout = m_layout;
+    g.index = m_index;
+    return g;
+}
+
+QColor TimelineRenderer::colorOf(EventId e) const
+{
+    const Slice& s = m_trace->slice(e);
+    const std::uint8_t marks = m_report ? m_report->marks(e) : 0;
+    const std::uint32_t h = s.name < m_nameColor.size() ? m_nameColor[s.name] : 0x999999;
+    if (marks & (kMarkInternalMemcpy | kMarkExtraMemcpy)) return m_style.internalCopy;
+    if (marks & kMarkWaiting) return m_style.waiting;
+    if (marks & kMarkCollective)
+        return QColor(kCollectivePalette[hashName(m_trace->str(s.name)) % 3]);
+    return QColor(QRgb(h));
+}
+
+bool TimelineRenderer::isFlagged(EventId e) const
+{
+    if (!m_report) return false;
+    if (m_report->marks(e) & kFlaggedMarks) return true;
+    const Collective* c = m_report->collectiveOf(e);
+    return c && (c->anomalous || c->waiting || c->unalignedCount > 0);
+}
+
+std::size_t TimelineRenderer::viewBytes() const
+{
+    std::size_t b = m_index ? m_index->bytes() : 0;
+    b += m_nameColor.capacity() * sizeof(QRgb);
+    if (m_layout)
+        b += m_layout->rows().capacity() * sizeof(TimelineRow) +
+             m_trace->tracks().size() * sizeof(int) + m_trace->processes().size() * 8;
+    return b;
+}
+
+void TimelineRenderer::paint(QPainter& p, const TimelineGeometry& g) const
+{
+    p.save();
+    p.fillRect(QRectF(QPointF(0, 0), g.size), m_style.background);
+    if (!g.valid() || !m_trace) {
+        p.setPen(m_style.dimText);
+        p.drawText(QRectF(QPointF(0, 0), g.size), Qt::AlignCenter,
+                   QStringLiteral("Open a trace: File > Open, or drop a file here"));
+        p.restore();
+        return;
+    }
+    const QRectF plot = g.plotRect();
+    p.save();
+    p.setClipRect(plot);
+    paintSelection(p, g);
+    const auto& rows = g.layout->rows();
+    int first = g.layout->rowAt(g.scrollY);
+    if (first < 0) first = 0;
+    // Row tops are increasing: start at the first visible row, stop below the plot.
+    for (std::size_t i = static_cast<std::size_t>(first); i < rows.size(); ++i) {
+        const TimelineRow& row = rows[i];
+        const double top = g.screenY(row.y);
+        if (top > plot.bottom()) break;
+        if (top + row.height < plot.top()) continue;
+        if (row.kind == RowKind::ProcessHeader)
+            p.fillRect(QRectF(plot.left(), top, plot.width(), row.height),
+                       mix(m_style.header, m_style.background, 0.5));
+        else if (row.kind == RowKind::Slices)
+            paintSliceTrack(p, g, row);
+        else
+            paintCounterTrack(p, g, row);
+        p.setPen(m_style.grid);
+        p.drawLine(QPointF(plot.left(), top + row.height - 0.5),
+                   QPointF(plot.right(), top + row.height - 0.5));
+    }
+    if (m_showFlows) paintFlows(p, g);
+    paintMarks(p, g);
+    p.restore();
+    paintLabels(p, g);
+    paintRuler(p, g);
+    if (m_overlay) m_overlay(p, g);
+    p.restore();
+}
+
+void TimelineRenderer::paintSelection(QPainter& p, const TimelineGeometry& g) const
+{
+    const QRectF plot = g.plotRect();
+    if (hasRangeSelection()) {
+        const double x0 = std::max(plot.left(), g.xOf(m_rangeBegin));
+        const double x1 = std::min(plot.right(), g.xOf(m_rangeEnd));
+        QColor band = m_style.dark ? QColor(120, 160, 255, 40) : QColor(40, 90, 200, 28);
+        if (x1 > x0)
+            p.fillRect(QRectF(x0, plot.top(), std::max(1.0, x1 - x0), plot.height()), band);
+    }
+    if (m_selected != kNone && m_selected < m_trace->slices().size()) {
+        const Slice& s = m_trace->slice(m_selected);
+        const double x0 = std::max(plot.left() - 2, g.xOf(s.start));
+        const double x1 = std::min(plot.right() + 2, g.xOf(s.end()));
+        QColor band = m_style.selection;
+        band.setAlpha(m_style.dark ? 28 : 18);
+        if (x1 >= x0)
+            p.fillRect(QRectF(x0, plot.top(), std::max(1.0, x1 - x0), plot.height()), band);
+    }
+}
+
+void TimelineRenderer::paintSlice(QPainter& p, const TimelineGeometry& /*g*/, EventId e,
+                                  const QRectF& r) const
+{
+    const Slice& s = m_trace->slice(e);
+    const std::uint8_t marks = m_report ? m_report->marks(e) : 0;
+    QColor fill = colorOf(e);
+    const bool dimmed = m_flaggedOnly && m_report && !isFlagged(e);
+    if (dimmed) fill = mix(fill, m_style.background, 0.78);
+    p.fillRect(r, fill);
+    if (!dimmed && (marks & (kMarkInternalMemcpy | kMarkExtraMemcpy | kMarkWaiting))) {
+        // Hatching sets internal copies and waits apart from ordinary memcpy at any zoom.
+        const QColor ink = (marks & kMarkWaiting) && !(marks & kMarkInternalMemcpy)
+                               ? QColor(90, 90, 90)
+                               : QColor(150, 60, 0);
+        p.fillRect(r, QBrush(ink, Qt::BDiagPattern));
+    }
+    if (r.width() >= 4) {
+        p.setPen(QPen(fill.darker(dimmed ? 110 : 135), 1));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
+    }
+    if (s.flags & kSliceInstant) {
+        // Instants have no width: a small diamond at their time.
+        const QPointF c(r.left(), r.center().y());
+        QPolygonF d;
+        d << c + QPointF(0, -5) << c + QPointF(4, 0) << c + QPointF(0, 5) << c + QPointF(-4, 0);
+        p.setPen(QPen(fill.darker(160), 1));
+        p.setBrush(fill);
+        p.drawPolygon(d);
+        return;
+    }
+    if (r.width() < 24 || dimmed) return;
+    const QFontMetricsF fm(p.font());
+    QString text = QString::fromStdString(m_trace->str(s.name));
+    const QString dur = QString::fromStdString(formatDuration(s.dur));
+    const double avail = r.width() - 8;
+    if (fm.horizontalAdvance(text + QStringLiteral("  ") + dur) <= avail)
+        text += QStringLiteral("  ") + dur;
+    text = fm.elidedText(text, Qt::ElideRight, avail);
+    if (text.size() <= 1) return;
+    p.setPen(textOn(fill));
+    p.drawText(r.adjusted(4, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
+}
+
+void TimelineRenderer::paintSliceTrack(QPainter& p, const TimelineGeometry& g,
+                                       const TimelineRow& row) const
+{
+    const QRectF plot = g.plotRect();
+    const TimeNs t0 = g.timeAt(plot.left() - 1);
+    const TimeNs t1 = g.timeAt(plot.right() + 1);
+    const double foldNs = TimelineRenderer::kFoldPixels * g.nsPerPixel();
+    for (int d = 0; d < row.depths; ++d) {
+        const double top = g.screenY(row.y) + d * TimelineLayout::kSliceRowHeight;
+        if (top > plot.bottom() || top + TimelineLayout::kSliceRowHeight < plot.top()) continue;
+        const auto ids = m_index->row(row.track, d);
+        std::size_t i = m_index->firstEndingAfter(ids, t0);
+        while (i < ids.size()) {
+            const Slice& s = m_trace->slice(ids[i]);
+            if (s.start >= t1) break;
+            const double x0 = g.xOf(s.start);
+            const double x1 = g.xOf(s.end());
+            if (static_cast<double>(s.dur) >= foldNs || (s.flags & kSliceInstant)) {
+                const QRectF r(std::max(x0, plot.left() - 2), top + 1,
+                               std::min(x1, plot.right() + 2) - std::max(x0, plot.left() - 2),
+                               TimelineLayout::kSliceRowHeight - 2);
+                paintSlice(p, g, ids[i], r);
+                ++i;
+                continue;
+            }
+            // Fold: absorb every narrow slice starting within kFoldPixels of the block's end,
+            // jumping by binary search so dense rows cost O(pixels * log n).
+            TimeNs blockEnd = std::max(s.end(), s.start + 1);
+            std::size_t j = i + 1;
+            std::size_t count = 1;
+            EventId longest = ids[i];
+            while (j < ids.size()) {
+                std::size_t k = m_index->firstStartingAt(
+                    ids, blockEnd + static_cast<TimeNs>(std::ceil(foldNs)));
+                if (k > j && static_cast<double>(m_trace->slice(ids[k - 1]).dur) >= foldNs)
+                    --k; // a wide slice is drawn on its own
+                if (k <= j) break;
+                count += k - j;
+                const Slice& last = m_trace->slice(ids[k - 1]);
+                if (last.dur > m_trace->slice(longest).dur) longest = ids[k - 1];
+                blockEnd = std::max(blockEnd, last.end());
+                j = k;
+            }
+            QColor c = count == 1 ? colorOf(ids[i]) : colorOf(longest).darker(115);
+            if (m_flaggedOnly && m_report) c = mix(c, m_style.background, 0.78);
+            const double bx1 = std::max(g.xOf(blockEnd), x0 + 1);
+            p.fillRect(QRectF(x0, top + 1, bx1 - x0, TimelineLayout::kSliceRowHeight - 2), c);
+            i = j;
+        }
+    }
+}
+
+void TimelineRenderer::paintCounterTrack(QPainter& p, const TimelineGeometry& g,
+                                         const TimelineRow& row) const
+{
+    const Track& track = m_trace->tracks()[row.track];
+    if (track.counter == kNone || track.counter >= m_trace->counters().size()) return;
+    const CounterSeries& cs = m_trace->counters()[track.counter];
+    if (cs.ts.empty()) return;
+    const QRectF plot = g.plotRect();
+    const double top = g.screenY(row.y) + 3;
+    const double h = row.height - 6;
+    // One value per pixel column (its maximum), found by binary search: O(width log n).
+    const int x0 = static_cast<int>(std::floor(plot.left()));
+    const int x1 = static_cast<int>(std::ceil(plot.right()));
+    std::vector<double> col;
+    col.reserve(static_cast<std::size_t>(x1 - x0 + 1));
+    double vmax = 0, vmin = 0;
+    bool any = false;
+    for (int x = x0; x <= x1; ++x) {
+        const TimeNs ta = g.timeAt(x);
+        const TimeNs tb = g.timeAt(x + 1);
+        auto a = std::lower_bound(cs.ts.begin(), cs.ts.end(), ta);
+        auto b = std::lower_bound(a, cs.ts.end(), tb);
+        double v = NAN;
+        if (a != b) {
+            v = cs.values[static_cast<std::size_t>(a - cs.ts.begin())];
+            // Cap the scan: a column with very many samples takes a stride through them.
+            const std::size_t n = static_cast<std::size_t>(b - a);
+            const std::size_t stride = std::max<std::size_t>(1, n / 64);
+            for (auto it = a; it < b; it += static_cast<std::ptrdiff_t>(stride))
+                v = std::max(v, cs.values[static_cast<std::size_t>(it - cs.ts.begin())]);
+        } else if (a != cs.ts.begin() && ta <= cs.ts.back()) {
+            v = cs.values[static_cast<std::size_t>(a - cs.ts.begin()) - 1];
+        }
+        if (!std::isnan(v)) {
+            vmax = any ? std::max(vmax, v) : v;
+            vmin = any ? std::min(vmin, v) : std::min(0.0, v);
+            any = true;
+        }
+        col.push_back(v);
+    }
+    if (!any) return;
+    const double span = vmax > vmin ? vmax - vmin : 1;
+    QPainterPath path;
+    bool open = false;
+    double lastX = x0;
+    for (std::size_t i = 0; i < col.size(); ++i) {
+        const double x = x0 + static_cast<double>(i);
+        if (std::isnan(col[i])) {
+            if (open) {
+                path.lineTo(lastX, top + h);
+                path.closeSubpath();
+                open = false;
+            }
+            continue;
+        }
+        const double y = top + h - (col[i] - vmin) / span * h;
+        if (!open) {
+            path.moveTo(x, top + h);
+            open = true;
+        }
+        path.lineTo(x, y);
+        path.lineTo(x + 1, y);
+        lastX = x + 1;
+    }
+    if (open) {
+        path.lineTo(lastX, top + h);
+        path.closeSubpath();
+    }
+    QColor c(kCounterColor);
+    if (m_flaggedOnly && m_report) c = mix(c, m_style.background, 0.78);
+    QColor fill = c;
+    fill.setAlpha(110);
+    p.setPen(QPen(c, 1));
+    p.setBrush(fill);
+    p.drawPath(path);
+    p.setPen(m_style.dimText);
+    QFont f = p.font();
+    f.setPointSizeF(f.pointSizeF() * 0.85);
+    p.save();
+    p.setFont(f);
+    p.drawText(QRectF(plot.left() + 4, top - 2, 200, 12), Qt::AlignLeft | Qt::AlignTop,
+               QStringLiteral("max %1").arg(vmax, 0, 'g', 4));
+    p.restore();
+}
+
+void TimelineRenderer::paintFlows(QPainter& p, const TimelineGeometry& g) const
+{
+    const QRectF plot = g.plotRect();
+    p.setRenderHint(QPainter::Antialiasing, true);
+    const QPen pen(m_style.flow, 1.2);
+    for (const Flow& f : m_trace->flows()) {
+        if (f.from == kNone || f.to == kNone) continue;
+        const Slice& a = m_trace->slice(f.from);
+        const Slice& b = m_trace->slice(f.to);
+        if (std::max(a.end(), b.start) < g.t0 || std::min(a.end(), b.start) > g.t1) continue;
+        const QRectF ra = g.eventRect(f.from);
+        const QRectF rb = g.eventRect(f.to);
+        if (ra.isNull() || rb.isNull()) continue;
+        const QPointF s(ra.right(), ra.center().y());
+        const QPointF e(rb.left(), rb.center().y());
+        if ((s.y() < plot.top() && e.y() < plot.top()) ||
+            (s.y() > plot.bottom() && e.y() > plot.bottom()))
+            continue;
+        QPainterPath path(s);
+        const double dx = std::max(12.0, std::abs(e.x() - s.x()) * 0.4);
+        path.cubicTo(s + QPointF(dx, 0), e - QPointF(dx, 0), e);
+        p.setPen(pen);
+        p.setBrush(Qt::NoBrush);
+        p.drawPath(path);
+        QPolygonF head;
+        head << e << e + QPointF(-6, -3) << e + QPointF(-6, 3);
+        p.setBrush(m_style.flow);
+        p.drawPolygon(head);
+    }
+    p.setRenderHint(QPainter::Antialiasing, false);
+}
+
+void TimelineRenderer::paintMarks(QPainter& p, const TimelineGeometry& g) const
+{
+    const QRectF plot = g.plotRect();
+    auto visible = [&](const QRectF& r) {
+        return !r.isNull() && r.right() >= plot.left() - 8 && r.left() <= plot.right() + 8 &&
+               r.bottom() >= plot.top() && r.top() <= plot.bottom();
+    };
+    auto widened = [&](QRectF r) {
+        // Marked events stay visible when sub-pixel: at least 3 px wide.
+        if (r.width() < 3) r = QRectF(r.center().x() - 1.5, r.top(), 3, r.height());
+        return r.intersected(plot.adjusted(-3, 0, 3, 0));
+    };
+    p.setRenderHint(QPainter::Antialiasing, true);
+    if (m_report) {
+        QFont bold = p.font();
+        bold.setBold(true);
+        for (const auto& [e, marks] : m_report->markIndex) {
+            if (e >= m_trace->slices().size()) continue;
+            const QRectF raw = g.eventRect(e);
+            if (!visible(raw)) continue;
+            const QRectF r = widened(raw);
+            const bool dimmed = m_flaggedOnly && !isFlagged(e);
+            if (raw.width() < TimelineRenderer::kFoldPixels && !dimmed) paintSlice(p, g, e, r);
+            if (dimmed) continue;
+            if (marks & kMarkAnomalous) {
+                p.setPen(QPen(m_style.anomaly, 2.5));
+                p.setBrush(Qt::NoBrush);
+                p.drawRect(r.adjusted(-1, -1, 1, 1));
+                // "!" badge at the right end, outside the slice when it is narrow.
+                const double bx = std::min(r.right() + 1, plot.right() - 7);
+                const QRectF badge(bx - (r.width() > 20 ? 14 : 0), r.top() - 1, 13, 13);
+                p.setPen(Qt::NoPen);
+                p.setBrush(m_style.anomaly);
+                p.drawEllipse(badge);
+                p.setPen(Qt::white);
+                p.setFont(bold);
+                p.drawText(badge, Qt::AlignCenter, QStringLiteral("!"));
+            } else if (marks & kMarkHasInternalMemcpy) {
+                p.setPen(QPen(m_style.collectiveOutline, 1.5));
+                p.setBrush(Qt::NoBrush);
+                p.drawRect(r.adjusted(-0.5, -0.5, 0.5, 0.5));
+            }
+            if (marks & kMarkExtraMemcpy) {
+                p.setPen(QPen(m_style.anomaly, 1.5, Qt::DashLine));
+                p.setBrush(Qt::NoBrush);
+                p.drawRect(r.adjusted(-0.5, -0.5, 0.5, 0.5));
+            }
+            if (marks & kMarkUnaligned) {
+                // Small triangle at the transfer's start.
+                const QPointF a(raw.left(), r.top());
+                QPolygonF tri;
+                tri << a << a + QPointF(7, 0) << a + QPointF(0, 7);
+                p.setPen(QPen(QColor(90, 0, 0), 0.8));
+                p.setBrush(m_style.anomaly);
+                p.drawPolygon(tri);
+            }
+        }
+    }
+    for (EventId e : m_highlights) {
+        const QRectF r = g.eventRect(e);
+        if (!visible(r)) continue;
+        p.setPen(QPen(QColor(255, 200, 0), 2));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(widened(r).adjusted(-1, -1, 1, 1));
+    }
+    if (m_selected != kNone && m_selected < m_trace->slices().size()) {
+        const QRectF r = g.eventRect(m_selected);
+        if (visible(r)) {
+            // Outside the anomaly outline, so a selected flagged op keeps its red ring.
+            const bool flagged = m_report && (m_report->marks(m_selected) & kMarkAnomalous);
+            const double o = flagged ? 4.0 : 1.5;
+            p.setPen(QPen(m_style.selection, 3));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(widened(r).adjusted(-o, -o, o, o));
+        }
+    }
+    p.setRenderHint(QPainter::Antialiasing, false);
+}
+
+void TimelineRenderer::paintLabels(QPainter& p, const TimelineGeometry& g) const
+{
+    const QRectF area(0, g.rulerHeight, g.labelWidth, g.size.height() - g.rulerHeight);
+    p.save();
+    p.setClipRect(area);
+    p.fillRect(area, m_style.labelBackground);
+    const QFontMetricsF fm(p.font());
+    QFont bold = p.font();
+    bold.setBold(true);
+    const QFontMetricsF bfm(bold);
+    const auto& rows = g.layout->rows();
+    int first = std::max(0, g.layout->rowAt(g.scrollY));
+    for (std::size_t i = static_cast<std::size_t>(first); i < rows.size(); ++i) {
+        const TimelineRow& row = rows[i];
+        const double top = g.screenY(row.y);
+        if (top > area.bottom()) break;
+        if (row.kind == RowKind::ProcessHeader) {
+            const QRectF r(0, top, g.labelWidth, row.height);
+            p.fillRect(r, m_style.header);
+            // Disclosure triangle: right when collapsed, down when open.
+            const QPointF c(10, top + row.height / 2);
+            QPolygonF tri;
+            if (isCollapsed(row.process))
+                tri << c + QPointF(-3, -5) << c + QPointF(4, 0) << c + QPointF(-3, 5);
+            else
+                tri << c + QPointF(-5, -3) << c + QPointF(5, -3) << c + QPointF(0, 4);
+            p.setPen(Qt::NoPen);
+            p.setBrush(m_style.dimText);
+            p.setRenderHint(QPainter::Antialiasing, true);
+            p.drawPolygon(tri);
+            p.setRenderHint(QPainter::Antialiasing, false);
+            const Process& proc = m_trace->processes()[row.process];
+            QString text = QString::fromStdString(m_trace->processLabel(row.process));
+            p.setFont(bold);
+            p.setPen(m_style.headerText);
+            const QString elided = bfm.elidedText(text, Qt::ElideRight, g.labelWidth - 26);
+            p.drawText(r.adjusted(20, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft, elided);
+            const double used = 20 + bfm.horizontalAdvance(elided) + 6;
+            bold.setBold(false);
+            p.setFont(bold);
+            bold.setBold(true);
+            p.setPen(m_style.dimText);
+            if (used < g.labelWidth - 30 && !proc.pid.empty())
+                p.drawText(
+                    r.adjusted(used, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                    fm.elidedText(QStringLiteral("pid %1").arg(QString::fromStdString(proc.pid)),
+                                  Qt::ElideRight, g.labelWidth - used - 4));
+        } else {
+            const QRectF r(0, top, g.labelWidth,
+                           std::min(row.height, TimelineLayout::kSliceRowHeight + 2));
+            p.setPen(m_style.text);
+            const QString text = QString::fromStdString(m_trace->trackLabel(row.track));
+            p.drawText(r.adjusted(20, 0, -6, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                       fm.elidedText(text, Qt::ElideRight, g.labelWidth - 26));
+            p.setPen(m_style.grid);
+            p.drawLine(QPointF(0, top + row.height - 0.5),
+                       QPointF(g.labelWidth, top + row.height - 0.5));
+        }
+    }
+    p.restore();
+    p.setPen(m_style.grid.darker(115));
+    p.drawLine(QPointF(g.labelWidth - 0.5, 0), QPointF(g.labelWidth - 0.5, g.size.height()));
+}
+
+void TimelineRenderer::paintRuler(QPainter& p, const TimelineGeometry& g) const
+{
+    const QRectF ruler(g.labelWidth, 0, g.size.width() - g.labelWidth, g.rulerHeight);
+    p.fillRect(QRectF(0, 0, g.size.width(), g.rulerHeight), m_style.ruler);
+    p.setPen(m_style.dimText);
+    p.drawText(QRectF(8, 0, g.labelWidth - 12, g.rulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
+               QStringLiteral("from trace start"));
+    p.save();
+    p.setClipRect(ruler);
+    const QFontMetricsF fm(p.font());
+    const TimeNs step = niceTimeStep(g.nsPerPixel() * 110);
+    const TimeNs rel0 = g.t0 - g.traceStart;
+    TimeNs tick = rel0 >= 0 ? (rel0 / step) * step : -((-rel0 + step - 1) / step) * step;
+    const TimeNs minor = step / 5 > 0 ? step / 5 : step;
+    for (TimeNs m = tick; m <= g.t1 - g.traceStart; m += minor) {
+        const double x = g.xOf(m + g.traceStart);
+        p.setPen(m_style.grid.darker(130));
+        p.drawLine(QPointF(x, g.rulerHeight - 4), QPointF(x, g.rulerHeight));
+    }
+    for (; tick <= g.t1 - g.traceStart; tick += step) {
+        const double x = g.xOf(tick + g.traceStart);
+        p.setPen(m_style.dimText);
+        p.drawLine(QPointF(x, g.rulerHeight - 10), QPointF(x, g.rulerHeight));
+        p.setPen(m_style.text);
+        p.drawText(QPointF(x + 3, g.rulerHeight - 12), formatOffset(tick, step));
+    }
+    if (hasRangeSelection()) {
+        const double x0 = g.xOf(m_rangeBegin);
+        const double x1 = g.xOf(m_rangeEnd);
+        QColor band(40, 90, 200, 70);
+        p.fillRect(QRectF(x0, 0, std::max(1.0, x1 - x0), g.rulerHeight), band);
+        const QString d = QString::fromStdString(formatDuration(m_rangeEnd - m_rangeBegin));
+        const double w = fm.horizontalAdvance(d) + 10;
+        const double cx = std::clamp((x0 + x1) / 2, ruler.left() + w / 2, ruler.right() - w / 2);
+        const QRectF box(cx - w / 2, 2, w, 14);
+        p.fillRect(box, QColor(40, 90, 200));
+        p.setPen(Qt::white);
+        p.drawText(box, Qt::AlignCenter, d);
+    }
+    p.restore();
+    p.setPen(m_style.grid.darker(115));
+    p.drawLine(QPointF(0, g.rulerHeight - 0.5), QPointF(g.size.width(), g.rulerHeight - 0.5));
+}
+
+TimelineHit TimelineRenderer::hitTest(const TimelineGeometry& g, QPointF pos) const
+{
+    TimelineHit hit;
+    if (!g.valid() || !m_trace) return hit;
+    hit.time = g.timeAt(pos.x());
+    if (pos.y() < g.rulerHeight) {
+        hit.kind = pos.x() >= g.labelWidth ? TimelineHit::Ruler : TimelineHit::None;
+        return hit;
+    }
+    const int ri = g.rowAtY(pos.y());
+    if (ri < 0) return hit;
+    const TimelineRow& row = g.layout->rows()[static_cast<std::size_t>(ri)];
+    hit.process = row.process;
+    hit.track = row.track;
+    if (row.kind == RowKind::ProcessHeader) {
+        hit.kind = TimelineHit::ProcessHeader;
+        return hit;
+    }
+    if (pos.x() < g.labelWidth) {
+        hit.kind = TimelineHit::Label;
+        return hit;
+    }
+    if (row.kind == RowKind::Counter) {
+        const CounterSeries& cs = m_trace->counters()[m_trace->tracks()[row.track].counter];
+        auto it = std::upper_bound(cs.ts.begin(), cs.ts.end(), hit.time);
+        if (it != cs.ts.begin()) {
+            hit.kind = TimelineHit::Counter;
+            hit.counterValue = cs.values[static_cast<std::size_t>(it - cs.ts.begin()) - 1];
+        }
+        return hit;
+    }
+    const double inTrack = pos.y() - g.screenY(row.y);
+    const int depth = static_cast<int>(inTrack / TimelineLayout::kSliceRowHeight);
+    if (depth >= row.depths) return hit;
+    hit.depth = depth;
+    const auto ids = m_index->row(row.track, depth);
+    const double nsPx = g.nsPerPixel();
+    // Everything within the fold width of the point: one slice, or a folded block.
+    const TimeNs ta = g.timeAt(pos.x() - kFoldPixels);
+    const TimeNs tb = g.timeAt(pos.x() + kFoldPixels);
+    const std::size_t exact = m_index->firstEndingAfter(ids, hit.time);
+    if (exact < ids.size() && m_trace->slice(ids[exact]).start <= hit.time &&
+        static_cast<double>(m_trace->slice(ids[exact]).dur) >= kFoldPixels * nsPx) {
+        hit.kind = TimelineHit::Event;
+        hit.event = ids[exact];
+        return hit;
+    }
+    const std::size_t j0 = m_index->firstEndingAfter(ids, ta);
+    const std::size_t j1 = m_index->firstStartingAt(ids, tb + 1);
+    if (j1 <= j0) return hit;
+    if (j1 - j0 == 1) {
+        hit.kind = TimelineHit::Event;
+        hit.event = ids[j0];
+        return hit;
+    }
+    // The slice nearest the point represents the block (clicking selects it).
+    std::size_t best = exact < ids.size() && exact >= j0 && exact < j1 ? exact : j0;
+    hit.kind = TimelineHit::Folded;
+    hit.event = ids[best];
+    hit.foldedCount = static_cast<int>(j1 - j0);
+    return hit;
+}
+
+} // namespace rs

@@ -1,0 +1,661 @@
+#include "ui/timeline/timelineview.h"
+
+#include <QApplication>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rs {
+
+namespace {
+constexpr TimeNs kMinSpan = 100; // ns: deeper zoom shows nothing new
+}
+
+TimelineView::TimelineView(QWidget* parent) : QWidget(parent)
+{
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMinimumSize(300, 150);
+    m_vbar = new QScrollBar(Qt::Vertical, this);
+    m_vbar->setCursor(Qt::ArrowCursor);
+    connect(m_vbar, &QScrollBar::valueChanged, this, [this](int v) {
+        if (std::abs(v - m_scrollY) >= 1) {
+            m_scrollY = v;
+            invalidate();
+        }
+    });
+    m_renderer.setStyle(TimelineStyle::fromPalette(palette()));
+}
+
+TimelineView::~TimelineView() = default;
+
+void TimelineView::setTrace(TracePtr trace)
+{
+    m_renderer.setTrace(std::move(trace));
+    m_history.clear();
+    m_historyPos = -1;
+    m_scrollY = 0;
+    showAll();
+    updateScrollBar();
+    invalidate();
+}
+
+void TimelineView::setReport(ReportPtr report)
+{
+    m_renderer.setReport(std::move(report));
+    invalidate();
+}
+
+QSizeF TimelineView::plotSize() const
+{
+    const int bar = m_vbar->isVisible() ? m_vbar->width() : 0;
+    return QSizeF(std::max(1, width() - bar), height());
+}
+
+TimelineGeometry TimelineView::timelineGeometry() const
+{
+    return m_renderer.geometry(plotSize(), m_t0, m_t1, m_scrollY);
+}
+
+QPoint TimelineView::eventCenter(EventId e) const
+{
+    const QRectF r = timelineGeometry().eventRect(e);
+    return r.isNull() ? QPoint(-1, -1) : r.center().toPoint();
+}
+
+void TimelineView::invalidate()
+{
+    m_cacheValid = false;
+    update();
+}
+
+void TimelineView::setVisibleRange(TimeNs t0, TimeNs t1)
+{
+    const TracePtr& tr = m_renderer.trace();
+    if (t1 - t0 < kMinSpan) {
+        const TimeNs mid = t0 / 2 + t1 / 2;
+        t0 = mid - kMinSpan / 2;
+        t1 = t0 + kMinSpan;
+    }
+    if (tr) {
+        // Keep the view near the trace: at most the whole span plus a margin on each side.
+        const TimeNs span = std::max<TimeNs>(tr->endNs() - tr->startNs(), kMinSpan);
+        const TimeNs lo = tr->startNs() - span / 10;
+        const TimeNs hi = tr->endNs() + span / 10;
+        if (t1 - t0 > hi - lo) {
+            t0 = lo;
+            t1 = hi;
+        } else if (t0 < lo) {
+            t1 += lo - t0;
+            t0 = lo;
+        } else if (t1 > hi) {
+            t0 -= t1 - hi;
+            t1 = hi;
+        }
+    }
+    if (t0 == m_t0 && t1 == m_t1) return;
+    m_t0 = t0;
+    m_t1 = t1;
+    invalidate();
+    emit visibleRangeChanged(m_t0, m_t1);
+}
+
+void TimelineView::zoomToRange(TimeNs t0, TimeNs t1)
+{
+    if (t1 < t0) std::swap(t0, t1);
+    setVisibleRange(t0, t1);
+}
+
+void TimelineView::zoomBy(double factor, double anchorX)
+{
+    const TimelineGeometry g = timelineGeometry();
+    const double plotW = std::max(1.0, g.plotRect().width());
+    const double frac = std::clamp((anchorX - g.labelWidth) / plotW, 0.0, 1.0);
+    const double span = static_cast<double>(m_t1 - m_t0);
+    const double newSpan = std::max(static_cast<double>(kMinSpan), span * factor);
+    const double anchorT = static_cast<double>(m_t0) + frac * span;
+    const TimeNs t0 = static_cast<TimeNs>(std::llround(anchorT - frac * newSpan));
+    setVisibleRange(t0, t0 + static_cast<TimeNs>(std::llround(newSpan)));
+}
+
+void TimelineView::panByPixels(double dx)
+{
+    const TimeNs dt = static_cast<TimeNs>(std::llround(dx * timelineGeometry().nsPerPixel()));
+    setVisibleRange(m_t0 + dt, m_t1 + dt);
+}
+
+void TimelineView::showAll()
+{
+    const TracePtr& tr = m_renderer.trace();
+    if (!tr) {
+        m_t0 = 0;
+        m_t1 = 1;
+        invalidate();
+        return;
+    }
+    const TimeNs span = std::max<TimeNs>(tr->endNs() - tr->startNs(), kMinSpan);
+    setVisibleRange(tr->startNs() - span / 100, tr->endNs() + span / 100);
+}
+
+void TimelineView::fitSelection()
+{
+    const EventId e = m_renderer.selectedEvent();
+    if (!trace() || e == kNone) return;
+    const Slice& s = trace()->slice(e);
+    const TimeNs pad = std::max<TimeNs>(s.dur / 10, 50);
+    zoomToRange(s.start - pad, s.end() + pad);
+    revealEvent(e);
+}
+
+void TimelineView::revealEvent(EventId e)
+{
+    const TracePtr& tr = trace();
+    if (!tr || e >= tr->slices().size()) return;
+    const Slice& s = tr->slice(e);
+    const ProcessId p = tr->tracks()[s.track].process;
+    if (m_renderer.isCollapsed(p)) {
+        m_renderer.setCollapsed(p, false);
+        updateScrollBar();
+        invalidate();
+    }
+    // Horizontal: keep the zoom when the event fits, else fit it.
+    const TimeNs span = m_t1 - m_t0;
+    if (s.dur > span * 9 / 10) {
+        const TimeNs pad = std::max<TimeNs>(s.dur / 10, 50);
+        zoomToRange(s.start - pad, s.end() + pad);
+    } else if (s.start < m_t0 || s.end() > m_t1) {
+        const TimeNs mid = s.start + s.dur / 2;
+        setVisibleRange(mid - span / 2, mid - span / 2 + span);
+    }
+    // Vertical: bring the slice row into the plot with some context.
+    const TimelineGeometry g = timelineGeometry();
+    const int row = g.layout ? g.layout->rowOfTrack(s.track) : -1;
+    if (row >= 0) {
+        const double y = g.layout->rows()[static_cast<std::size_t>(row)].y +
+                         s.depth * TimelineLayout::kSliceRowHeight;
+        const double visibleH = height() - g.rulerHeight;
+        if (y < m_scrollY || y + TimelineLayout::kSliceRowHeight > m_scrollY + visibleH) {
+            m_scrollY = std::max(0.0, y - visibleH / 3);
+            clampScroll();
+            m_vbar->setValue(static_cast<int>(m_scrollY));
+            invalidate();
+        }
+    }
+}
+
+void TimelineView::selectEvent(EventId e, bool reveal)
+{
+    const TracePtr& tr = trace();
+    if (!tr || (e != kNone && e >= tr->slices().size())) return;
+    if (e != kNone &&
+        (m_historyPos < 0 || m_history[static_cast<std::size_t>(m_historyPos)] != e)) {
+        m_history.resize(static_cast<std::size_t>(m_historyPos + 1));
+        m_history.push_back(e);
+        m_historyPos = static_cast<int>(m_history.size()) - 1;
+    }
+    const bool changed = m_renderer.selectedEvent() != e;
+    m_renderer.setSelectedEvent(e);
+    if (reveal && e != kNone) revealEvent(e);
+    invalidate();
+    if (changed) emit eventSelected(e);
+}
+
+bool TimelineView::historyBack()
+{
+    if (m_historyPos <= 0) return false;
+    --m_historyPos;
+    const EventId e = m_history[static_cast<std::size_t>(m_historyPos)];
+    m_renderer.setSelectedEvent(e);
+    revealEvent(e);
+    invalidate();
+    emit eventSelected(e);
+    return true;
+}
+
+bool TimelineView::historyForward()
+{
+    if (m_historyPos + 1 >= static_cast<int>(m_history.size())) return false;
+    ++m_historyPos;
+    const EventId e = m_history[static_cast<std::size_t>(m_historyPos)];
+    m_renderer.setSelectedEvent(e);
+    revealEvent(e);
+    invalidate();
+    emit eventSelected(e);
+    return true;
+}
+
+bool TimelineView::selectNextFlagged(int direction)
+{
+    const ReportPtr& rep = report();
+    if (!rep || rep->collectives.empty()) return false;
+    // Flagged collectives in time order (collectives are sorted by start).
+    std::vector<const Collective*> flagged;
+    for (const Collective& c : rep->collectives)
+        if (c.event != kNone && (c.anomalous || c.waiting || c.unalignedCount > 0))
+            flagged.push_back(&c);
+    if (flagged.empty()) return false;
+    const EventId sel = m_renderer.selectedEvent();
+    const TimeNs ref = sel != kNone ? trace()->slice(sel).start : (direction > 0 ? m_t0 - 1 : m_t1);
+    const Collective* pick = nullptr;
+    if (direction > 0) {
+        for (const Collective* c : flagged)
+            if (c->start > ref || (c->start == ref && c->event > sel && sel != kNone)) {
+                pick = c;
+                break;
+            }
+        if (!pick) pick = flagged.front(); // wrap around
+    } else {
+        for (auto it = flagged.rbegin(); it != flagged.rend(); ++it)
+            if ((*it)->start < ref) {
+                pick = *it;
+                break;
+            }
+        if (!pick) pick = flagged.back();
+    }
+    selectEvent(pick->event);
+    return true;
+}
+
+void TimelineView::setRangeSelection(TimeNs a, TimeNs b)
+{
+    m_renderer.setRangeSelection(a, b);
+    invalidate();
+    if (b != a) emit rangeSelected(std::min(a, b), std::max(a, b));
+}
+
+void TimelineView::setHighlights(std::vector<EventId> events)
+{
+    m_renderer.setHighlights(std::move(events));
+    invalidate();
+}
+
+void TimelineView::setFlaggedOnly(bool on)
+{
+    m_renderer.setFlaggedOnly(on);
+    invalidate();
+}
+
+void TimelineView::setShowFlows(bool on)
+{
+    m_renderer.setShowFlows(on);
+    invalidate();
+}
+
+void TimelineView::setHelpVisible(bool on)
+{
+    m_helpVisible = on;
+    update();
+}
+
+void TimelineView::updateScrollBar()
+{
+    const double content = m_renderer.contentHeight();
+    const double visible = height() - TimelineGeometry::kRulerHeight;
+    const int max = static_cast<int>(std::max(0.0, content - visible + 20));
+    m_vbar->setRange(0, max);
+    m_vbar->setPageStep(static_cast<int>(std::max(1.0, visible)));
+    m_vbar->setSingleStep(static_cast<int>(TimelineLayout::kSliceRowHeight));
+    m_vbar->setVisible(max > 0);
+    m_vbar->setGeometry(width() - m_vbar->sizeHint().width(), 0, m_vbar->sizeHint().width(),
+                        height());
+    clampScroll();
+}
+
+void TimelineView::clampScroll()
+{
+    m_scrollY = std::clamp(m_scrollY, 0.0, static_cast<double>(m_vbar->maximum()));
+}
+
+void TimelineView::resizeEvent(QResizeEvent*)
+{
+    updateScrollBar();
+    invalidate();
+}
+
+void TimelineView::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange) {
+        m_renderer.setStyle(TimelineStyle::fromPalette(palette()));
+        invalidate();
+    }
+    QWidget::changeEvent(event);
+}
+
+void TimelineView::paintEvent(QPaintEvent*)
+{
+    const TimelineGeometry g = timelineGeometry();
+    const qreal dpr = devicePixelRatioF();
+    const QSize px = (g.size * dpr).toSize();
+    if (!m_cacheValid || m_cache.size() != px) {
+        m_cache = QPixmap(px);
+        m_cache.setDevicePixelRatio(dpr);
+        QPainter cp(&m_cache);
+        cp.setFont(font());
+        m_renderer.paint(cp, g);
+        m_cacheValid = true;
+        ++m_renderCount;
+    }
+    QPainter p(this);
+    p.drawPixmap(0, 0, m_cache);
+    if (!trace()) return;
+    const QRectF plot = g.plotRect();
+    if (m_cursorX >= plot.left() && m_cursorX <= plot.right()) {
+        // Cursor line with its time (relative to trace start) in the ruler.
+        p.setPen(QPen(m_renderer.style().cursor, 1));
+        p.drawLine(QPointF(m_cursorX, 0), QPointF(m_cursorX, height()));
+        const TimeNs t = g.timeAt(m_cursorX) - g.traceStart;
+        const QString text = QString::fromStdString(formatDuration(t));
+        const QFontMetricsF fm(font());
+        const double w = fm.horizontalAdvance(text) + 10;
+        const double x = std::min(m_cursorX + 2, plot.right() - w);
+        const QRectF box(x, g.rulerHeight - 15, w, 14);
+        p.fillRect(box, m_renderer.style().cursor);
+        p.setPen(Qt::white);
+        p.drawText(box, Qt::AlignCenter, text);
+    }
+    if (m_helpVisible) paintHelp(p);
+}
+
+QString TimelineView::helpText()
+{
+    return QStringLiteral("W / S, Ctrl+wheel, wheel\tzoom in / out around the cursor\n"
+                          "A / D, drag, Shift+wheel\tpan left / right\n"
+                          "wheel over the labels\tscroll tracks up / down\n"
+                          "click\tselect an event (details, call stack)\n"
+                          "drag on the ruler\tselect a time range (duration shown)\n"
+                          "Enter\tzoom to the selected range\n"
+                          "F\tfit the selected event\n"
+                          "0\tshow the whole trace\n"
+                          "N / P\tnext / previous flagged collective\n"
+                          "Alt+Left / Alt+Right\tback / forward in selection history\n"
+                          "click a group header\tcollapse / expand it\n"
+                          "Ctrl+F\tsearch event names (Enter next, Shift+Enter previous)\n"
+                          "Esc\tclear the range selection, close this help\n"
+                          "?\tshow / hide this help");
+}
+
+void TimelineView::paintHelp(QPainter& p) const
+{
+    const QStringList lines = helpText().split('\n');
+    const QFontMetricsF fm(font());
+    const double lh = fm.height() + 4;
+    const double w = 560;
+    const double h = lh * (lines.size() + 2);
+    const QRectF box((width() - w) / 2, (height() - h) / 2, w, h);
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setPen(Qt::NoPen);
+    p.setBrush(QColor(20, 22, 28, 230));
+    p.drawRoundedRect(box, 8, 8);
+    QFont bold = font();
+    bold.setBold(true);
+    p.setFont(bold);
+    p.setPen(Qt::white);
+    p.drawText(QRectF(box.left() + 16, box.top() + 8, w - 32, lh), Qt::AlignLeft,
+               QStringLiteral("Keys and mouse"));
+    for (int i = 0; i < lines.size(); ++i) {
+        const QStringList parts = lines[i].split('\t');
+        const double y = box.top() + 8 + lh * (i + 1.3);
+        p.setFont(bold);
+        p.setPen(QColor(255, 210, 120));
+        p.drawText(QRectF(box.left() + 16, y, 220, lh), Qt::AlignLeft, parts.value(0));
+        p.setFont(font());
+        p.setPen(Qt::white);
+        p.drawText(QRectF(box.left() + 240, y, w - 256, lh), Qt::AlignLeft, parts.value(1));
+    }
+}
+
+void TimelineView::mousePressEvent(QMouseEvent* event)
+{
+    setFocus(Qt::MouseFocusReason);
+    m_pressPos = event->position();
+    m_pressT0 = m_t0;
+    m_pressT1 = m_t1;
+    m_pressScroll = m_scrollY;
+    m_moved = false;
+    if (event->button() != Qt::LeftButton) return;
+    const TimelineGeometry g = timelineGeometry();
+    if (std::abs(event->position().x() - g.labelWidth) <= 3) {
+        m_drag = Drag::Labels;
+        return;
+    }
+    const TimelineHit hit = m_renderer.hitTest(g, event->position());
+    if (hit.kind == TimelineHit::Ruler) {
+        m_drag = Drag::Range;
+        m_rangeAnchor = hit.time;
+        return;
+    }
+    if (hit.kind == TimelineHit::ProcessHeader) {
+        m_renderer.setCollapsed(hit.process, !m_renderer.isCollapsed(hit.process));
+        updateScrollBar();
+        invalidate();
+        m_drag = Drag::None;
+        return;
+    }
+    m_drag = Drag::Pan;
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent* event)
+{
+    const QPointF pos = event->position();
+    m_cursorX = pos.x();
+    const TimelineGeometry g = timelineGeometry();
+    if (m_drag == Drag::None) {
+        setCursor(std::abs(pos.x() - g.labelWidth) <= 3 ? Qt::SplitHCursor : Qt::ArrowCursor);
+        update();
+        return;
+    }
+    if ((pos - m_pressPos).manhattanLength() > 3) m_moved = true;
+    if (m_drag == Drag::Labels) {
+        m_renderer.setLabelWidth(std::clamp(pos.x(), 80.0, width() * 0.6));
+        invalidate();
+    } else if (m_drag == Drag::Range) {
+        m_renderer.setRangeSelection(m_rangeAnchor, g.timeAt(pos.x()));
+        invalidate();
+    } else if (m_drag == Drag::Pan && m_moved) {
+        const double nsPx =
+            static_cast<double>(m_pressT1 - m_pressT0) / std::max(1.0, g.plotRect().width());
+        const TimeNs dt = static_cast<TimeNs>(std::llround((pos.x() - m_pressPos.x()) * nsPx));
+        setVisibleRange(m_pressT0 - dt, m_pressT1 - dt);
+        const double newScroll = std::clamp(m_pressScroll - (pos.y() - m_pressPos.y()), 0.0,
+                                            static_cast<double>(m_vbar->maximum()));
+        if (newScroll != m_scrollY) {
+            m_scrollY = newScroll;
+            m_vbar->setValue(static_cast<int>(m_scrollY));
+            invalidate();
+        }
+    }
+    update();
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent* event)
+{
+    const Drag drag = m_drag;
+    m_drag = Drag::None;
+    if (event->button() != Qt::LeftButton) return;
+    const TimelineGeometry g = timelineGeometry();
+    if (drag == Drag::Range) {
+        if (!m_moved)
+            setRangeSelection(0, 0);
+        else
+            setRangeSelection(m_rangeAnchor, g.timeAt(event->position().x()));
+        return;
+    }
+    if (drag == Drag::Pan && !m_moved) {
+        const TimelineHit hit = m_renderer.hitTest(g, event->position());
+        if (hit.kind == TimelineHit::Event || hit.kind == TimelineHit::Folded)
+            selectEvent(hit.event, false);
+        else if (hit.kind == TimelineHit::None)
+            selectEvent(kNone, false);
+    }
+}
+
+void TimelineView::mouseDoubleClickEvent(QMouseEvent* event)
+{
+    const TimelineHit hit = m_renderer.hitTest(timelineGeometry(), event->position());
+    if (hit.kind == TimelineHit::Event || hit.kind == TimelineHit::Folded) {
+        selectEvent(hit.event, false);
+        fitSelection();
+    }
+}
+
+void TimelineView::wheelEvent(QWheelEvent* event)
+{
+    const QPointF pos = event->position();
+    const TimelineGeometry g = timelineGeometry();
+    const QPoint delta = event->angleDelta();
+    if (pos.x() < g.labelWidth && !(event->modifiers() & Qt::ControlModifier)) {
+        m_vbar->setValue(m_vbar->value() - delta.y() / 2);
+        return;
+    }
+    if (event->modifiers() & Qt::ShiftModifier) {
+        const int d = delta.y() != 0 ? delta.y() : delta.x();
+        panByPixels(-d / 120.0 * g.plotRect().width() * 0.1);
+        return;
+    }
+    if (delta.x() != 0 && delta.y() == 0) { // horizontal scrolling on touchpads
+        panByPixels(-delta.x() / 120.0 * g.plotRect().width() * 0.1);
+        return;
+    }
+    if (delta.y() != 0) zoomBy(std::pow(0.8, delta.y() / 120.0), pos.x());
+}
+
+void TimelineView::keyPressEvent(QKeyEvent* event)
+{
+    const TimelineGeometry g = timelineGeometry();
+    const double anchor = m_cursorX >= g.labelWidth ? m_cursorX : g.plotRect().center().x();
+    const bool alt = event->modifiers() & Qt::AltModifier;
+    switch (event->key()) {
+    case Qt::Key_W:
+        zoomBy(0.7, anchor);
+        return;
+    case Qt::Key_S:
+        zoomBy(1 / 0.7, anchor);
+        return;
+    case Qt::Key_A:
+        panByPixels(-g.plotRect().width() * 0.2);
+        return;
+    case Qt::Key_D:
+        panByPixels(g.plotRect().width() * 0.2);
+        return;
+    case Qt::Key_F:
+        fitSelection();
+        return;
+    case Qt::Key_0:
+        showAll();
+        return;
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+        if (m_renderer.hasRangeSelection())
+            zoomToRange(m_renderer.rangeBegin(), m_renderer.rangeEnd());
+        return;
+    case Qt::Key_N:
+        selectNextFlagged(+1);
+        return;
+    case Qt::Key_P:
+        selectNextFlagged(-1);
+        return;
+    case Qt::Key_Left:
+        if (alt) {
+            historyBack();
+            return;
+        }
+        panByPixels(-g.plotRect().width() * 0.1);
+        return;
+    case Qt::Key_Right:
+        if (alt) {
+            historyForward();
+            return;
+        }
+        panByPixels(g.plotRect().width() * 0.1);
+        return;
+    case Qt::Key_Question:
+        setHelpVisible(!m_helpVisible);
+        return;
+    case Qt::Key_Escape:
+        if (m_helpVisible)
+            setHelpVisible(false);
+        else
+            setRangeSelection(0, 0);
+        return;
+    default:
+        break;
+    }
+    if (event->text() == QLatin1String("?")) {
+        setHelpVisible(!m_helpVisible);
+        return;
+    }
+    QWidget::keyPressEvent(event);
+}
+
+void TimelineView::leaveEvent(QEvent*)
+{
+    m_cursorX = -1;
+    update();
+}
+
+QString TimelineView::tooltipAt(QPointF pos) const
+{
+    const TimelineGeometry g = timelineGeometry();
+    const TimelineHit hit = m_renderer.hitTest(g, pos);
+    const TracePtr& tr = trace();
+    if (!tr) return {};
+    auto rel = [&](TimeNs t) { return QString::fromStdString(formatDuration(t - tr->startNs())); };
+    if (hit.kind == TimelineHit::Folded) {
+        return QStringLiteral("%1 events folded here\nzoom in to see them").arg(hit.foldedCount);
+    }
+    if (hit.kind == TimelineHit::Counter) {
+        return QStringLiteral("%1\n%2 at %3")
+            .arg(QString::fromStdString(tr->trackLabel(hit.track)))
+            .arg(hit.counterValue, 0, 'g', 6)
+            .arg(rel(hit.time));
+    }
+    if (hit.kind != TimelineHit::Event) return {};
+    const Slice& s = tr->slice(hit.event);
+    QString text = QStringLiteral("<b>%1</b><br>start %2<br>duration %3")
+                       .arg(QString::fromStdString(tr->str(s.name)).toHtmlEscaped(), rel(s.start),
+                            QString::fromStdString(formatDuration(s.dur)));
+    if (const ReportPtr& rep = report()) {
+        const std::uint8_t marks = rep->marks(hit.event);
+        if (const Collective* c = rep->collectiveOf(hit.event)) {
+            if (c->event == hit.event && !c->verdict.empty())
+                text += QStringLiteral("<br>") + QString::fromStdString(c->verdict).toHtmlEscaped();
+            for (const InternalCopy& cp : c->copies)
+                if (cp.event == hit.event && (cp.unalignedSize || cp.unalignedAddress)) {
+                    const std::uint64_t b = rep->options.sizeAlign;
+                    text +=
+                        QStringLiteral("<br>unaligned: size %1 B, boundary %2 B, remainder %3 B")
+                            .arg(cp.bytes)
+                            .arg(b)
+                            .arg(b ? cp.bytes % b : 0);
+                }
+        }
+        if (marks & kMarkInternalMemcpy)
+            text += QStringLiteral("<br>internal memcpy of a collective");
+        if (marks & kMarkExtraMemcpy) text += QStringLiteral(" (extra: above the baseline)");
+    }
+    return text;
+}
+
+bool TimelineView::event(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString text = tooltipAt(help->pos());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+} // namespace rs

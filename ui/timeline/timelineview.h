@@ -1,0 +1,109 @@
+#pragma once
+
+#include "ui/timeline/timelinerenderer.h"
+
+#include <QPixmap>
+#include <QWidget>
+
+#include <vector>
+
+class QScrollBar;
+
+namespace rs {
+
+// The interactive timeline: a TimelineRenderer plus input. The rendered frame is cached and
+// reused while range, scroll, size and state are unchanged (hover only redraws the cursor).
+class TimelineView : public QWidget {
+    Q_OBJECT
+public:
+    explicit TimelineView(QWidget* parent = nullptr);
+    ~TimelineView() override;
+
+    void setTrace(TracePtr trace);
+    TracePtr trace() const { return m_renderer.trace(); }
+    void setReport(ReportPtr report);
+    ReportPtr report() const { return m_renderer.report(); }
+
+    TimelineRenderer& renderer() { return m_renderer; }
+    const TimelineRenderer& renderer() const { return m_renderer; }
+    // Geometry of the frame currently shown (plot area = widget minus the scroll bar).
+    TimelineGeometry timelineGeometry() const;
+
+    TimeNs visibleStart() const { return m_t0; }
+    TimeNs visibleEnd() const { return m_t1; }
+    double scrollY() const { return m_scrollY; }
+    EventId selectedEvent() const { return m_renderer.selectedEvent(); }
+    // Centre of an event on screen (widget coordinates), after revealing it when asked.
+    QPoint eventCenter(EventId e) const;
+
+    void setVisibleRange(TimeNs t0, TimeNs t1);
+    void zoomToRange(TimeNs t0, TimeNs t1);
+    void zoomBy(double factor, double anchorX); // factor < 1 zooms in
+    void panByPixels(double dx);
+    void showAll();
+    void fitSelection();
+    // Selects an event (kNone clears), records it in the history, scrolls it into view.
+    void selectEvent(EventId e, bool reveal = true);
+    // Makes an event visible: expands its group, pans/zooms and scrolls vertically.
+    void revealEvent(EventId e);
+    bool selectNextFlagged(int direction); // +1 next, -1 previous
+    bool historyBack();
+    bool historyForward();
+    void setRangeSelection(TimeNs a, TimeNs b);
+    void setHighlights(std::vector<EventId> events);
+    void setFlaggedOnly(bool on);
+    void setShowFlows(bool on);
+    void setHelpVisible(bool on);
+    bool helpVisible() const { return m_helpVisible; }
+    // Frames painted (cache misses); tests use it to check the cache.
+    int renderCount() const { return m_renderCount; }
+
+    static QString helpText();
+
+signals:
+    void eventSelected(rs::EventId e);
+    void visibleRangeChanged(rs::TimeNs t0, rs::TimeNs t1);
+    void rangeSelected(rs::TimeNs t0, rs::TimeNs t1);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    bool event(QEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    enum class Drag { None, Pan, Range, Labels };
+    void invalidate();
+    void updateScrollBar();
+    void clampScroll();
+    QString tooltipAt(QPointF pos) const;
+    QSizeF plotSize() const;
+    void paintHelp(QPainter& p) const;
+
+    TimelineRenderer m_renderer;
+    QScrollBar* m_vbar = nullptr;
+    TimeNs m_t0 = 0, m_t1 = 1;
+    double m_scrollY = 0;
+    QPixmap m_cache;
+    bool m_cacheValid = false;
+    int m_renderCount = 0;
+    double m_cursorX = -1;
+    Drag m_drag = Drag::None;
+    QPointF m_pressPos;
+    TimeNs m_pressT0 = 0, m_pressT1 = 0;
+    double m_pressScroll = 0;
+    TimeNs m_rangeAnchor = 0;
+    bool m_moved = false;
+    bool m_helpVisible = false;
+    std::vector<EventId> m_history;
+    int m_historyPos = -1;
+};
+
+} // namespace rs
