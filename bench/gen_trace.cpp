@@ -1,0 +1,122 @@
+// Writes synthetic traces: large Kineto-like / torch_npu-like files for the load benchmark.
+#include "bench/tracegen_large.h"
+#include "bench/tracegen_seed.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+int usage()
+{
+    std::fprintf(
+        stderr,
+        "usage: gen_trace --shape kineto|torch_npu --size SIZE --out FILE [--seed N] "
+        "[--rank N]\n"
+        "         SIZE like 100M or 1G; the file ends at the first step past it\n"
+        "       gen_trace --seed-case [--ranks N] [--steps N] [--kineto] --out DIR\n"
+        "         the seed case as a job: DIR/rankN_ascend_pt/... (or rankN.pt.trace.json)\n"
+        "       gen_trace --sample --out DIR\n"
+        "         the bundled sample: DIR/sample_rank0.json and sample_rank1.json\n");
+    return 2;
+}
+
+// The seed case in miniature for resources/samples: 2 ranks, 4 steps, 2 AllReduces with the
+// extra Memcpy, torch_npu shape with stacks; small enough to ship in the binary.
+int writeSample(const std::string& dir)
+{
+    rs::gen::SeedCaseOptions o;
+    o.ranks = 2;
+    o.steps = 4;
+    o.badSteps = {1, 3};
+    std::filesystem::create_directories(dir);
+    for (int r = 0; r < o.ranks; ++r) {
+        const std::string path =
+            (std::filesystem::path(dir) / ("sample_rank" + std::to_string(r) + ".json")).string();
+        const std::string text = rs::gen::seedCaseTrace(o, r);
+        std::ofstream f(path, std::ios::binary);
+        f.write(text.data(), static_cast<std::streamsize>(text.size()));
+        if (!f) {
+            std::fprintf(stderr, "gen_trace: %s: write failed\n", path.c_str());
+            return 1;
+        }
+        std::printf("%s: %zu bytes\n", path.c_str(), text.size());
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    rs::tracegen::LargeTraceOptions opt;
+    rs::gen::SeedCaseOptions seed;
+    bool seedCase = false, sample = false;
+    std::string out;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        const bool hasValue = i + 1 < argc;
+        if (a == "--shape" && hasValue) {
+            const std::string s = argv[++i];
+            if (s == "kineto")
+                opt.shape = rs::tracegen::Shape::Kineto;
+            else if (s == "torch_npu")
+                opt.shape = rs::tracegen::Shape::TorchNpu;
+            else
+                return usage();
+        } else if (a == "--size" && hasValue) {
+            opt.targetBytes = rs::tracegen::parseSize(argv[++i]);
+            if (!opt.targetBytes) return usage();
+        } else if (a == "--out" && hasValue) {
+            out = argv[++i];
+        } else if (a == "--seed" && hasValue) {
+            opt.seed = std::strtoull(argv[++i], nullptr, 10);
+        } else if (a == "--rank" && hasValue) {
+            opt.rank = std::atoi(argv[++i]);
+        } else if (a == "--seed-case") {
+            seedCase = true;
+        } else if (a == "--sample") {
+            sample = true;
+        } else if (a == "--ranks" && hasValue) {
+            seed.ranks = std::max(1, std::atoi(argv[++i]));
+        } else if (a == "--steps" && hasValue) {
+            seed.steps = std::max(1, std::atoi(argv[++i]));
+        } else if (a == "--kineto") {
+            seed.kineto = true;
+        } else {
+            return usage();
+        }
+    }
+    if (out.empty()) return usage();
+    if (sample) return writeSample(out);
+    if (seedCase) {
+        std::filesystem::create_directories(out);
+        if (!rs::gen::writeSeedCaseJob(out, seed)) {
+            std::fprintf(stderr, "gen_trace: cannot write the job under %s\n", out.c_str());
+            return 1;
+        }
+        std::printf("%s: seed case, %d ranks, %d steps\n", out.c_str(), seed.ranks, seed.steps);
+        return 0;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    rs::tracegen::LargeTraceStats st;
+    std::string error;
+    if (!rs::tracegen::writeLargeTrace(out, opt, &st, &error)) {
+        std::fprintf(stderr, "gen_trace: %s\n", error.c_str());
+        return 1;
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("%s: %llu bytes, %llu events, %llu steps, %llu collectives (%.1f s)\n", out.c_str(),
+                static_cast<unsigned long long>(st.bytes),
+                static_cast<unsigned long long>(st.events),
+                static_cast<unsigned long long>(st.steps),
+                static_cast<unsigned long long>(st.collectives), s);
+    for (const auto& [ph, n] : st.phases)
+        std::printf("  %s %llu\n", ph.c_str(), static_cast<unsigned long long>(n));
+    return 0;
+}
