@@ -1,8 +1,11 @@
 // Analysis benchmark: load a trace, then time analyze() on it and compare with the load time.
 //   bench_analyze [FILE...] [--gen SIZE] [--torchnpu] [--repeat N] [--dump]
+//                 [--seed-job DIR [--kineto]]
 // Without FILE, --gen writes a synthetic trace of SIZE (default 100M, tracegen_large) to /tmp.
+// --seed-job writes the seed case (tracegen_seed) as a job folder in DIR and analyses its ranks.
 // --dump prints the collectives, steps and findings found (for eyeballing a real trace).
 #include "bench/tracegen_large.h"
+#include "bench/tracegen_seed.h"
 #include "core/analysis/analyzer.h"
 #include "core/traceloader.h"
 
@@ -54,7 +57,8 @@ int main(int argc, char** argv)
 {
     std::vector<std::string> files;
     std::string gen = "100M";
-    bool torchNpu = false, doDump = false;
+    bool torchNpu = false, doDump = false, kineto = false;
+    std::string seedJob;
     int repeat = 3;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--gen") && i + 1 < argc)
@@ -63,10 +67,25 @@ int main(int argc, char** argv)
             torchNpu = true;
         else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc)
             repeat = std::max(1, std::atoi(argv[++i]));
+        else if (!std::strcmp(argv[i], "--seed-job") && i + 1 < argc)
+            seedJob = argv[++i];
+        else if (!std::strcmp(argv[i], "--kineto"))
+            kineto = true;
         else if (!std::strcmp(argv[i], "--dump"))
             doDump = true;
         else
             files.emplace_back(argv[i]);
+    }
+    if (!seedJob.empty()) {
+        rs::gen::SeedCaseOptions o;
+        o.kineto = kineto;
+        if (!rs::gen::writeSeedCaseJob(seedJob, o)) {
+            std::fprintf(stderr, "cannot write %s\n", seedJob.c_str());
+            return 2;
+        }
+        for (int r = 0; r < o.ranks; ++r)
+            files.push_back(seedJob + "/rank" + std::to_string(r) +
+                            (kineto ? ".pt.trace.json" : "_ascend_pt"));
     }
     if (files.empty()) {
         rs::tracegen::LargeTraceOptions o;
