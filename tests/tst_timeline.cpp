@@ -83,6 +83,27 @@ private slots:
         QVERIFY(ren.contentHeight() < before);
     }
 
+    void rowSearchesAgree()
+    {
+        TimelineIndex index(m_trace);
+        const EventId k = findByName(*m_trace, "k0");
+        const auto row = index.row(m_trace->slice(k).track, 0);
+        QCOMPARE(row.size(), std::size_t(2000));
+        const TimeNs t0 = m_trace->startNs();
+        // Every guess and start point gives the plain binary search's answer.
+        for (TimeNs t : {t0 - 5, t0, t0 + 399, t0 + 400, t0 + 401, t0 + 123'456, t0 + 799'600,
+                         t0 + 10'000'000}) {
+            const std::size_t want = index.firstStartingAt(row, t);
+            for (std::size_t from : {std::size_t(0), std::size_t(1), want > 3 ? want - 3 : 0})
+                for (std::size_t guess : {std::size_t(0), from + 1, want, want + 1, want + 500,
+                                          std::size_t(1999), std::size_t(5000)}) {
+                    if (from > want) continue;
+                    QCOMPARE(index.firstStartingAtNear(row, from, guess, t), want);
+                }
+            QCOMPARE(index.firstEndingAfter(row, t) <= want, true);
+        }
+    }
+
     void geometryMapsTimeAndEvents()
     {
         TimelineRenderer ren;
@@ -366,6 +387,47 @@ private slots:
         QVERIFY(r.trace->slice(view.selectedEvent()).start > r.trace->slice(sel).start);
         QVERIFY(view.selectNextFlagged(-1));
         QCOMPARE(view.selectedEvent(), sel);
+    }
+
+    void realTraceFullView()
+    {
+        RS_REQUIRE_PUBLIC_TRACES();
+        LoadResult r = loadTrace(
+            test::publicTrace("ascend_torchnpu_level1_2rank/rank0_ascend_pt").toStdString());
+        QVERIFY2(r.ok, r.error.c_str());
+        TimelineRenderer ren;
+        ren.setTrace(r.trace);
+        ren.setReport(analyze(r.trace));
+        // Processes in sort-index order with their torch_npu names; every named one is shown.
+        QStringList order;
+        for (const TimelineRow& row : ren.layout()->rows())
+            if (row.kind == RowKind::ProcessHeader)
+                order << QString::fromStdString(r.trace->processLabel(row.process));
+        QVERIFY2(order.indexOf(QStringLiteral("Python")) < order.indexOf(QStringLiteral("HCCL")),
+                 qPrintable(order.join(',')));
+        QVERIFY(order.contains(QStringLiteral("Ascend Hardware")));
+        const int h = static_cast<int>(ren.contentHeight() + TimelineGeometry::kRulerHeight + 10);
+        QVERIFY(h < 4000);
+        const TimelineGeometry g =
+            ren.geometry(QSizeF(1600, h), r.trace->startNs(), r.trace->endNs(), 0);
+        QImage img(1600, h, QImage::Format_ARGB32_Premultiplied);
+        QPainter p(&img);
+        ren.paint(p, g);
+        p.end();
+        QVERIFY(
+            img.save(QDir(test::binaryDir()).filePath(QStringLiteral("timeline_rank0_full.png"))));
+        // Every hcom op is on screen inside the plot and hit-tests to itself.
+        int ops = 0;
+        for (EventId e = 0; e < r.trace->slices().size(); ++e) {
+            if (r.trace->str(r.trace->slice(e).name).rfind("hcom_allReduce", 0) != 0) continue;
+            const QRectF er = g.eventRect(e);
+            QVERIFY(g.plotRect().contains(er.center()));
+            if (er.width() >= 3) {
+                QCOMPARE(ren.hitTest(g, er.center()).event, e);
+                ++ops;
+            }
+        }
+        QVERIFY(ops >= 1);
     }
 
     void overlayHookGetsGeometry()

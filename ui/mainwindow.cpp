@@ -164,9 +164,9 @@ void MainWindow::buildMenus()
     m_flaggedOnly->setCheckable(true);
     m_flaggedOnly->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
     connect(m_flaggedOnly, &QAction::toggled, m_timeline, &TimelineView::setFlaggedOnly);
-    m_flows = view->addAction(tr("Flow &arrows"));
+    m_flows = view->addAction(tr("All flow &arrows (else the selected event's)"));
     m_flows->setCheckable(true);
-    m_flows->setChecked(true);
+    m_flows->setChecked(false);
     connect(m_flows, &QAction::toggled, m_timeline, &TimelineView::setShowFlows);
     view->addSeparator();
     view->addAction(m_findingsDock->toggleViewAction());

@@ -70,6 +70,42 @@ std::size_t TimelineIndex::firstStartingAt(std::span<const EventId> row, TimeNs 
     return static_cast<std::size_t>(it - row.begin());
 }
 
+std::size_t TimelineIndex::firstStartingAtNear(std::span<const EventId> row, std::size_t from,
+                                               std::size_t guess, TimeNs time) const
+{
+    const Trace& tr = *m_trace;
+    const std::size_t n = row.size();
+    auto before = [&](std::size_t i) { return tr.slice(row[i]).start < time; };
+    if (from >= n || !before(from)) return from;
+    // Invariant: row[lo] starts before time; the answer is in (lo, hi].
+    if (from + 1 >= n) return n;
+    std::size_t lo = from, hi = n;
+    const std::size_t g = std::clamp(guess, from + 1, n - 1);
+    if (!before(g)) {
+        hi = g;
+        for (std::size_t step = 1; hi - lo > step; step *= 2) { // gallop back towards from
+            if (before(hi - step)) {
+                lo = hi - step;
+                break;
+            }
+            hi -= step;
+        }
+    } else {
+        lo = g;
+        for (std::size_t step = 1; lo + step < n; step *= 2) { // gallop forward
+            if (!before(lo + step)) {
+                hi = lo + step;
+                break;
+            }
+            lo += step;
+        }
+    }
+    auto it = std::partition_point(row.begin() + static_cast<std::ptrdiff_t>(lo) + 1,
+                                   row.begin() + static_cast<std::ptrdiff_t>(hi),
+                                   [&](EventId e) { return tr.slice(e).start < time; });
+    return static_cast<std::size_t>(it - row.begin());
+}
+
 std::size_t TimelineIndex::bytes() const
 {
     return m_order.capacity() * sizeof(EventId) + m_rowBegin.capacity() * 4 +

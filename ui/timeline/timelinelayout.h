@@ -25,6 +25,10 @@ public:
     std::size_t firstEndingAfter(std::span<const EventId> row, TimeNs time) const;
     // First index in row whose slice starts at or after time.
     std::size_t firstStartingAt(std::span<const EventId> row, TimeNs time) const;
+    // The same, for an answer known to be >= from and expected near `guess`: gallops out of
+    // the guess both ways, so a good guess costs a few probes close together in memory.
+    std::size_t firstStartingAtNear(std::span<const EventId> row, std::size_t from,
+                                    std::size_t guess, TimeNs time) const;
     std::size_t bytes() const;
 
 private:

@@ -332,7 +332,7 @@ void TimelineRenderer::paint(QPainter& p, const TimelineGeometry& g) const
         p.drawLine(QPointF(plot.left(), top + row.height - 0.5),
                    QPointF(plot.right(), top + row.height - 0.5));
     }
-    if (m_showFlows) paintFlows(p, g);
+    paintFlows(p, g);
     paintMarks(p, g);
     p.restore();
     paintLabels(p, g);
@@ -436,10 +436,14 @@ void TimelineRenderer::paintSliceTrack(QPainter& p, const TimelineGeometry& g,
             TimeNs blockEnd = std::max(s.end(), s.start + 1);
             std::size_t j = i + 1;
             std::size_t count = 1;
+            std::size_t lastJump = 1;
             EventId longest = ids[i];
             while (j < ids.size()) {
-                std::size_t k = m_index->firstStartingAt(
-                    ids, blockEnd + static_cast<TimeNs>(std::ceil(foldNs)));
+                // Guess from the last jump: dense rows are regular, so it is usually close.
+                const std::size_t k0 = j;
+                std::size_t k = m_index->firstStartingAtNear(
+                    ids, j, j + lastJump, blockEnd + static_cast<TimeNs>(std::ceil(foldNs)));
+                lastJump = std::max<std::size_t>(1, k - k0);
                 if (k > j && static_cast<double>(m_trace->slice(ids[k - 1]).dur) >= foldNs)
                     --k; // a wide slice is drawn on its own
                 if (k <= j) break;
@@ -546,9 +550,21 @@ void TimelineRenderer::paintCounterTrack(QPainter& p, const TimelineGeometry& g,
 void TimelineRenderer::paintFlows(QPainter& p, const TimelineGeometry& g) const
 {
     const QRectF plot = g.plotRect();
+    // All flows when asked; otherwise only those of the selected event, as hundreds of
+    // launch arrows would bury the slices.
+    std::vector<std::uint32_t> selected;
+    if (!m_showFlows) {
+        if (m_selected == kNone || m_selected >= m_trace->slices().size()) return;
+        selected = m_trace->flowsFrom(m_selected);
+        const auto in = m_trace->flowsTo(m_selected);
+        selected.insert(selected.end(), in.begin(), in.end());
+        if (selected.empty()) return;
+    }
+    const std::size_t count = m_showFlows ? m_trace->flows().size() : selected.size();
     p.setRenderHint(QPainter::Antialiasing, true);
     const QPen pen(m_style.flow, 1.2);
-    for (const Flow& f : m_trace->flows()) {
+    for (std::size_t fi = 0; fi < count; ++fi) {
+        const Flow& f = m_trace->flows()[m_showFlows ? fi : selected[fi]];
         if (f.from == kNone || f.to == kNone) continue;
         const Slice& a = m_trace->slice(f.from);
         const Slice& b = m_trace->slice(f.to);

@@ -117,6 +117,7 @@ public:
 
     void setFlaggedOnly(bool on) { m_flaggedOnly = on; }
     bool flaggedOnly() const { return m_flaggedOnly; }
+    // All flow arrows (else only the selected event's).
     void setShowFlows(bool on) { m_showFlows = on; }
     bool showFlows() const { return m_showFlows; }
     void setStyle(const TimelineStyle& style) { m_style = style; }
@@ -161,7 +162,7 @@ private:
     EventId m_selected = kNone;
     TimeNs m_rangeBegin = 0, m_rangeEnd = 0;
     bool m_flaggedOnly = false;
-    bool m_showFlows = true;
+    bool m_showFlows = false; // all flows; the selected event's flows are always drawn
     double m_labelWidth = 220;
     TimelineStyle m_style = TimelineStyle::light();
     Overlay m_overlay;
