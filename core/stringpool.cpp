@@ -6,24 +6,56 @@ namespace rs {
 
 StringPool::StringPool()
 {
+    m_slots.resize(1024);
     intern(std::string_view());
+}
+
+std::uint64_t StringPool::hashOf(std::string_view s) noexcept
+{
+    return std::hash<std::string_view>{}(s);
+}
+
+void StringPool::grow()
+{
+    std::vector<Slot> old(m_slots.size() * 2);
+    old.swap(m_slots);
+    const std::size_t mask = m_slots.size() - 1;
+    for (const Slot& s : old) {
+        if (s.id == kEmptySlot) continue;
+        std::size_t i = s.hash & mask;
+        while (m_slots[i].id != kEmptySlot)
+            i = (i + 1) & mask;
+        m_slots[i] = s;
+    }
 }
 
 StrId StringPool::intern(std::string_view text)
 {
-    if (auto it = m_index.find(text); it != m_index.end())
-        return it->second;
+    if (m_slots.empty()) // moved from
+        m_slots.resize(1024);
+    const std::uint64_t h = hashOf(text);
+    const std::size_t mask = m_slots.size() - 1;
+    std::size_t i = h & mask;
+    for (; m_slots[i].id != kEmptySlot; i = (i + 1) & mask) {
+        if (m_slots[i].hash == h && m_strings[m_slots[i].id] == text) return m_slots[i].id;
+    }
     const auto id = static_cast<StrId>(m_strings.size());
     const std::string& stored = m_strings.emplace_back(text);
-    m_index.emplace(std::string_view(stored), id);
+    m_slots[i] = {h, id};
     m_bytes += stored.capacity() + sizeof(std::string) + 32;
+    if (m_strings.size() * 2 > m_slots.size()) grow();
     return id;
 }
 
 StrId StringPool::find(std::string_view text) const
 {
-    auto it = m_index.find(text);
-    return it == m_index.end() ? std::numeric_limits<StrId>::max() : it->second;
+    if (m_slots.empty()) return std::numeric_limits<StrId>::max();
+    const std::uint64_t h = hashOf(text);
+    const std::size_t mask = m_slots.size() - 1;
+    for (std::size_t i = h & mask; m_slots[i].id != kEmptySlot; i = (i + 1) & mask) {
+        if (m_slots[i].hash == h && m_strings[m_slots[i].id] == text) return m_slots[i].id;
+    }
+    return std::numeric_limits<StrId>::max();
 }
 
 } // namespace rs

@@ -4,7 +4,7 @@
 #include <deque>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <vector>
 
 namespace rs {
 
@@ -28,16 +28,19 @@ public:
     std::size_t bytes() const { return m_bytes; }
 
 private:
-    struct Hash {
-        using is_transparent = void;
-        std::size_t operator()(std::string_view s) const noexcept
-        {
-            return std::hash<std::string_view>{}(s);
-        }
+    // Open addressing over (hash, id) pairs: a lookup touches one slot and, on a hash match,
+    // the string; node-based maps cost several cache misses per lookup on large traces.
+    struct Slot {
+        std::uint64_t hash = 0;
+        StrId id = kEmptySlot;
     };
-    // deque keeps element addresses stable, so the map can key on views of them.
+    static constexpr StrId kEmptySlot = 0xffffffffu;
+    static std::uint64_t hashOf(std::string_view s) noexcept;
+    void grow();
+
+    // deque keeps element addresses stable while it grows.
     std::deque<std::string> m_strings;
-    std::unordered_map<std::string_view, StrId, Hash, std::equal_to<>> m_index;
+    std::vector<Slot> m_slots; // size a power of two, at most half full
     std::size_t m_bytes = 0;
 };
 
