@@ -3,6 +3,7 @@
 #include "core/rawevent.h"
 #include "core/trace.h"
 
+#include <array>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -59,7 +60,23 @@ private:
         }
     };
 
+    // Key of a numeric pid (owner kNone) or of a numeric tid within a process.
+    struct NumericKey {
+        std::uint32_t owner;
+        std::uint8_t kind;
+        std::uint64_t value;
+        bool operator==(const NumericKey&) const = default;
+    };
+    struct NumericKeyHash {
+        std::size_t operator()(const NumericKey& k) const noexcept
+        {
+            return std::size_t(k.value * 0x9e3779b97f4a7c15ull) ^ (std::size_t(k.owner) << 8) ^
+                   k.kind;
+        }
+    };
+
     ProcessId process(const RawValue& pid);
+    ProcessId processByText(const RawValue& pid);
     TrackId track(ProcessId p, const std::string& tid, TrackKind kind);
     TrackId threadTrack(const RawEvent& ev, ProcessId p);
     std::optional<TimeNs> time(const RawValue& v, const char* field);
@@ -81,6 +98,9 @@ private:
     std::shared_ptr<Trace> m_trace;
     std::unordered_map<std::string, ProcessId> m_processIndex;
     std::unordered_map<std::string, TrackId> m_trackIndex; // key: process, kind, tid
+    // Shortcut for numeric pids and thread tids: no text built per event.
+    std::unordered_map<NumericKey, std::uint32_t, NumericKeyHash> m_numericIndex;
+    std::array<std::uint64_t, 128> m_phaseCounts{};
     std::vector<std::vector<EventId>> m_openB; // per track: open B slices
     std::unordered_map<std::string, EventId> m_openAsync; // key: pid, cat, id, name
     std::unordered_map<CounterKey, std::uint32_t, CounterKeyHash> m_counterIndex;
