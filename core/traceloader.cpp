@@ -2,6 +2,7 @@
 
 #include "core/bytesource.h"
 #include "core/jsonsaxreader.h"
+#include "core/parallelloader.h"
 #include "core/tracebuilder.h"
 
 #include <QDir>
@@ -185,6 +186,10 @@ LoadResult loadTrace(const std::string& path, const LoadOptions& options, LoadPr
         r.error = where.error;
         return r;
     }
+    // Plain JSON goes through the parallel tokenizer; it hands back anything it does not
+    // handle exactly like the SAX path (gzip, errors, truncation), which then runs.
+    if (auto fast = loadTraceParallel(where.file, where.rank, options, progress))
+        return std::move(*fast);
     std::string error;
     auto src = ByteSource::open(where.file, &error);
     if (!src) {
@@ -201,6 +206,8 @@ LoadResult loadTrace(const std::string& path, const LoadOptions& options, LoadPr
 LoadResult loadTraceFromMemory(const char* data, std::size_t size, const LoadOptions& options,
                                const std::string& name)
 {
+    if (auto fast = loadTraceParallelFromMemory(data, size, name, options))
+        return std::move(*fast);
     auto src = ByteSource::fromMemory(data, size);
     return run(*src, name, std::nullopt, options, nullptr);
 }

@@ -1,0 +1,198 @@
+// The parallel tokenizer must give exactly what the SAX path gives: same model, same warnings,
+// and on bad input it must hand over to the SAX path (same errors, offsets, truncation).
+#include "bench/tracegen_large.h"
+#include "core/bytesource.h"
+#include "core/parallelloader.h"
+#include "core/traceloader.h"
+#include "tests/testutil.h"
+
+#include <QDirIterator>
+#include <QtTest>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+using namespace rs;
+
+namespace {
+
+// Everything observable in a LoadResult, as text, so two loads compare with one QCOMPARE.
+std::string fingerprint(const LoadResult& r)
+{
+    std::ostringstream o;
+    o << "ok " << r.ok << " cancelled " << r.cancelled << " error " << r.error << "\n";
+    if (!r.trace) return o.str();
+    const Trace& t = *r.trace;
+    const LoadStats& s = t.stats();
+    o << "events " << s.events << " unknown " << s.unknownPhase << " bad " << s.badFields
+      << " unmatched " << s.unmatchedEnd << " unterminated " << s.unterminated << " dangling "
+      << s.danglingFlows << " bytes " << s.bytesRead << " truncated " << s.truncated << "\n";
+    for (const auto& [ph, n] : s.phases)
+        o << "phase " << ph << " " << n << "\n";
+    for (const std::string& w : t.warnings())
+        o << "warning " << w << "\n";
+    o << "producer " << producerName(t.producer()) << " rank " << t.rank().value_or(-1) << " span "
+      << t.startNs() << " " << t.endNs() << "\n";
+    for (const Process& p : t.processes()) {
+        o << "process " << p.pid << " " << p.pidIsNumber << " " << t.str(p.name) << " "
+          << p.sortIndex << " " << p.hasSortIndex << " " << p.events;
+        for (const std::string& l : p.labels)
+            o << " label " << l;
+        for (TrackId tr : p.tracks)
+            o << " track " << tr;
+        o << "\n";
+    }
+    for (const Track& tr : t.tracks())
+        o << "track " << tr.process << " " << int(tr.kind) << " " << tr.tid << " " << t.str(tr.name)
+          << " " << tr.sortIndex << " " << tr.begin << " " << tr.end << " " << tr.maxDepth << " "
+          << tr.counter << " " << tr.events << "\n";
+    for (EventId i = 0; i < t.slices().size(); ++i) {
+        const Slice& sl = t.slice(i);
+        o << "slice " << sl.start << " " << sl.dur << " " << t.str(sl.name) << " " << t.str(sl.cat)
+          << " " << sl.track << " " << sl.parent << " " << sl.depth << " " << sl.phase << " "
+          << int(sl.flags) << " " << t.eventStackFrame(i) << " args " << t.argsText(i) << "\n";
+    }
+    for (const CounterSeries& c : t.counters()) {
+        o << "counter " << c.process << " " << t.str(c.name) << " " << t.str(c.key);
+        for (std::size_t i = 0; i < c.ts.size(); ++i)
+            o << " " << c.ts[i] << "=" << c.values[i];
+        o << "\n";
+    }
+    for (const Flow& f : t.flows())
+        o << "flow " << f.from << " " << f.to << " " << t.str(f.cat) << " " << t.str(f.name) << " "
+          << f.id << " " << t.str(f.idText) << "\n";
+    for (const StackFrame& f : t.stackFrames())
+        o << "frame " << t.str(f.name) << " " << t.str(f.category) << " " << f.parent << "\n";
+    o << "metadata " << t.metadata().dump() << "\n";
+    return o.str();
+}
+
+LoadResult loadSax(const std::string& bytes)
+{
+    ::setenv("RINGSCOPE_LOADER", "sax", 1);
+    LoadResult r = loadTraceFromMemory(bytes.data(), bytes.size(), {}, "<test>");
+    ::unsetenv("RINGSCOPE_LOADER");
+    return r;
+}
+
+std::string readAll(const QString& path)
+{
+    std::string error;
+    auto src = ByteSource::open(path.toStdString(), &error);
+    std::string out;
+    if (!src) return out;
+    for (auto it = src->begin(); it != src->end(); ++it)
+        out.push_back(*it);
+    return out;
+}
+
+// Fast path (several chunk sizes and thread counts) against SAX. A valid document must not
+// fall back; an invalid one may, and then the public entry point must equal SAX too.
+void compareBoth(const std::string& bytes, bool mustBeFast, const char* what)
+{
+    const std::string sax = fingerprint(loadSax(bytes));
+    for (std::size_t chunk : {std::size_t(64), std::size_t(4096), std::size_t(4) << 20}) {
+        for (int threads : {1, 2}) {
+            ParallelOptions po;
+            po.chunkBytes = chunk;
+            po.threads = threads;
+            auto fast = loadTraceParallelFromMemory(bytes.data(), bytes.size(), "<test>", {}, po);
+            if (mustBeFast) QVERIFY2(fast.has_value(), what);
+            if (fast) QCOMPARE(fingerprint(*fast), sax);
+        }
+    }
+    const LoadResult pub = loadTraceFromMemory(bytes.data(), bytes.size(), {}, "<test>");
+    QCOMPARE(fingerprint(pub), sax);
+}
+
+// Valid but unusual JSON: escapes, surrogates, "-0", integers past 2^64, duplicate keys, odd
+// field types, "},{" inside args strings (a wrong chunk boundary guess), metadata around.
+std::string tricky()
+{
+    return readAll(test::testDataPath("parallel_tricky.json"));
+}
+
+} // namespace
+
+class TstParallelLoader : public QObject {
+    Q_OBJECT
+private slots:
+    void trickyDocumentMatchesSax() { compareBoth(tricky(), true, "tricky"); }
+
+    void bareArrayAndWhitespace()
+    {
+        compareBoth("\n\t [ {\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1} ,"
+                    "{\"ph\":\"X\",\"name\":\"b\",\"ts\":2,\"dur\":1,\"pid\":1,\"tid\":1}]\r\n",
+                    true, "bare");
+    }
+
+    // Every prefix of a document (truncated files) and single-byte corruptions: the public
+    // entry point gives exactly the SAX result, whoever produced it.
+    void truncatedAndCorruptMatchSax()
+    {
+        const std::string doc = tricky();
+        QVERIFY(!doc.empty());
+        for (std::size_t n = 0; n < doc.size(); n += 3)
+            compareBoth(doc.substr(0, n), false, "prefix");
+        const char bad[] = {'\x01', '"', '}', ']', ',', '\\', '\xff', 'x', '0'};
+        for (std::size_t i = 0; i < doc.size(); i += 7) {
+            std::string d = doc;
+            d[i] = bad[i % sizeof bad];
+            compareBoth(d, false, "corrupt");
+        }
+    }
+
+    void badInputFallsBack()
+    {
+        for (const char* s : {"", "[]", "{}", "[1,2]", "[{\"ph\":\"X\"},5]", "{\"traceEvents\":{}}",
+                              "\xEF\xBB\xBF[{}]", "[{\"a\":1e999}]", "[{\"a\":\"\\ud800\"}]",
+                              "[{\"a\":\"\xC0\xAF\"}]", "[{\"a\":01}]", "[{\"ts\":1,}]", "[{}] x",
+                              "[{\"a\":tru}]", "[{\"a\":\"\t\"}]"}) {
+            const std::string bytes(s);
+            QVERIFY2(!loadTraceParallelFromMemory(bytes.data(), bytes.size(), "<t>").has_value(),
+                     s);
+            const LoadResult pub = loadTraceFromMemory(bytes.data(), bytes.size(), {}, "<test>");
+            QCOMPARE(fingerprint(pub), fingerprint(loadSax(bytes)));
+        }
+    }
+
+    void generatedTracesMatchSax()
+    {
+        for (auto shape : {tracegen::Shape::Kineto, tracegen::Shape::TorchNpu}) {
+            std::FILE* f = std::tmpfile();
+            QVERIFY(f);
+            tracegen::LargeTraceOptions o;
+            o.shape = shape;
+            o.targetBytes = 1 << 20;
+            QVERIFY(tracegen::writeLargeTrace(f, o, nullptr));
+            std::string bytes(static_cast<std::size_t>(std::ftell(f)), '\0');
+            std::rewind(f);
+            QCOMPARE(std::fread(bytes.data(), 1, bytes.size(), f), bytes.size());
+            std::fclose(f);
+            compareBoth(bytes, true, "generated");
+        }
+    }
+
+    void publicTracesMatchSax()
+    {
+        RS_REQUIRE_PUBLIC_TRACES();
+        QDirIterator it(test::publicTracesDir(), {"*.json", "*.json.gz"}, QDir::Files,
+                        QDirIterator::Subdirectories);
+        int n = 0;
+        while (it.hasNext()) {
+            const QString path = it.next();
+            if (path.contains("profiler_info") || path.contains("profiler_metadata") ||
+                path.contains("communication"))
+                continue;
+            const std::string bytes = readAll(path);
+            QVERIFY2(!bytes.empty(), qPrintable(path));
+            compareBoth(bytes, true, qPrintable(path));
+            ++n;
+        }
+        QVERIFY(n >= 8);
+    }
+};
+
+QTEST_GUILESS_MAIN(TstParallelLoader)
+#include "tst_parallelloader.moc"
