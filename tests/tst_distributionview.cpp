@@ -61,6 +61,7 @@ void TestDistributionView::seriesEqualReport()
         QVERIFY(qAbs(p.y - p.row) <= 0.25);
         perClass[p.cls]++;
         QCOMPARE(p.cls, c.anomalous         ? DistributionView::Anomalous
+                        : c.waiting         ? DistributionView::Waiting
                         : c.memcpyCount > 0 ? DistributionView::InternalMemcpy
                                             : DistributionView::NoMemcpy);
     }

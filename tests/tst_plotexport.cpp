@@ -47,6 +47,8 @@ private slots:
     void formats();
     void errors();
     void realSeedCase();
+    void publicTraces_data();
+    void publicTraces();
 };
 
 void TestPlotExport::formats_data()
@@ -189,10 +191,24 @@ void TestPlotExport::realSeedCase()
     QCOMPARE(dist.modeMarks()[0].second, double(sig.modes[0].meanNs) / 1e6);
     QCOMPARE(dist.modeMarks()[1].first, QStringLiteral("B"));
 
+    // The other rank only waits: its slow ops are grey (waiting), not red.
+    DistributionView other;
+    other.setReports({r1});
+    QVERIFY(other.currentGroup() >= 0);
+    int waiting = 0;
+    for (const auto& p : other.plottedPoints()) {
+        const Collective& c = r1->collectives[p.collective];
+        QVERIFY(!c.anomalous);
+        QCOMPARE(p.cls == DistributionView::Waiting, c.waiting);
+        waiting += c.waiting ? 1 : 0;
+    }
+    QCOMPARE(waiting, 2);
+
     QTemporaryDir dir;
     for (const char* view : {"steps", "distribution"}) {
         for (const auto& [name, reps] :
              {std::pair{QStringLiteral("seed-rank0"), std::vector<ReportPtr>{r0}},
+              std::pair{QStringLiteral("seed-rank1"), std::vector<ReportPtr>{r1}},
               std::pair{QStringLiteral("seed-2ranks"), std::vector<ReportPtr>{r0, r1}}}) {
             const QString file = dir.filePath(QStringLiteral("%1-%2.png").arg(name, view));
             QString error;
@@ -201,6 +217,65 @@ void TestPlotExport::realSeedCase()
             QCOMPARE(QImage(file).size(), QSize(1200, 700));
             keep(file);
         }
+    }
+}
+
+void TestPlotExport::publicTraces_data()
+{
+    QTest::addColumn<QStringList>("files");
+    QTest::addColumn<QString>("name");
+    QTest::newRow("ascend 2 ranks")
+        << QStringList{QStringLiteral("ascend_torchnpu_level1_2rank/rank0_ascend_pt/"
+                                      "ASCEND_PROFILER_OUTPUT/trace_view.json"),
+                       QStringLiteral("ascend_torchnpu_level1_2rank/rank1_ascend_pt/"
+                                      "ASCEND_PROFILER_OUTPUT/trace_view.json")}
+        << QStringLiteral("ascend2");
+    QTest::newRow("kineto nccl a100")
+        << QStringList{QStringLiteral("kineto_nccl_a100_2rank_hta/nccl_data.json.gz")}
+        << QStringLiteral("kineto-a100");
+}
+
+void TestPlotExport::publicTraces()
+{
+    RS_REQUIRE_PUBLIC_TRACES();
+    QFETCH(QStringList, files);
+    QFETCH(QString, name);
+    std::vector<ReportPtr> reports;
+    for (const QString& f : files) {
+        const LoadResult r = loadTrace(test::publicTrace(f).toStdString());
+        QVERIFY2(r.ok, r.error.c_str());
+        reports.push_back(analyze(r.trace));
+        QVERIFY(!reports.back()->steps.empty());
+    }
+    // Every step of every rank is plotted with the report's figures.
+    StepsView steps;
+    steps.setReports(reports);
+    size_t total = 0;
+    for (const ReportPtr& rep : reports)
+        total += rep->steps.size();
+    QCOMPARE(size_t(steps.bars(StepsView::Free)->dataCount()), total);
+    for (size_t i = 0; i < steps.layout().cells.size(); ++i) {
+        const auto& cell = steps.layout().cells[i];
+        QCOMPARE(steps.bars(StepsView::CommNotOverlapped)->data()->at(int(i))->value,
+                 double(cell.stats->communicationNotOverlapped) / 1e6);
+        QCOMPARE(steps.bars(StepsView::Overlapped)->data()->at(int(i))->value,
+                 double(cell.stats->overlapped) / 1e6);
+    }
+    DistributionView dist;
+    dist.setReports(reports);
+    QVERIFY(dist.currentGroup() >= 0);
+    const auto& g = dist.groups()[size_t(dist.currentGroup())];
+    QCOMPARE(dist.plottedPoints().size(),
+             reports[size_t(g.report)]->signatures[g.signature].members.size());
+
+    QTemporaryDir dir;
+    for (const char* view : {"steps", "distribution"}) {
+        const QString file = dir.filePath(QStringLiteral("%1-%2.png").arg(name, view));
+        QString error;
+        QVERIFY2(exportPlot(reports, QString::fromLatin1(view), file, {1200, 700}, &error),
+                 qPrintable(error));
+        QCOMPARE(QImage(file).size(), QSize(1200, 700));
+        keep(file);
     }
 }
 

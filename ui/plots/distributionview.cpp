@@ -69,6 +69,7 @@ void setAxesOf(QCPItemPosition* p, QCPAxisRect* rect)
 DistributionView::PointClass DistributionView::classOf(const Collective& c)
 {
     if (c.anomalous) return Anomalous;
+    if (c.waiting) return Waiting;
     if (c.memcpyCount > 0 || c.memcpyNs > 0 || !c.copies.empty()) return InternalMemcpy;
     return NoMemcpy;
 }
@@ -144,11 +145,11 @@ DistributionView::DistributionView(QWidget* parent) : QWidget(parent)
     connect(sx, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), hx,
             qOverload<const QCPRange&>(&QCPAxis::setRange));
 
-    const QString names[PointClassCount] = {QStringLiteral("no internal memcpy"),
-                                            QStringLiteral("internal memcpy"),
-                                            QStringLiteral("anomalous: extra memcpy")};
-    const QColor fills[PointClassCount] = {colors::collective(), colors::internalMemcpy(),
-                                           colors::anomalous()};
+    const QString names[PointClassCount] = {
+        QStringLiteral("no internal memcpy"), QStringLiteral("waiting for a peer"),
+        QStringLiteral("internal memcpy"), QStringLiteral("anomalous: extra memcpy")};
+    const QColor fills[PointClassCount] = {colors::collective(), colors::waiting(),
+                                           colors::internalMemcpy(), colors::anomalous()};
     m_boxes = new QCPStatisticalBox(sy, sx); // key axis vertical: horizontal boxes
     m_boxes->setWidth(0.62);
     m_boxes->setBrush(QColor(0, 0, 0, 12));
@@ -191,6 +192,15 @@ DistributionView::DistributionView(QWidget* parent) : QWidget(parent)
     m_share->setPen(QPen(colors::internalMemcpy().darker(140), 1));
     m_share->setSelectable(QCP::stNone);
     m_share->removeFromLegend();
+    auto* note = new QCPItemText(m_plot);
+    note->setClipAxisRect(m_shareRect);
+    setAxesOf(note->position, m_shareRect);
+    note->position->setType(QCPItemPosition::ptAxisRectRatio);
+    note->position->setCoords(0.5, 0.5);
+    note->setText(QStringLiteral("no internal memcpy in any step"));
+    note->setColor(QColor(0x80, 0x80, 0x80));
+    note->setSelectable(false);
+    m_shareNote = note;
 
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     for (QCPAxisRect* r : {m_histRect, m_stripRect, m_shareRect}) {
@@ -310,6 +320,7 @@ void DistributionView::rebuild()
     qx->setTicker(stepTicker);
     qx->setRange(-0.6, std::max(0, nSteps - 1) + 0.6);
     qy->setRange(0, maxShare > 0 ? std::min(100.0, maxShare * 1.15) : 5);
+    m_shareNote->setVisible(maxShare <= 0);
 
     if (m_current < 0) {
         m_title->setText(m_reports.empty() ? QStringLiteral("Distribution: no analysis loaded")
@@ -353,7 +364,7 @@ void DistributionView::rebuild()
         }
         // Golden-ratio jitter: spreads points of a row evenly, the same on every redraw.
         const int k = rowCount[size_t(p.row)]++;
-        const double frac = std::fmod(double(k) * 0.6180339887, 1.0);
+        const double frac = std::fmod(0.5 + double(k) * 0.6180339887, 1.0); // first: centre
         p.y = p.row + (frac - 0.5) * 0.5;
         perRow[size_t(p.row)].push_back(p.x);
         lo = std::min(lo, p.x);
@@ -382,9 +393,10 @@ void DistributionView::rebuild()
     const int target = std::clamp(2 * int(std::ceil(std::sqrt(double(n)))), 8, 40);
     m_binWidth = niceStep(span > 0 ? span / target : std::max(std::fabs(hi) * 0.02, 0.001));
     // Bins centred on multiples of the width, so a mode at 200 ms sits in the middle of a bar.
-    m_binStart = (std::floor(lo / m_binWidth + 0.5) - 0.5) * m_binWidth;
+    m_binStart =
+        span > 0 ? (std::floor(lo / m_binWidth + 0.5) - 0.5) * m_binWidth : lo - m_binWidth / 2;
     const int bins = std::max(1, int(std::floor((hi - m_binStart) / m_binWidth)) + 1);
-    std::vector<std::array<int, PointClassCount>> counts(size_t(bins), {0, 0, 0});
+    std::vector<std::array<int, PointClassCount>> counts(size_t(bins), {0, 0, 0, 0});
     for (const Point& p : m_pointList) {
         const int b = std::clamp(int(std::floor((p.x - m_binStart) / m_binWidth)), 0, bins - 1);
         counts[size_t(b)][size_t(p.cls)]++;
@@ -460,7 +472,7 @@ void DistributionView::rebuild()
     }
 
     // Title and summary.
-    int cls[PointClassCount] = {0, 0, 0};
+    int cls[PointClassCount] = {0, 0, 0, 0};
     for (const Point& p : m_pointList)
         cls[p.cls]++;
     QString title =
@@ -469,11 +481,12 @@ void DistributionView::rebuild()
         title += QStringLiteral(" · rank %1").arg(rankOfReport(rep, g.report));
     m_title->setText(title);
     QStringList lines;
-    lines << QStringLiteral("%1 ops: %2 anomalous, %3 with memcpy, %4 without")
+    lines << QStringLiteral("%1 ops: %2 anomalous, %3 with memcpy,")
                  .arg(m_pointList.size())
                  .arg(cls[Anomalous])
-                 .arg(cls[InternalMemcpy])
-                 .arg(cls[NoMemcpy]);
+                 .arg(cls[InternalMemcpy]);
+    lines
+        << QStringLiteral("   %1 waiting, %2 without memcpy").arg(cls[Waiting]).arg(cls[NoMemcpy]);
     for (int k = 0; k < nModes; ++k) {
         const DurationMode& mode = sig.modes[size_t(k)];
         QString line = QStringLiteral("%1: mean %2, n=%3, %4..%5")
@@ -546,6 +559,9 @@ QString DistributionView::toolTipAt(const QPoint& pos) const
             lines << QStringLiteral("unaligned transfers: %1").arg(c->unalignedCount);
         if (c->anomalous)
             lines << QStringLiteral("ANOMALOUS: extra memcpy explains the extra time");
+        if (c->waiting)
+            lines << QStringLiteral("waiting: slow because a peer was late (%1 in Notify_Wait)")
+                         .arg(formatMsExact(c->waitNs));
         if (!c->verdict.empty()) lines << wrap(QString::fromStdString(c->verdict), 70);
         return lines.join(QLatin1Char('\n'));
     }
@@ -558,12 +574,14 @@ QString DistributionView::toolTipAt(const QPoint& pos) const
         for (int c = 0; c < PointClassCount; ++c)
             total += counts[c] = int(m_hist[c]->data()->at(b)->value);
         if (total == 0) return QString();
-        return QStringLiteral("%1 – %2: %3 ops\n%4 anomalous, %5 with memcpy, %6 without")
+        return QStringLiteral("%1 – %2: %3 ops\n%4 anomalous, %5 with memcpy, %6 waiting, %7 "
+                              "without")
             .arg(formatMsShort(m_binStart + b * m_binWidth),
                  formatMsShort(m_binStart + (b + 1) * m_binWidth))
             .arg(total)
             .arg(counts[Anomalous])
             .arg(counts[InternalMemcpy])
+            .arg(counts[Waiting])
             .arg(counts[NoMemcpy]);
     }
     if (m_shareRect->rect().contains(pos)) {

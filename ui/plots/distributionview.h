@@ -28,7 +28,8 @@ namespace rs {
 class DistributionView : public QWidget {
     Q_OBJECT
 public:
-    enum PointClass { NoMemcpy, InternalMemcpy, Anomalous, PointClassCount };
+    // Precedence: anomalous, then waiting (slow because a peer was late), then memcpy.
+    enum PointClass { NoMemcpy, Waiting, InternalMemcpy, Anomalous, PointClassCount };
     static PointClass classOf(const Collective& c);
 
     // A signature group of one report (the combo box lists them).
@@ -115,6 +116,7 @@ private:
     QCPGraph* m_ring = nullptr;
     QCPItemStraightLine* m_histMark = nullptr;
     std::vector<QCPAbstractItem*> m_items; // mode marks, rebuilt with the group
+    QCPAbstractItem* m_shareNote = nullptr;
     std::vector<Point> m_pointList;
     std::vector<std::pair<QString, double>> m_modeMarks;
     double m_binStart = 0, m_binWidth = 1;

@@ -43,6 +43,10 @@ QColor internalMemcpy()
 {
     return QColor(0xf2, 0x8e, 0x2b);
 }
+QColor waiting()
+{
+    return QColor(0x9a, 0x9a, 0x9a);
+}
 QColor anomalous()
 {
     return QColor(0xd6, 0x1f, 0x1f);

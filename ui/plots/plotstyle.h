@@ -28,6 +28,7 @@ QColor computingLine();
 QColor communicationLine();
 QColor collective(); // collective without internal memcpy
 QColor internalMemcpy();
+QColor waiting(); // grey: the eye goes to the rank that copies
 QColor anomalous();
 QColor modeMark();
 QColor highlight();     // outline of the selected bar / point
