@@ -6,6 +6,7 @@
 #include "core/analysis/reportjson.h"
 #include "tests/testutil.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -168,6 +169,26 @@ private slots:
         QCOMPARE(chain[3].text, std::string("train.py(3): main"));
         QCOMPARE(chain[4].text, std::string("outer_op"));
         QCOMPARE(sourceFrame(chain), std::string("my/model.py(12): build"));
+    }
+
+    void expandsJobFolders()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        gen::SeedCaseOptions o;
+        o.kineto = true;
+        QVERIFY(gen::writeSeedCaseJob(dir.path().toStdString(), o));
+        for (const char* junk : {"rank0.pt.trace.ringscope.json", "communication.json"}) {
+            QFile f(dir.filePath(junk));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("{}");
+        }
+        const auto paths = expandTracePaths(dir.path().toStdString());
+        QCOMPARE(paths.size(), std::size_t(2));
+        QVERIFY(paths[0].ends_with("rank0.pt.trace.json"));
+        QVERIFY(paths[1].ends_with("rank1.pt.trace.json"));
+        // A trace path stands for itself.
+        QCOMPARE(expandTracePaths(paths[0]), std::vector<std::string>{paths[0]});
     }
 
     void commandLine()

@@ -250,8 +250,11 @@ std::vector<std::string> expandTracePaths(const std::string& path)
     for (const auto& entry : fs::directory_iterator(path, ec)) {
         const std::string p = entry.path().string();
         const std::string name = entry.path().filename().string();
-        const bool json =
-            name.size() > 5 && (name.ends_with(".json") || name.ends_with(".json.gz"));
+        // Sidecars and torch_npu summaries are JSON but not traces.
+        const bool notTrace =
+            name.ends_with(".ringscope.json") || name.starts_with("profiler_info") ||
+            name.starts_with("profiler_metadata") || name.starts_with("communication");
+        const bool json = !notTrace && (name.ends_with(".json") || name.ends_with(".json.gz"));
         if (entry.is_directory(ec) || json) {
             const ResolvedPath sub = resolveTracePath(p);
             if (sub.error.empty() && !sub.file.empty()) out.push_back(p);
