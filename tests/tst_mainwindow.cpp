@@ -7,6 +7,7 @@
 #include "ui/timeline/timelineview.h"
 
 #include <QDir>
+#include <QDockWidget>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -178,6 +179,26 @@ private slots:
         QVERIFY(openAndWait(w, path));
         QCOMPARE(w.recentFiles().value(0), QFileInfo(path).absoluteFilePath());
         QVERIFY(w.statusText().contains(QStringLiteral("rank 1")));
+    }
+
+    void layoutRemembered()
+    {
+        {
+            MainWindow w;
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            auto* dock = w.findChild<QDockWidget*>(QStringLiteral("findingsDock"));
+            QVERIFY(dock);
+            dock->hide();
+            w.bottomTabs()->setCurrentWidget(w.searchPane());
+            w.close();
+        }
+        MainWindow again;
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        QVERIFY(!again.findChild<QDockWidget*>(QStringLiteral("findingsDock"))->isVisible());
+        QCOMPARE(again.bottomTabs()->currentWidget(), again.searchPane());
+        QSettings().remove(QStringLiteral("window"));
     }
 
     void bottomTabSlot()

@@ -266,6 +266,36 @@ private slots:
         QVERIFY(std::abs(view.visibleEnd() - tb) <= 2);
     }
 
+    void headerClickCollapsesAndHelpToggles()
+    {
+        TimelineView view;
+        view.resize(1000, 500);
+        view.setTrace(m_trace);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const TimelineGeometry g = view.timelineGeometry();
+        const TimelineRow& header = g.layout->rows().front();
+        QCOMPARE(header.kind, RowKind::ProcessHeader);
+        const QPoint at(40, static_cast<int>(g.rowRect(0).center().y()));
+        const double height = view.renderer().contentHeight();
+        QTest::mouseClick(&view, Qt::LeftButton, {}, at);
+        QVERIFY(view.renderer().isCollapsed(header.process));
+        QVERIFY(view.renderer().contentHeight() < height);
+        QTest::mouseClick(&view, Qt::LeftButton, {}, at);
+        QVERIFY(!view.renderer().isCollapsed(header.process));
+        QCOMPARE(view.renderer().contentHeight(), height);
+        // Selecting an event in a collapsed group expands it.
+        const EventId k = findByName(*m_trace, "k1");
+        view.renderer().setCollapsed(header.process, true);
+        view.selectEvent(k);
+        QVERIFY(!view.renderer().isCollapsed(header.process));
+        QTest::keyClick(&view, Qt::Key_Question);
+        QVERIFY(view.helpVisible());
+        QVERIFY(TimelineView::helpText().contains(QStringLiteral("Alt+Left")));
+        QTest::keyClick(&view, Qt::Key_Escape);
+        QVERIFY(!view.helpVisible());
+    }
+
     void hoverReusesCachedFrame()
     {
         TimelineView view;
