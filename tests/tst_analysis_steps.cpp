@@ -125,6 +125,8 @@ private slots:
         QCOMPARE(analysis::dtypeBytes("c10::BFloat16"), 2);
         QCOMPARE(analysis::dtypeBytes("FP32"), 4);
         QCOMPARE(analysis::jsonU64(nlohmann::json("0x80")), std::optional<std::uint64_t>(128));
+        QVERIFY(!analysis::jsonU64(nlohmann::json(1e30)));
+        QVERIFY(!analysis::jsonU64(nlohmann::json(-1)));
     }
 };
 

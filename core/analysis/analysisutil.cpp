@@ -100,7 +100,9 @@ std::optional<std::uint64_t> jsonU64(const nlohmann::json& v)
     }
     if (v.is_number_float()) {
         const double d = v.get<double>();
-        return d >= 0 ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(d)) : std::nullopt;
+        // Out of range would be undefined behaviour in the cast.
+        if (!(d >= 0) || d >= 18446744073709551616.0) return std::nullopt;
+        return static_cast<std::uint64_t>(d);
     }
     if (v.is_string()) {
         std::string_view s = v.get_ref<const std::string&>();
