@@ -553,6 +553,23 @@ private slots:
         }
     }
 
+    void committedSamples()
+    {
+        // The small files in tests/data/hostile (also fuzz seeds): each loads or says why,
+        // and whatever trace comes back has walks that end.
+        const QDir dir(rs::test::testDataPath("hostile"));
+        const QStringList files = dir.entryList({"*.json", "*.json.gz"}, QDir::Files);
+        QVERIFY(files.size() >= 6);
+        for (const QString& name : files) {
+            const LoadResult r = rs::loadTrace(dir.filePath(name).toStdString());
+            QVERIFY2(r.ok || !r.error.empty(), qPrintable(name));
+            if (!r.trace) continue;
+            for (std::uint32_t f = 0; f < r.trace->stackFrames().size(); ++f)
+                QVERIFY2(walkLength(*r.trace, f) != rs::kNone, qPrintable(name));
+            QVERIFY2(r.ok || !r.trace->warnings().empty(), qPrintable(name));
+        }
+    }
+
     void malformedInTheMiddle()
     {
         // (One raw literal: moc misreads raw literals concatenated with plain ones.)
