@@ -16,7 +16,7 @@ namespace rs {
 // Setting RINGSCOPE_LOADER=sax in the environment disables this path.
 struct ParallelOptions {
     int threads = 0;                   // 0: up to 2, limited by the cores
-    std::size_t chunkBytes = 4u << 20; // tokenized units; small values are for tests
+    std::size_t chunkBytes = 1u << 20; // tokenized units; small values are for tests
 };
 
 std::optional<LoadResult> loadTraceParallel(const std::string& file, std::optional<int> rank,
