@@ -126,6 +126,18 @@ private slots:
         QCOMPARE(analysis::dtypeBytes("FP32"), 4);
         QCOMPARE(analysis::jsonU64(nlohmann::json("0x80")), std::optional<std::uint64_t>(128));
         QVERIFY(!analysis::jsonU64(nlohmann::json(1e30)));
+        const analysis::FlatArgs fa(" {\"task type\": \"Memcpy\", \"size(Byte)\": 2064384, "
+                                    "\"nested\": {\"a\": [1, \"x,}\"]}, \"esc\\\"k\": \"v\\\"w\", "
+                                    "\"src\": \"0x40\", \"bw\": 1.5 }");
+        QCOMPARE(fa.str("task type"), std::string("Memcpy"));
+        QCOMPARE(fa.u64("size(Byte)"), std::optional<std::uint64_t>(2064384));
+        QCOMPARE(fa.str("nested"), std::string("{\"a\": [1, \"x,}\"]}"));
+        QCOMPARE(fa.u64("src"), std::optional<std::uint64_t>(64));
+        QCOMPARE(fa.str("bw"), std::string("1.5"));
+        QVERIFY(!fa.u64("bw"));
+        QVERIFY(!fa.get("missing"));
+        QVERIFY(!analysis::FlatArgs("not json").get("x"));
+        QVERIFY(!analysis::FlatArgs(R"({"a": )").get("b"));
         QVERIFY(!analysis::jsonU64(nlohmann::json(-1)));
     }
 };

@@ -91,6 +91,100 @@ std::vector<TrackRole> trackRoles(const Trace& trace)
     return roles;
 }
 
+FlatArgs::FlatArgs(std::string_view t)
+{
+    std::size_t i = 0;
+    auto ws = [&] {
+        while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i])))
+            ++i;
+    };
+    // Returns the string's inside, i past the closing quote.
+    auto str = [&]() -> std::string_view {
+        const std::size_t b = ++i;
+        while (i < t.size() && t[i] != '"')
+            i += t[i] == '\\' ? 2 : 1;
+        const std::size_t e = std::min(i, t.size());
+        ++i;
+        return t.substr(b, e - b);
+    };
+    ws();
+    if (i >= t.size() || t[i] != '{') return;
+    ++i;
+    while (i < t.size()) {
+        ws();
+        if (i >= t.size() || t[i] != '"') return;
+        const std::string_view key = str();
+        ws();
+        if (i >= t.size() || t[i] != ':') return;
+        ++i;
+        ws();
+        if (i >= t.size()) return;
+        std::string_view value;
+        if (t[i] == '"') {
+            value = str();
+        } else {
+            const std::size_t b = i;
+            int depth = 0;
+            while (i < t.size()) {
+                const char c = t[i];
+                if (c == '"') {
+                    str();
+                    continue;
+                }
+                if (c == '{' || c == '[')
+                    ++depth;
+                else if (c == '}' || c == ']') {
+                    if (depth == 0) break;
+                    --depth;
+                } else if (c == ',' && depth == 0)
+                    break;
+                ++i;
+            }
+            std::size_t e = i;
+            while (e > b && std::isspace(static_cast<unsigned char>(t[e - 1])))
+                --e;
+            value = t.substr(b, e - b);
+        }
+        m_members.push_back({key, value});
+        ws();
+        if (i < t.size() && t[i] == ',')
+            ++i;
+        else
+            return;
+    }
+}
+
+std::optional<std::string_view> FlatArgs::get(std::string_view key) const
+{
+    for (const Member& m : m_members) {
+        if (m.key == key) return m.value;
+    }
+    return std::nullopt;
+}
+
+std::optional<std::uint64_t> FlatArgs::u64(std::string_view key) const
+{
+    auto v = get(key);
+    return v ? textU64(*v) : std::nullopt;
+}
+
+std::optional<std::uint64_t> textU64(std::string_view s)
+{
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+        s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+        s.remove_suffix(1);
+    int base = 10;
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        s.remove_prefix(2);
+        base = 16;
+    }
+    std::uint64_t out = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
+    if (ec == std::errc() && p == s.data() + s.size() && !s.empty()) return out;
+    return std::nullopt;
+}
+
 std::optional<std::uint64_t> jsonU64(const nlohmann::json& v)
 {
     if (v.is_number_unsigned()) return v.get<std::uint64_t>();

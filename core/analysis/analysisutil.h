@@ -31,6 +31,27 @@ enum class TrackRole : std::uint8_t {
 
 std::vector<TrackRole> trackRoles(const Trace& trace);
 
+// The top-level members of a flat JSON object's text, without building a DOM: HCCL tasks
+// carry a dozen scalar args each and there can be millions of them. Nested values are kept
+// as raw text. Keys with escapes are kept as written.
+class FlatArgs {
+public:
+    explicit FlatArgs(std::string_view objectText);
+    // The value's text (strings without quotes, unescaped only when they have no escapes).
+    std::optional<std::string_view> get(std::string_view key) const;
+    std::string str(std::string_view key) const { return std::string(get(key).value_or("")); }
+    std::optional<std::uint64_t> u64(std::string_view key) const;
+
+private:
+    struct Member {
+        std::string_view key, value;
+    };
+    std::vector<Member> m_members;
+};
+
+// Unsigned integer from decimal or hex text ("0x80").
+std::optional<std::uint64_t> textU64(std::string_view s);
+
 // Unsigned integer from a JSON number or a decimal / hex string; nullopt otherwise.
 std::optional<std::uint64_t> jsonU64(const nlohmann::json& v);
 std::string jsonStr(const nlohmann::json& obj, const char* key);

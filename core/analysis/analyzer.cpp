@@ -86,15 +86,17 @@ std::string algorithmFromKernel(std::string_view n)
     return alg;
 }
 
+// Args that hold buffer addresses, as producers name them.
+const char* const kAddressKeys[] = {"src",     "dst",      "Addr",       "addr",       "address",
+                                    "Address", "src addr", "dst addr",   "src_addr",   "dst_addr",
+                                    "srcAddr", "dstAddr",  "input addr", "output addr"};
+
 std::optional<std::uint64_t> findAddress(const nlohmann::json& a, std::uint64_t align,
                                          bool* misaligned)
 {
-    static const char* keys[] = {"src",     "dst",      "Addr",       "addr",       "address",
-                                 "Address", "src addr", "dst addr",   "src_addr",   "dst_addr",
-                                 "srcAddr", "dstAddr",  "input addr", "output addr"};
     std::optional<std::uint64_t> first;
     if (!a.is_object()) return first;
-    for (const char* k : keys) {
+    for (const char* k : kAddressKeys) {
         auto it = a.find(k);
         if (it == a.end()) continue;
         auto v = jsonU64(*it);
@@ -103,6 +105,14 @@ std::optional<std::uint64_t> findAddress(const nlohmann::json& a, std::uint64_t 
         if (align > 0 && *v % align != 0) *misaligned = true;
     }
     return first;
+}
+
+void findAddress(const FlatArgs& a, std::uint64_t align, bool* misaligned)
+{
+    for (const char* k : kAddressKeys) {
+        auto v = a.u64(k);
+        if (v && align > 0 && *v % align != 0) *misaligned = true;
+    }
 }
 
 double busFactor(CollectiveKind k, int n)
@@ -259,19 +269,16 @@ private:
                 if (task.start >= s.end()) break;
                 if (task.start < s.start) continue;
                 c.tasks.push_back(i);
-                const nlohmann::json ta = m_t.args(i);
-                std::string type = jsonStr(ta, "task type");
+                // HCCL tasks are many: read their flat args without a JSON DOM.
+                const FlatArgs ta(m_t.argsText(i));
+                std::string type = ta.str("task type");
                 if (type.empty()) type = m_t.str(task.name);
-                const std::string transport = jsonStr(ta, "transport type");
-                const std::string link = jsonStr(ta, "link type");
-                std::uint64_t size = 0;
-                if (auto it = ta.find("size(Byte)"); it != ta.end())
-                    size = jsonU64(*it).value_or(0);
+                const std::string transport = ta.str("transport type");
+                const std::string link = ta.str("link type");
+                const std::uint64_t size = ta.u64("size(Byte)").value_or(0);
                 for (const char* k : {"src rank", "dst rank"}) {
-                    if (auto it = ta.find(k); it != ta.end()) {
-                        auto r = jsonU64(*it);
-                        if (r && *r < 65536) ranks.insert(*r);
-                    }
+                    auto r = ta.u64(k);
+                    if (r && *r < 65536) ranks.insert(*r);
                 }
                 if (type == "Notify_Wait") waits.emplace_back(task.start, task.end());
                 // msprof-analyze's byte-alignment rule: SDMA transfers off the chip above

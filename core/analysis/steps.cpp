@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace rs::analysis {
 
@@ -100,13 +98,13 @@ std::vector<StepStats> computeSteps(const StepInput& in, std::vector<Collective>
     std::vector<TimeNs> memcpyNs(steps.size(), 0);
 
     // Events that are part of a collective are communication, never computing.
-    std::unordered_set<EventId> inCollective;
+    // Only Kineto kernels need the lookup: Ascend tasks of HCCL are excluded by their type.
+    std::vector<EventId> inCollective;
     for (Collective& c : collectives) {
-        inCollective.insert(c.event);
-        for (EventId e : c.tasks)
-            inCollective.insert(e);
-        for (const InternalCopy& cp : c.copies)
-            inCollective.insert(cp.event);
+        if (in.roles[sl[c.event].track] == TrackRole::GpuStream) {
+            inCollective.push_back(c.event);
+            inCollective.insert(inCollective.end(), c.tasks.begin(), c.tasks.end());
+        }
         const int s = stepOfDevice(c.event, c.hostEvent);
         if (s < 0) continue;
         c.step = steps[std::size_t(s)].number;
@@ -114,9 +112,10 @@ std::vector<StepStats> computeSteps(const StepInput& in, std::vector<Collective>
         memcpyNs[std::size_t(s)] += c.memcpyNs;
     }
 
+    std::sort(inCollective.begin(), inCollective.end());
     const StringPool& sp = t.strings();
     const StrId catKernel = sp.find("kernel");
-    std::unordered_map<StrId, bool> ascendCompute; // per task name: its type decides
+    std::vector<std::int8_t> ascendCompute(sp.size(), -1); // per task name: its type decides
     for (TrackId tr = 0; tr < tracks.size(); ++tr) {
         const TrackRole role = in.roles[tr];
         if (role != TrackRole::AscendDevice && role != TrackRole::GpuStream) continue;
@@ -124,16 +123,16 @@ std::vector<StepStats> computeSteps(const StepInput& in, std::vector<Collective>
             const Slice& s = sl[e];
             bool isCompute = false;
             if (role == TrackRole::GpuStream) {
-                isCompute = s.cat == catKernel && !inCollective.count(e);
+                isCompute = s.cat == catKernel &&
+                            !std::binary_search(inCollective.begin(), inCollective.end(), e);
             } else {
-                auto it = ascendCompute.find(s.name);
-                if (it == ascendCompute.end()) {
+                std::int8_t& known = ascendCompute[s.name];
+                if (known < 0) {
                     // One args parse per distinct task name.
                     const nlohmann::json a = t.args(e);
-                    std::string type = jsonStr(a, "Task Type");
-                    it = ascendCompute.emplace(s.name, computeTaskType(type, t.str(s.name))).first;
+                    known = computeTaskType(jsonStr(a, "Task Type"), t.str(s.name)) ? 1 : 0;
                 }
-                isCompute = it->second && !inCollective.count(e);
+                isCompute = known == 1;
             }
             if (!isCompute || s.dur <= 0) continue;
             const int st = stepOfDevice(e, kNone);
