@@ -231,7 +231,10 @@ std::vector<PaintedAnnotation> paintAnnotations(QPainter& p, const TimelineGeome
                 p.setPen(QPen(colour, selected ? 2.5 : 1.5,
                               anchor.resolved ? Qt::SolidLine : Qt::DotLine));
                 p.setBrush(Qt::NoBrush);
-                if (!vis.isEmpty()) p.drawRect(vis.adjusted(-2, -2, 2, 2));
+                // Outside the selection's outline, so a mark on the selected event shows.
+                // Finding labels hug the event, the user's own marks sit outside them.
+                const double out = a->automatic ? 2 : 5;
+                if (!vis.isEmpty()) p.drawRect(vis.adjusted(-out, -out, out, out));
                 painted.anchor = vis;
                 p.restore();
                 if (!text.isEmpty()) {

@@ -1,0 +1,376 @@
+#include "ui/annotations/annotationcontroller.h"
+
+#include "core/annotations/findingannotations.h"
+#include "ui/annotations/annotationdialog.h"
+#include "ui/annotations/notespane.h"
+#include "ui/timeline/timelineview.h"
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QContextMenuEvent>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMouseEvent>
+#include <QStandardPaths>
+#include <QStatusBar>
+
+namespace rs {
+
+namespace {
+
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
+AnnotationController::AnnotationController(QMainWindow* window, TimelineView* view)
+    : QObject(window), m_window(window), m_view(view)
+{
+    m_pane = new NotesPane(&m_store, window);
+    connect(m_pane, &NotesPane::jumpRequested, this, &AnnotationController::jumpTo);
+    connect(m_pane, &NotesPane::editRequested, this,
+            [this](std::uint64_t id) { editAnnotation(id, m_window); });
+    connect(m_pane, &NotesPane::deleteRequested, this, &AnnotationController::deleteAnnotation);
+    connect(m_pane, &NotesPane::saveRequested, this, [this] { save(m_window); });
+    connect(&m_store, &AnnotationStore::changed, this, &AnnotationController::refreshView);
+    if (m_view) {
+        m_view->renderer().setOverlay([this](QPainter& p, const TimelineGeometry& g) {
+            AnnotationPaintOptions o;
+            o.selected = m_selected;
+            m_painted = paintAnnotations(p, g, m_store, m_view->renderer().style(), o);
+        });
+        m_view->installEventFilter(this);
+    }
+    m_window->installEventFilter(this);
+    installActions();
+}
+
+void AnnotationController::installActions()
+{
+    QMenu* file = nullptr;
+    for (QAction* a : m_window->menuBar()->actions())
+        if (a->menu() && a->text().remove('&') == "File") file = a->menu();
+    if (!file) file = m_window->menuBar()->addMenu(tr("&File"));
+    // Before Quit, which menus keep last.
+    QAction* before = file->actions().isEmpty() ? nullptr : file->actions().last();
+    auto add = [&](QMenu* menu, const QString& text, const QKeySequence& keys, auto slot) {
+        auto* a = new QAction(text, m_window);
+        a->setShortcut(keys);
+        a->setShortcutContext(Qt::WindowShortcut);
+        connect(a, &QAction::triggered, this, slot);
+        if (menu == file)
+            menu->insertAction(before, a);
+        else
+            menu->addAction(a);
+        m_window->addAction(a);
+        return a;
+    };
+    QMenu* exportMenu = new QMenu(tr("&Export"), m_window);
+    add(exportMenu, tr("Timeline as &PNG…"), QKeySequence(tr("Ctrl+E")),
+        [this] { exportWithDialog("png", 1, false); });
+    add(exportMenu, tr("Timeline as PNG (&2x)…"), QKeySequence(),
+        [this] { exportWithDialog("png", 2, false); });
+    add(exportMenu, tr("Timeline as &SVG…"), QKeySequence(),
+        [this] { exportWithDialog("svg", 1, false); });
+    add(exportMenu, tr("Timeline as P&DF…"), QKeySequence(),
+        [this] { exportWithDialog("pdf", 1, false); });
+    exportMenu->addSeparator();
+    add(exportMenu, tr("&Report image (timeline + steps + call stack)…"),
+        QKeySequence(tr("Ctrl+Shift+E")), [this] { exportWithDialog("png", 1, true); });
+    add(exportMenu, tr("Report as PDF…"), QKeySequence(),
+        [this] { exportWithDialog("pdf", 1, true); });
+    file->insertMenu(before, exportMenu);
+    add(file, tr("Save &annotations"), QKeySequence::Save, [this] { save(m_window); });
+    file->insertSeparator(before);
+
+    QMenu* notes = m_window->menuBar()->addMenu(tr("&Notes"));
+    add(notes, tr("&Mark selection"), QKeySequence(Qt::Key_M), [this] { addMark(); });
+    add(notes, tr("&Note on selection…"), QKeySequence(Qt::SHIFT | Qt::Key_M),
+        [this] { addNote(m_window); });
+    notes->addSeparator();
+    m_showAuto = add(notes, tr("Show &finding annotations"), QKeySequence(),
+                     [this](bool on) { m_store.setShowAutomatic(on); });
+    m_showAuto->setCheckable(true);
+    m_showAuto->setChecked(m_store.showAutomatic());
+}
+
+void AnnotationController::setTrace(TracePtr trace)
+{
+    m_report.reset();
+    m_selected = 0;
+    m_arrowFrom = {};
+    const SidecarLoadResult r = m_store.open(std::move(trace));
+    if (r.status == SidecarStatus::Corrupt || r.status == SidecarStatus::Unsupported ||
+        r.status == SidecarStatus::Unreadable || r.skipped > 0)
+        QMessageBox::warning(m_window, tr("Annotations"), r.message);
+    if (m_showAuto) m_showAuto->setChecked(m_store.showAutomatic());
+}
+
+void AnnotationController::setReport(ReportPtr report)
+{
+    if (report && report->trace != m_store.trace()) return; // a superseded analysis
+    m_report = std::move(report);
+    m_store.setAutomatic(m_report ? findingAnnotations(*m_report, 200) : std::vector<Annotation>{});
+}
+
+void AnnotationController::refreshView()
+{
+    if (m_showAuto && m_showAuto->isChecked() != m_store.showAutomatic())
+        m_showAuto->setChecked(m_store.showAutomatic());
+    // The view caches its frame; any public setter that repaints will do.
+    if (m_view) m_view->setShowFlows(m_view->renderer().showFlows());
+}
+
+QString AnnotationController::whereText(const Annotation& a) const
+{
+    const TracePtr& t = m_store.trace();
+    const TimeNs start = t ? t->startNs() : 0;
+    if (a.onEvent())
+        return tr("On %1 (%2 · %3) at %4")
+            .arg(qs(a.event.name), qs(a.event.processLabel), qs(a.event.trackLabel),
+                 qs(formatDuration(a.event.startNs - start)));
+    if (a.kind == AnnotationKind::Range)
+        return tr("Range %1 – %2")
+            .arg(qs(formatDuration(a.timeNs - start)), qs(formatDuration(a.endNs - start)));
+    if (a.kind == AnnotationKind::Arrow)
+        return tr("From %1 to %2").arg(qs(a.event.name), qs(a.target.name));
+    return tr("At %1").arg(qs(formatDuration(a.timeNs - start)));
+}
+
+std::uint64_t AnnotationController::addMark()
+{
+    const TracePtr& t = m_store.trace();
+    if (!t || !m_view) return 0;
+    Annotation a;
+    const EventId e = m_view->selectedEvent();
+    const TimelineRenderer& r = m_view->renderer();
+    if (r.hasRangeSelection()) {
+        a.kind = AnnotationKind::Range;
+        a.timeNs = r.rangeBegin();
+        a.endNs = r.rangeEnd();
+    } else if (e != kNone && e < t->slices().size()) {
+        a.event = makeEventRef(*t, e);
+    } else {
+        a.timeNs = (m_view->visibleStart() + m_view->visibleEnd()) / 2;
+    }
+    m_selected = m_store.add(a);
+    m_pane->setCurrentId(m_selected);
+    return m_selected;
+}
+
+std::uint64_t AnnotationController::addNote(QWidget* parent)
+{
+    const std::uint64_t id = addMark();
+    if (!id) return 0;
+    Annotation a = *m_store.find(id);
+    if (!AnnotationDialog::edit(parent, &a, tr("New note"), whereText(a))) {
+        m_store.remove(id);
+        return 0;
+    }
+    m_store.update(a);
+    return id;
+}
+
+void AnnotationController::editAnnotation(std::uint64_t id, QWidget* parent)
+{
+    const Annotation* found = m_store.find(id);
+    if (!found || found->automatic) return;
+    Annotation a = *found;
+    if (AnnotationDialog::edit(parent, &a, tr("Edit note"), whereText(a))) m_store.update(a);
+}
+
+void AnnotationController::deleteAnnotation(std::uint64_t id)
+{
+    if (m_selected == id) m_selected = 0;
+    m_store.remove(id);
+}
+
+void AnnotationController::jumpTo(std::uint64_t id)
+{
+    if (!m_view || !m_store.find(id)) return;
+    m_selected = id;
+    const AnnotationAnchor an = m_store.anchor(id);
+    if (an.event != kNone) m_view->selectEvent(an.event, true);
+    const TimeNs span =
+        std::max<TimeNs>(an.end - an.start, (m_view->visibleEnd() - m_view->visibleStart()) / 4);
+    const TimeNs pad = span / 3 + 1;
+    m_view->zoomToRange(an.start - pad, std::max(an.end, an.start + span) + pad);
+    m_pane->setCurrentId(id);
+    refreshView();
+}
+
+bool AnnotationController::save(QWidget* parent)
+{
+    if (!m_store.trace()) return true;
+    const SidecarSaveResult r = m_store.save();
+    if (!r.ok) {
+        QMessageBox::critical(parent, tr("Annotations not saved"),
+                              tr("The annotations could not be saved: %1").arg(r.message));
+        return false;
+    }
+    if (r.usedFallback && m_window)
+        m_window->statusBar()->showMessage(
+            tr("The trace's folder is read-only: annotations saved in %1").arg(r.path), 8000);
+    return true;
+}
+
+bool AnnotationController::maybeSave(QWidget* parent)
+{
+    if (!m_store.isDirty()) return true;
+    const auto answer = QMessageBox::question(
+        parent, tr("Unsaved annotations"),
+        tr("The annotations of %1 have unsaved changes. Save them?")
+            .arg(QFileInfo(m_store.tracePath()).fileName()),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Save) return save(parent);
+    return answer == QMessageBox::Discard;
+}
+
+std::uint64_t AnnotationController::labelAt(const QPoint& local) const
+{
+    // Last painted is on top.
+    for (auto it = m_painted.rbegin(); it != m_painted.rend(); ++it)
+        if (it->label.contains(local)) return it->id;
+    return 0;
+}
+
+bool AnnotationController::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_window && event->type() == QEvent::Close) {
+        if (!maybeSave(m_window)) {
+            event->ignore();
+            return true;
+        }
+        return false;
+    }
+    if (watched == m_view && event->type() == QEvent::ContextMenu) {
+        auto* e = static_cast<QContextMenuEvent*>(event);
+        showContextMenu(e->pos(), e->globalPos());
+        return true;
+    }
+    if (watched == m_view && event->type() == QEvent::MouseButtonDblClick) {
+        auto* e = static_cast<QMouseEvent*>(event);
+        if (const std::uint64_t id = labelAt(e->position().toPoint())) {
+            editAnnotation(id, m_window);
+            return true;
+        }
+    }
+    return QObject::eventFilter(watched, event);
+}
+
+void AnnotationController::showContextMenu(const QPoint& local, const QPoint& global)
+{
+    const TracePtr& t = m_store.trace();
+    if (!t || !m_view) return;
+    QMenu menu(m_view);
+    if (const std::uint64_t id = labelAt(local)) {
+        const Annotation* a = m_store.find(id);
+        if (a && !a->automatic) {
+            menu.addAction(tr("Edit note…"), this, [this, id] { editAnnotation(id, m_window); });
+            menu.addAction(tr("Delete note"), this, [this, id] { deleteAnnotation(id); });
+            menu.addSeparator();
+        }
+    }
+    const TimelineHit hit = m_view->renderer().hitTest(m_view->timelineGeometry(), local);
+    const EventId e =
+        hit.kind == TimelineHit::Event || hit.kind == TimelineHit::Folded ? hit.event : kNone;
+    if (e != kNone && e < t->slices().size()) {
+        const QString name = qs(t->str(t->slice(e).name));
+        const QString shortName = name.size() > 40 ? name.left(38) + "…" : name;
+        menu.addAction(tr("Note on %1…").arg(shortName), this, [this, e] {
+            m_view->selectEvent(e, false);
+            m_view->setRangeSelection(0, 0);
+            addNote(m_window);
+        });
+        menu.addAction(tr("Mark %1").arg(shortName), this, [this, e] {
+            m_view->selectEvent(e, false);
+            m_view->setRangeSelection(0, 0);
+            addMark();
+        });
+        if (!m_arrowFrom.isSet()) {
+            menu.addAction(tr("Arrow from here"), this,
+                           [this, e, t] { m_arrowFrom = makeEventRef(*t, e); });
+        } else {
+            menu.addAction(
+                tr("Arrow from %1 to here…").arg(qs(m_arrowFrom.name)), this, [this, e, t] {
+                    Annotation a;
+                    a.kind = AnnotationKind::Arrow;
+                    a.event = m_arrowFrom;
+                    a.target = makeEventRef(*t, e);
+                    m_arrowFrom = {};
+                    if (AnnotationDialog::edit(m_window, &a, tr("New arrow"), whereText(a)))
+                        m_selected = m_store.add(a);
+                });
+            menu.addAction(tr("Cancel the arrow"), this, [this] { m_arrowFrom = {}; });
+        }
+    }
+    const TimeNs time = m_view->timelineGeometry().timeAt(local.x());
+    menu.addAction(tr("Note at %1…").arg(qs(formatDuration(time - t->startNs()))), this,
+                   [this, time] {
+                       Annotation a;
+                       a.timeNs = time;
+                       if (AnnotationDialog::edit(m_window, &a, tr("New note"), whereText(a)))
+                           m_selected = m_store.add(a);
+                   });
+    const TimelineRenderer& r = m_view->renderer();
+    if (r.hasRangeSelection()) {
+        const TimeNs a0 = r.rangeBegin(), a1 = r.rangeEnd();
+        menu.addAction(tr("Highlight the selected range…"), this, [this, a0, a1] {
+            Annotation a;
+            a.kind = AnnotationKind::Range;
+            a.timeNs = a0;
+            a.endNs = a1;
+            if (AnnotationDialog::edit(m_window, &a, tr("New range"), whereText(a)))
+                m_selected = m_store.add(a);
+        });
+    }
+    menu.exec(global);
+}
+
+bool AnnotationController::exportTo(const QString& file, double scale, bool composite,
+                                    QString* error)
+{
+    if (!m_store.trace() || !m_view) {
+        if (error) *error = tr("no trace is open");
+        return false;
+    }
+    ExportComposer composer(m_store.trace(), m_report, &m_store);
+    composer.copyViewState(m_view->renderer());
+    ExportOptions o;
+    o.width = std::max(800, m_view->width());
+    o.scale = scale;
+    o.t0 = m_view->visibleStart();
+    o.t1 = m_view->visibleEnd();
+    o.scrollY = m_view->scrollY();
+    o.focus = m_view->selectedEvent();
+    composer.setOptions(o);
+    return composite ? composer.writeComposite(file, error) : composer.writeTimeline(file, error);
+}
+
+void AnnotationController::exportWithDialog(const QString& suffix, double scale, bool composite)
+{
+    if (!m_store.trace()) return;
+    const QString base = QFileInfo(m_store.tracePath()).completeBaseName();
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+    const QString suggested = QDir(dir).filePath(
+        QString("%1-%2%3.%4")
+            .arg(base, composite ? "report" : "timeline", scale > 1 ? "@2x" : "", suffix));
+    const QString file = QFileDialog::getSaveFileName(
+        m_window, composite ? tr("Export report image") : tr("Export timeline"), suggested,
+        QString("%1 (*.%2)").arg(suffix.toUpper(), suffix));
+    if (file.isEmpty()) return;
+    QString error;
+    if (!exportTo(file, scale, composite, &error))
+        QMessageBox::critical(m_window, tr("Export failed"), error);
+    else
+        m_window->statusBar()->showMessage(tr("Exported %1").arg(file), 6000);
+}
+
+} // namespace rs
