@@ -12,6 +12,7 @@
 #include <qcustomplot.h>
 
 #include <QImage>
+#include <QMenu>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -46,6 +47,7 @@ private slots:
     void formats_data();
     void formats();
     void errors();
+    void contextMenuActions();
     void realSeedCase();
     void publicTraces_data();
     void publicTraces();
@@ -140,6 +142,27 @@ void TestPlotExport::errors()
                         dir.filePath("empty.png"), {640, 480}, &error),
              qPrintable(error));
     QCOMPARE(QImage(dir.filePath("empty.png")).size(), QSize(640, 480));
+}
+
+void TestPlotExport::contextMenuActions()
+{
+    StepsView view;
+    QMenu menu;
+    plots::addExportActions(&menu, view.plot(), &view, QStringLiteral("steps"));
+    QStringList texts;
+    for (QAction* a : menu.actions())
+        texts << a->text();
+    QCOMPARE(texts, (QStringList{QStringLiteral("Export as PNG…"), QStringLiteral("Export as SVG…"),
+                                 QStringLiteral("Export as PDF…")}));
+    // The widget's own size is used when none is given.
+    view.resize(700, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY2(plots::savePlotFile(view.plot(), dir.filePath("own.png"), QSize(), &error),
+             qPrintable(error));
+    QCOMPARE(QImage(dir.filePath("own.png")).size(), view.plot()->size());
 }
 
 void TestPlotExport::realSeedCase()
