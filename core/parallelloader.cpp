@@ -689,6 +689,8 @@ public:
 
     std::optional<LoadResult> run()
     {
+        // The SAX path stops reading at the budget ("larger than the memory budget").
+        if (m_size >= m_budget) return std::nullopt;
         const char* p = m_tok.ws(m_data);
         const char* end = m_data + m_size;
         if (m_size >= 3 && static_cast<unsigned char>(m_data[0]) == 0xEF)
@@ -741,8 +743,7 @@ public:
         if (!sawEvents || m_tok.ws(p) != end || m_builder.eventCount() == 0) return std::nullopt;
         if (cancelled()) return cancelledResult();
         m_builder.setBytesRead(m_size);
-        if (m_progress)
-            m_progress->done.store(m_size);
+        if (m_progress) m_progress->done.store(m_size);
         if (m_progress) m_progress->done.store(m_size); // trailing blanks are read too
         LoadResult r;
         r.resolvedPath = m_name;

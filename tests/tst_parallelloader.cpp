@@ -174,6 +174,35 @@ private slots:
         }
     }
 
+    // Over the memory budget the SAX path runs and reports it, whichever rule trips.
+    void budgetFallsBack()
+    {
+        std::FILE* f = std::tmpfile();
+        QVERIFY(f);
+        tracegen::LargeTraceOptions o;
+        o.targetBytes = 2 << 20;
+        QVERIFY(tracegen::writeLargeTrace(f, o, nullptr));
+        std::string bytes(static_cast<std::size_t>(std::ftell(f)), '\0');
+        std::rewind(f);
+        QCOMPARE(std::fread(bytes.data(), 1, bytes.size(), f), bytes.size());
+        std::fclose(f);
+        // 1 MB: smaller than the file; 3 MB and 4 MB: near what the model needs.
+        for (std::uint64_t budget :
+             {std::uint64_t(1) << 20, std::uint64_t(3) << 20, std::uint64_t(4) << 20}) {
+            LoadOptions lo;
+            lo.maxMemoryBytes = budget;
+            auto fast = loadTraceParallelFromMemory(bytes.data(), bytes.size(), "<t>", lo);
+            if (budget < bytes.size()) QVERIFY(!fast);
+            const LoadResult pub = loadTraceFromMemory(bytes.data(), bytes.size(), lo, "<test>");
+            if (budget < bytes.size()) QVERIFY(!pub.ok);
+            ::setenv("RINGSCOPE_LOADER", "sax", 1);
+            const LoadResult sax = loadTraceFromMemory(bytes.data(), bytes.size(), lo, "<test>");
+            ::unsetenv("RINGSCOPE_LOADER");
+            QCOMPARE(fingerprint(pub), fingerprint(sax));
+            if (fast) QCOMPARE(fingerprint(*fast), fingerprint(sax));
+        }
+    }
+
     void publicTracesMatchSax()
     {
         RS_REQUIRE_PUBLIC_TRACES();
