@@ -893,6 +893,8 @@ std::shared_ptr<Trace> TraceBuilder::finish()
         if (m_phaseCounts[c])
             tr.m_stats.phases[std::string(1, static_cast<char>(c))] += m_phaseCounts[c];
     }
+    if (!tr.m_rank)
+        tr.m_rank = m_fallbackRank;
     closeOpenSlices();
     sortTracksAndSlices();
 

@@ -24,6 +24,8 @@ public:
     void addWarning(std::string text);
     void setPath(std::string path);
     void setRank(int rank);
+    // Used by finish() when neither setRank() nor the trace's distributedInfo gave a rank.
+    void setFallbackRank(std::optional<int> rank) { m_fallbackRank = rank; }
     void setBytesRead(std::uint64_t bytes);
     void setTruncated(bool truncated);
 
@@ -112,6 +114,7 @@ private:
     nlohmann::json m_stackFramesJson;
     std::string m_key; // scratch
     bool m_sawStringTs = false;
+    std::optional<int> m_fallbackRank;
     std::uint64_t m_metaConflicts = 0; // process/thread renamed to something else
 };
 

@@ -39,6 +39,7 @@ LoadResult run(ByteSource& src, const std::string& name, std::optional<int> rank
     builder.setPath(name);
     if (rank)
         builder.setRank(*rank);
+    builder.setFallbackRank(options.rankHint);
     if (progress) {
         progress->total.store(src.fileSize());
         src.setProgress(&progress->done);
@@ -85,6 +86,15 @@ LoadResult run(ByteSource& src, const std::string& name, std::optional<int> rank
         result.error = budgetError.empty() ? std::string("loading stopped") : budgetError;
         return result;
     }
+    // Small files end before the first projection: check what the model really needs.
+    if (builder.estimatedBytes() > budget) {
+        result.error = "the trace needs about " + gib(builder.estimatedBytes()) +
+                       " of memory, more than the budget of " + gib(budget) +
+                       "; raise it with --max-memory";
+        return result;
+    }
+    if (progress && r.ok)
+        progress->done.store(src.fileSize()); // the parser may stop before trailing blanks
     if (r.truncated) {
         builder.setTruncated(true);
         builder.addWarning("the file ends early (truncated at byte " + std::to_string(src.offset()) +

@@ -12,6 +12,9 @@ namespace rs {
 struct LoadOptions {
     // Refuse traces whose model is projected to need more than this; 0 = 75% of physical memory.
     std::uint64_t maxMemoryBytes = 0;
+    // Rank to use when neither the folder (profiler_info_N.json) nor the trace
+    // (distributedInfo) says, e.g. from a file name "rank3.json".
+    std::optional<int> rankHint;
 };
 
 struct LoadProgress {
