@@ -481,8 +481,9 @@ void DistributionView::rebuild()
         title += QStringLiteral(" · rank %1").arg(rankOfReport(rep, g.report));
     m_title->setText(title);
     QStringList lines;
-    lines << QStringLiteral("%1 ops: %2 anomalous, %3 with memcpy,")
+    lines << QStringLiteral("%1 %2: %3 anomalous, %4 with memcpy,")
                  .arg(m_pointList.size())
+                 .arg(m_pointList.size() == 1 ? QStringLiteral("op") : QStringLiteral("ops"))
                  .arg(cls[Anomalous])
                  .arg(cls[InternalMemcpy]);
     lines
