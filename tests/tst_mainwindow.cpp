@@ -4,6 +4,8 @@
 #include "ui/panes/detailspane.h"
 #include "ui/panes/findingspane.h"
 #include "ui/panes/searchpane.h"
+#include "ui/plots/distributionview.h"
+#include "ui/plots/stepsview.h"
 #include "ui/timeline/timelineview.h"
 
 #include <QDir>
@@ -76,6 +78,11 @@ private slots:
         QTest::mouseClick(tl, Qt::LeftButton, {}, pt);
         QCOMPARE(tl->selectedEvent(), op);
 
+        // The plots follow: one report each, the op's collective ringed, its step outlined.
+        QCOMPARE(w.stepsView()->reports().size(), std::size_t(1));
+        if (w.report()->collectiveOf(op))
+            QVERIFY(w.distributionView()->highlightedCollective().has_value());
+        if (!w.report()->steps.empty()) QVERIFY(w.stepsView()->highlightedStep().has_value());
         const QString details = w.detailsPane()->text();
         QVERIFY2(details.contains(QString::fromStdString(t.str(s.name))), qPrintable(details));
         QVERIFY(details.contains(QStringLiteral("HCCL")));

@@ -5,6 +5,9 @@
 #include "ui/panes/detailspane.h"
 #include "ui/panes/findingspane.h"
 #include "ui/panes/searchpane.h"
+#include "ui/plots/distributionview.h"
+#include "ui/plots/plotstyle.h"
+#include "ui/plots/stepsview.h"
 #include "ui/timeline/timelineview.h"
 
 #include <QAction>
@@ -74,6 +77,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_tabs->addTab(m_details, tr("Details"));
     m_tabs->addTab(m_callStack, tr("Call stack"));
     m_tabs->addTab(m_search, tr("Search"));
+    m_steps = new StepsView(this);
+    m_steps->setObjectName(QStringLiteral("steps"));
+    m_tabs->addTab(m_steps, tr("Steps"));
+    m_distribution = new DistributionView(this);
+    m_distribution->setObjectName(QStringLiteral("distribution"));
+    m_tabs->addTab(m_distribution, tr("Distribution"));
     m_bottomDock = new QDockWidget(tr("Panes"), this);
     m_bottomDock->setObjectName(QStringLiteral("panesDock"));
     m_bottomDock->setWidget(m_tabs);
@@ -107,6 +116,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_callStack, &CallStackPane::frameActivated, this, &MainWindow::selectEvent);
     connect(m_findings, &FindingsPane::findingActivated, this, &MainWindow::showFinding);
     connect(m_search, &SearchPane::resultActivated, this, &MainWindow::selectEvent);
+    connect(m_distribution, &DistributionView::collectiveClicked, this, &MainWindow::selectEvent);
+    connect(m_distribution, &DistributionView::stepClicked, this,
+            [this](int, int step) { showStep(step); });
+    connect(m_steps, &StepsView::stepClicked, this, [this](int, int step) { showStep(step); });
     connect(m_search, &SearchPane::resultsChanged, this, [this](const std::vector<EventId>& r) {
         // Ring at most a few thousand: more would only cover the timeline.
         std::vector<EventId> shown(
@@ -265,6 +278,8 @@ void MainWindow::onLoaded(const QString& path, std::shared_ptr<LoadResult> resul
     m_callStack->setTrace(m_trace);
     m_search->setTrace(m_trace);
     m_findings->setReport(nullptr);
+    m_steps->setReports({});
+    m_distribution->setReports({});
     updateStatus();
     emit traceLoaded();
     startAnalysis();
@@ -308,6 +323,8 @@ void MainWindow::onAnalysed(quint64 generation, ReportPtr report, QString error)
     m_timeline->setReport(report);
     m_details->setReport(report);
     m_findings->setReport(report);
+    m_steps->setReports({report});
+    m_distribution->setReports({report});
     updateStatus();
     emit analysisFinished();
 }
@@ -339,10 +356,32 @@ void MainWindow::showFinding(int index)
     if (!f.events.empty()) m_timeline->selectEvent(f.events.front(), true);
 }
 
+void MainWindow::showStep(int step)
+{
+    if (!m_report) return;
+    for (const StepStats& st : m_report->steps) {
+        if (st.step != step) continue;
+        const TimeNs pad = std::max<TimeNs>((st.end - st.start) / 20, 100);
+        m_timeline->zoomToRange(st.start - pad, st.end + pad);
+        if (st.event != kNone) m_timeline->selectEvent(st.event, true);
+        return;
+    }
+}
+
 void MainWindow::onEventSelected(EventId e)
 {
     m_details->setEvent(e);
     m_callStack->setEvent(e);
+    // Link the plots: ring the collective, outline the step the event falls in.
+    m_distribution->highlightCollective(e);
+    if (m_report && m_trace && e != kNone) {
+        const TimeNs t = m_trace->slice(e).start;
+        for (const StepStats& st : m_report->steps)
+            if (t >= st.start && t < st.end) {
+                m_steps->highlightStep(plots::rankOfReport(*m_report, 0), st.step);
+                break;
+            }
+    }
     emit eventSelected(e);
 }
 

@@ -17,6 +17,8 @@ namespace rs {
 
 class CallStackPane;
 class DetailsPane;
+class DistributionView;
+class StepsView;
 class FindingsPane;
 class SearchPane;
 class TimelineView;
@@ -55,6 +57,10 @@ public:
     void selectEvent(EventId e);
     void zoomToRange(TimeNs t0, TimeNs t1);
     void showFinding(int index);
+    // Zooms to a ProfilerStep (by its number) and selects it.
+    void showStep(int step);
+    StepsView* stepsView() const { return m_steps; }
+    DistributionView* distributionView() const { return m_distribution; }
     QStringList recentFiles() const;
 
 signals:
@@ -91,6 +97,8 @@ private:
     CallStackPane* m_callStack = nullptr;
     FindingsPane* m_findings = nullptr;
     SearchPane* m_search = nullptr;
+    StepsView* m_steps = nullptr;
+    DistributionView* m_distribution = nullptr;
     QTabWidget* m_tabs = nullptr;
     QDockWidget* m_bottomDock = nullptr;
     QDockWidget* m_findingsDock = nullptr;
