@@ -665,15 +665,6 @@ std::uint64_t findBoundary(const char* base, std::uint64_t size, std::uint64_t f
     return size;
 }
 
-// LoadOptions::rankHint and TraceBuilder::setFallbackRank come with a concurrent change; apply
-// the hint whenever both exist, so this compiles before and after it lands.
-template <typename Options, typename Builder>
-void applyRankHint(const Options& options, Builder& builder)
-{
-    if constexpr (requires { builder.setFallbackRank(options.rankHint); })
-        builder.setFallbackRank(options.rankHint);
-}
-
 struct Chunk {
     std::uint64_t start = 0, target = 0;
     std::unique_ptr<ChunkOut> out; // from the pool while tokenized and not yet built
@@ -690,7 +681,7 @@ public:
     {
         m_builder.setPath(name);
         if (rank) m_builder.setRank(*rank);
-        applyRankHint(options, m_builder);
+        m_builder.setFallbackRank(options.rankHint);
         m_budget = options.maxMemoryBytes ? options.maxMemoryBytes : defaultMemoryBudget();
     }
 
