@@ -1,6 +1,8 @@
 #include "ui/mainwindow.h"
 
 #include "core/analysis/analyzer.h"
+#include "ui/annotations/annotationcontroller.h"
+#include "ui/annotations/notespane.h"
 #include "ui/panes/callstackpane.h"
 #include "ui/panes/detailspane.h"
 #include "ui/panes/findingspane.h"
@@ -129,6 +131,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     });
 
     buildMenus();
+    // Annotations and export (ui/annotations): actions, Notes tab, overlay, unsaved-changes guard.
+    m_annotations = new AnnotationController(this, m_timeline);
+    if (m_annotations->notesPane()) m_tabs->addTab(m_annotations->notesPane(), tr("Notes"));
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
@@ -219,6 +224,8 @@ bool MainWindow::isLoading() const
 void MainWindow::openPaths(const QStringList& paths)
 {
     if (paths.isEmpty()) return;
+    // Unsaved notes on the current trace: save, discard or stay.
+    if (m_trace && m_annotations && !m_annotations->maybeSave(this)) return;
     for (int i = paths.size() - 1; i >= 1; --i)
         addRecent(QFileInfo(paths[i]).absoluteFilePath());
     const QString path = QFileInfo(paths.first()).absoluteFilePath();
@@ -280,6 +287,7 @@ void MainWindow::onLoaded(const QString& path, std::shared_ptr<LoadResult> resul
     m_findings->setReport(nullptr);
     m_steps->setReports({});
     m_distribution->setReports({});
+    m_annotations->setTrace(m_trace);
     updateStatus();
     emit traceLoaded();
     startAnalysis();
@@ -323,6 +331,7 @@ void MainWindow::onAnalysed(quint64 generation, ReportPtr report, QString error)
     m_timeline->setReport(report);
     m_details->setReport(report);
     m_findings->setReport(report);
+    m_annotations->setReport(report);
     m_steps->setReports({report});
     m_distribution->setReports({report});
     updateStatus();
