@@ -15,6 +15,7 @@ class QDockWidget;
 
 namespace rs {
 
+class AnnotationController;
 class CallStackPane;
 class DetailsPane;
 class DistributionView;
@@ -60,6 +61,7 @@ public:
     // Zooms to a ProfilerStep (by its number) and selects it.
     void showStep(int step);
     StepsView* stepsView() const { return m_steps; }
+    AnnotationController* annotations() const { return m_annotations; }
     DistributionView* distributionView() const { return m_distribution; }
     QStringList recentFiles() const;
 
@@ -98,6 +100,7 @@ private:
     FindingsPane* m_findings = nullptr;
     SearchPane* m_search = nullptr;
     StepsView* m_steps = nullptr;
+    AnnotationController* m_annotations = nullptr;
     DistributionView* m_distribution = nullptr;
     QTabWidget* m_tabs = nullptr;
     QDockWidget* m_bottomDock = nullptr;
