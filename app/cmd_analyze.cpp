@@ -2,12 +2,15 @@
 
 #include "core/analysis/analyzer.h"
 #include "core/analysis/reportjson.h"
+#include "core/job/crossrank.h"
+#include "core/job/jobloader.h"
 #include "core/traceloader.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 
 #include <iostream>
+#include <set>
 
 namespace rs::cli {
 
@@ -67,25 +70,40 @@ int analyze(const QStringList& args)
     if (parser.isSet("max-memory"))
         load.maxMemoryBytes = parser.value("max-memory").toULongLong() << 20;
 
+    // Every path may stand for several ranks (a job folder); they load in parallel.
+    std::vector<std::string> given;
+    for (const QString& p : paths)
+        given.push_back(p.toStdString());
+    std::string discoverError;
+    const std::vector<RankInput> ranks = discoverJob(given, &discoverError);
+    bool inputError = !discoverError.empty();
+    if (!discoverError.empty())
+        std::cerr << "ringscope analyze: " << discoverError << "\n";
+    const JobLoadResult loaded = loadJob(ranks, load);
+    for (const std::string& e : loaded.errors)
+        std::cerr << "ringscope analyze: " << e << "\n";
+    inputError = inputError || !loaded.errors.empty();
+
     std::vector<ReportInput> inputs;
-    bool inputError = false;
-    for (const QString& p : paths) {
-        for (const std::string& path : expandTracePaths(p.toStdString())) {
-            LoadResult r = loadTrace(path, load);
-            if (!r.ok) {
-                std::cerr << "ringscope analyze: " << r.error << "\n";
-                inputError = true;
-                continue;
-            }
-            inputs.push_back({path, rs::analyze(r.trace, options)});
-        }
+    std::vector<ReportPtr> reports;
+    for (const TracePtr& t : loaded.traces) {
+        reports.push_back(rs::analyze(t, options));
+        inputs.push_back({t->path(), reports.back()});
     }
+    // Ranks of one job have distinct rank ids; unrelated traces given together are not matched.
+    std::set<int> rankIds;
+    for (const TracePtr& t : loaded.traces)
+        if (t->rank()) rankIds.insert(*t->rank());
+    std::optional<JobReport> job;
+    if (reports.size() > 1 && rankIds.size() == reports.size())
+        job = analyzeJob(reports);
+    const JobReport* jobPtr = job ? &*job : nullptr;
     if (parser.isSet("json"))
-        std::cout << reportToJson(inputs).dump(2) << "\n";
+        std::cout << reportToJson(inputs, jobPtr).dump(2) << "\n";
     else
-        std::cout << reportToText(inputs);
+        std::cout << reportToText(inputs, jobPtr);
     if (inputError) return kExitInput;
-    const auto worst = worstSeverity(inputs);
+    const auto worst = worstSeverity(inputs, jobPtr);
     if (failOn && worst && *worst >= *failOn) return kExitFailOn;
     return kExitOk;
 }

@@ -4,6 +4,7 @@
 #include "bench/tracegen_seed.h"
 #include "core/analysis/analyzer.h"
 #include "core/analysis/reportjson.h"
+#include "core/job/jobloader.h"
 #include "tests/testutil.h"
 
 #include <QFile>
@@ -183,12 +184,15 @@ private slots:
             QVERIFY(f.open(QIODevice::WriteOnly));
             f.write("{}");
         }
-        const auto paths = expandTracePaths(dir.path().toStdString());
-        QCOMPARE(paths.size(), std::size_t(2));
-        QVERIFY(paths[0].ends_with("rank0.pt.trace.json"));
-        QVERIFY(paths[1].ends_with("rank1.pt.trace.json"));
+        std::string error;
+        const auto inputs = discoverJob({dir.path().toStdString()}, &error);
+        QCOMPARE(inputs.size(), std::size_t(2));
+        QVERIFY(inputs[0].path.ends_with("rank0.pt.trace.json"));
+        QVERIFY(inputs[1].path.ends_with("rank1.pt.trace.json"));
         // A trace path stands for itself.
-        QCOMPARE(expandTracePaths(paths[0]), std::vector<std::string>{paths[0]});
+        const auto one = discoverJob({inputs[0].path}, &error);
+        QCOMPARE(one.size(), std::size_t(1));
+        QCOMPARE(one[0].path, inputs[0].path);
     }
 
     void commandLine()
@@ -213,6 +217,23 @@ private slots:
         QCOMPARE(j["inputs"].size(), std::size_t(2));
         QCOMPARE(j["inputs"][1]["rank"].get<int>(), 1);
         QCOMPARE(j["collectives"].size(), std::size_t(2 * o.steps));
+        // Across the two ranks: every AllReduce matched, rank 0's copies delay rank 1.
+        QCOMPARE(j["cross_rank"].size(), std::size_t(o.steps));
+        int delayed = 0, jobFindings = 0;
+        for (const auto& c : j["cross_rank"])
+            if (!c["delaying_rank"].is_null()) {
+                ++delayed;
+                QCOMPARE(c["delaying_rank"].get<int>(), o.badRank);
+            }
+        QCOMPARE(delayed, int(o.badSteps.size()));
+        for (const auto& f : j["findings"])
+            if (f["rule"] == "job-rank-delays-collective") {
+                ++jobFindings;
+                QVERIFY(f["rank"].is_null());
+                QCOMPARE(f["ranks"][0].get<int>(), o.badRank);
+                QCOMPARE(f["events"][0]["rank"].get<int>(), o.badRank);
+            }
+        QCOMPARE(jobFindings, int(o.badSteps.size()));
         QCOMPARE(run({dir.path(), "--fail-on", "error"}, &out), 1);
         QVERIFY(out.contains("collective-extra-memcpy"));
         QCOMPARE(run({dir.path() + "/rank1_ascend_pt", "--fail-on", "error"}, nullptr), 0);

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <sstream>
 
 namespace rs {
@@ -44,7 +43,7 @@ std::string rankText(const std::optional<int>& r)
 
 } // namespace
 
-nlohmann::json reportToJson(const std::vector<ReportInput>& inputs)
+nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobReport* job)
 {
     nlohmann::json j;
     j["schema"] = "ringscope.report/1";
@@ -149,16 +148,67 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs)
                              {"recommendation", f.recommendation}});
         }
     }
+    nlohmann::json cross = nlohmann::json::array();
+    if (job) {
+        for (const Finding& f : job->findings) {
+            nlohmann::json evs = nlohmann::json::array();
+            // Evidence events belong to one rank's trace: eventsRank says which.
+            for (std::size_t r = 0; r < job->ranks.size(); ++r) {
+                if (!f.eventsRank || job->rankIds[r] != *f.eventsRank || !job->ranks[r]->trace)
+                    continue;
+                for (EventId e : f.events) {
+                    nlohmann::json ej = eventJson(*job->ranks[r]->trace, e);
+                    if (!ej.is_null()) ej["rank"] = *f.eventsRank;
+                    evs.push_back(std::move(ej));
+                }
+            }
+            finds.push_back({{"input", nullptr},
+                             {"rule", f.rule},
+                             {"severity", severityName(f.severity)},
+                             {"title", f.title},
+                             {"rank", nullptr},
+                             {"ranks", f.ranks},
+                             {"start_ns", f.start},
+                             {"end_ns", f.end},
+                             {"events", std::move(evs)},
+                             {"stack", nlohmann::json::array()},
+                             {"recommendation", f.recommendation}});
+        }
+        for (const CrossRankCollective& c : job->collectives) {
+            nlohmann::json ops = nlohmann::json::array();
+            for (const RankOp& op : c.ops)
+                ops.push_back({{"rank", op.rank},
+                               {"start_ns", op.start},
+                               {"end_ns", op.end},
+                               {"ready_ns", op.ready},
+                               {"extra_memcpy_ns", op.extraMemcpyNs},
+                               {"wait_ns", op.waitNs}});
+            cross.push_back({{"kind", collectiveKindName(c.kind)},
+                             {"group", c.group},
+                             {"index", c.index},
+                             {"name", c.name},
+                             {"step", optInt(c.step)},
+                             {"start_skew_ns", c.startSkew},
+                             {"slowest_rank", c.slowestRank},
+                             {"fastest_rank", c.fastestRank},
+                             {"delaying_rank", optInt(c.delayingRank)},
+                             {"delay_ns", c.delayNs},
+                             {"wait_caused_ns", c.waitCausedNs},
+                             {"cause", c.cause},
+                             {"ranks", std::move(ops)}});
+        }
+    }
     j["options"] = {{"size_align", opt.sizeAlign}, {"addr_align", opt.addrAlign}};
     j["inputs"] = std::move(ins);
     j["collectives"] = std::move(cols);
     j["signatures"] = std::move(sigs);
     j["steps"] = std::move(steps);
     j["findings"] = std::move(finds);
+    j["cross_rank"] = std::move(cross);
     return j;
 }
 
-std::string reportToText(const std::vector<ReportInput>& inputs)
+std::string reportToText(const std::vector<ReportInput>& inputs, const JobReport* job)
 {
     std::ostringstream o;
     for (const ReportInput& in : inputs) {
@@ -225,44 +275,34 @@ std::string reportToText(const std::vector<ReportInput>& inputs)
         }
         o << "\n";
     }
+    if (job && job->ranks.size() > 1) {
+        int delayed = 0;
+        for (const CrossRankCollective& c : job->collectives)
+            delayed += c.delayingRank.has_value();
+        o << "job: " << job->ranks.size() << " ranks, " << job->collectives.size()
+          << " collectives matched across ranks, " << delayed << " delayed by one rank\n";
+        if (job->findings.empty()) o << "  no job findings\n";
+        for (const Finding& f : job->findings) {
+            o << "  [" << severityName(f.severity) << "] " << f.rule << ": " << f.title << "\n";
+            if (!f.recommendation.empty()) o << "      -> " << f.recommendation << "\n";
+        }
+    }
     return o.str();
 }
 
-std::optional<Severity> worstSeverity(const std::vector<ReportInput>& inputs)
+std::optional<Severity> worstSeverity(const std::vector<ReportInput>& inputs, const JobReport* job)
 {
     std::optional<Severity> worst;
+    if (job) {
+        for (const Finding& f : job->findings)
+            if (!worst || f.severity > *worst) worst = f.severity;
+    }
     for (const ReportInput& in : inputs) {
         for (const Finding& f : in.report->findings) {
             if (!worst || f.severity > *worst) worst = f.severity;
         }
     }
     return worst;
-}
-
-std::vector<std::string> expandTracePaths(const std::string& path)
-{
-    namespace fs = std::filesystem;
-    const ResolvedPath r = resolveTracePath(path);
-    if (r.error.empty() && !r.file.empty()) return {path};
-    std::error_code ec;
-    if (!fs::is_directory(path, ec)) return {path};
-    std::vector<std::string> out;
-    for (const auto& entry : fs::directory_iterator(path, ec)) {
-        const std::string p = entry.path().string();
-        const std::string name = entry.path().filename().string();
-        // Sidecars and torch_npu summaries are JSON but not traces.
-        const bool notTrace =
-            name.ends_with(".ringscope.json") || name.starts_with("profiler_info") ||
-            name.starts_with("profiler_metadata") || name.starts_with("communication");
-        const bool json = !notTrace && (name.ends_with(".json") || name.ends_with(".json.gz"));
-        if (entry.is_directory(ec) || json) {
-            const ResolvedPath sub = resolveTracePath(p);
-            if (sub.error.empty() && !sub.file.empty()) out.push_back(p);
-        }
-    }
-    std::sort(out.begin(), out.end());
-    if (out.empty()) out.push_back(path); // let the loader say why it cannot be read
-    return out;
 }
 
 } // namespace rs

@@ -4,6 +4,7 @@
 // docs/report-format.md) and its readable text form.
 
 #include "core/analysis/report.h"
+#include "core/job/crossrank.h"
 
 #include <nlohmann/json.hpp>
 
@@ -18,14 +19,14 @@ struct ReportInput {
     ReportPtr report;
 };
 
-nlohmann::json reportToJson(const std::vector<ReportInput>& inputs);
-std::string reportToText(const std::vector<ReportInput>& inputs);
+// With a job (several ranks), its findings join "findings" (with "rank": null and "ranks")
+// and its matched collectives fill "cross_rank".
+nlohmann::json reportToJson(const std::vector<ReportInput>& inputs,
+                            const JobReport* job = nullptr);
+std::string reportToText(const std::vector<ReportInput>& inputs, const JobReport* job = nullptr);
 
-// Highest finding severity over the inputs; nullopt when there is no finding.
-std::optional<Severity> worstSeverity(const std::vector<ReportInput>& inputs);
-
-// The traces a user path stands for: itself when it resolves to one trace, else the traces
-// (torch_npu run folders, *.json, *.json.gz) directly inside a job folder, sorted.
-std::vector<std::string> expandTracePaths(const std::string& path);
+// Highest finding severity over the inputs (and the job); nullopt when there is no finding.
+std::optional<Severity> worstSeverity(const std::vector<ReportInput>& inputs,
+                                      const JobReport* job = nullptr);
 
 } // namespace rs
