@@ -2,6 +2,7 @@
 // alone. Prints throughput and peak memory, and checks the targets:
 //   job peak RSS <= 1.3 x the sum of single-rank peaks; job MB/s >= single-file MB/s.
 //   bench_job [--ranks N] [--size 50M] [--shape kineto|torch_npu] [--dir DIR]
+#include "bench/benchutil.h"
 #include "bench/tracegen_large.h"
 #include "core/job/jobloader.h"
 
@@ -16,31 +17,8 @@
 
 namespace {
 
-std::uint64_t statusBytes(const char* key)
-{
-    std::FILE* f = std::fopen("/proc/self/status", "r");
-    if (!f)
-        return 0;
-    char line[256];
-    std::uint64_t kb = 0;
-    const std::size_t n = std::strlen(key);
-    while (std::fgets(line, sizeof line, f)) {
-        if (std::strncmp(line, key, n) == 0 && line[n] == ':') {
-            kb = std::strtoull(line + n + 1, nullptr, 10);
-            break;
-        }
-    }
-    std::fclose(f);
-    return kb * 1024;
-}
-
-void resetPeak()
-{
-    if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
-        std::fputs("5", f);
-        std::fclose(f);
-    }
-}
+using rs::bench::resetPeak;
+using rs::bench::statusBytes;
 
 double mib(std::uint64_t b)
 {

@@ -1,6 +1,7 @@
 // Load benchmark: the Ringscope loader against a bare nlohmann SAX parse of the same file.
 //   bench_load FILE... [--repeat N] [--no-ref] [--sax]
 // Prints MB/s, events/s, model bytes per event, RSS growth and peak RSS against the file size.
+#include "bench/benchutil.h"
 #include "core/bytesource.h"
 #include "core/traceloader.h"
 
@@ -21,24 +22,8 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// A field of /proc/self/status in bytes (VmRSS, VmHWM).
-std::uint64_t statusBytes(const char* key)
-{
-    std::FILE* f = std::fopen("/proc/self/status", "r");
-    if (!f) return 0;
-    char line[256];
-    std::uint64_t kb = 0;
-    const std::size_t n = std::strlen(key);
-    while (std::fgets(line, sizeof line, f)) {
-        if (std::strncmp(line, key, n) == 0 && line[n] == ':') {
-            kb = std::strtoull(line + n + 1, nullptr, 10);
-            break;
-        }
-    }
-    std::fclose(f);
-    return kb * 1024;
-}
+using rs::bench::resetPeak;
+using rs::bench::statusBytes;
 
 // User + system CPU seconds of the whole process (all threads).
 double cpuSeconds()
@@ -47,15 +32,6 @@ double cpuSeconds()
     ::getrusage(RUSAGE_SELF, &u);
     return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
            static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
-}
-
-// Resets VmHWM to the current RSS (Linux >= 4.0), so each phase gets its own peak.
-void resetPeak()
-{
-    if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
-        std::fputs("5", f);
-        std::fclose(f);
-    }
 }
 
 // Reads the file once so every timed pass starts from the page cache.

@@ -85,6 +85,19 @@ std::optional<TimeNs> parseMicrosToNs(std::string_view text)
     return negative ? -result : result;
 }
 
+std::string formatCount(std::uint64_t n)
+{
+    const std::string digits = std::to_string(n);
+    std::string out;
+    out.reserve(digits.size() + digits.size() / 3);
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out.push_back(',');
+        out.push_back(digits[i]);
+    }
+    return out;
+}
+
 std::string formatDuration(TimeNs ns)
 {
     const double v = static_cast<double>(ns);

@@ -15,6 +15,9 @@ using TimeNs = std::int64_t;
 // Returns nullopt for text that is not a number or does not fit in int64 nanoseconds.
 std::optional<TimeNs> parseMicrosToNs(std::string_view text);
 
+// A count with thousands separators: 67108864 -> "67,108,864".
+std::string formatCount(std::uint64_t n);
+
 // Human text for a duration: 3 significant digits in the unit that fits (ns, µs, ms, s).
 std::string formatDuration(TimeNs ns);
 

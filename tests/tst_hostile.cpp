@@ -1,6 +1,7 @@
 // Hostile and odd input: every case must give a clear message and, where possible, a partial
 // trace, in bounded time and memory; never a crash or a hang. Big inputs are generated here.
 #include "core/traceloader.h"
+#include "tests/support/gzip.h"
 #include "tests/testutil.h"
 
 #include <QElapsedTimer>
@@ -8,7 +9,6 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <zlib.h>
 
 #include <sys/stat.h>
 
@@ -19,6 +19,9 @@
 using rs::LoadOptions;
 using rs::LoadResult;
 using rs::test::loadText;
+
+using rs::test::gzip;
+using rs::test::gzipRepeated;
 
 namespace {
 
@@ -41,37 +44,6 @@ std::string warningsOf(const LoadResult& r)
         for (const std::string& w : r.trace->warnings())
             all += "\n  " + w;
     return all;
-}
-
-// Gzip of `pieces` repeated `times` (streamed, so a bomb never exists uncompressed here).
-std::string gzipRepeated(const std::string& head, const std::string& piece, std::size_t times,
-                         const std::string& tail)
-{
-    z_stream z{};
-    deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY);
-    std::string out;
-    std::vector<char> buf(1 << 16);
-    auto feed = [&](const std::string& s, int flush) {
-        z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(s.data()));
-        z.avail_in = static_cast<uInt>(s.size());
-        do {
-            z.next_out = reinterpret_cast<Bytef*>(buf.data());
-            z.avail_out = static_cast<uInt>(buf.size());
-            deflate(&z, flush);
-            out.append(buf.data(), buf.size() - z.avail_out);
-        } while (z.avail_out == 0);
-    };
-    feed(head, Z_NO_FLUSH);
-    for (std::size_t i = 0; i < times; ++i)
-        feed(piece, Z_NO_FLUSH);
-    feed(tail, Z_FINISH);
-    deflateEnd(&z);
-    return out;
-}
-
-std::string gzip(const std::string& text)
-{
-    return gzipRepeated(std::string(), text, 1, std::string());
 }
 
 QString writeFile(const QTemporaryDir& dir, const QString& name, const std::string& bytes)

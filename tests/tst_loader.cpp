@@ -1,33 +1,18 @@
 #include "core/bytesource.h"
 #include "core/traceinfo.h"
 #include "core/traceloader.h"
+#include "tests/support/gzip.h"
 #include "tests/testutil.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <zlib.h>
 
 #include <fstream>
 
 using namespace rs;
 
 namespace {
-
-std::string gzipBytes(const std::string& text)
-{
-    z_stream z{};
-    deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-    std::string out(deflateBound(&z, text.size()) + 64, '\0');
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-    z.avail_in = static_cast<uInt>(text.size());
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = static_cast<uInt>(out.size());
-    deflate(&z, Z_FINISH);
-    out.resize(z.total_out);
-    deflateEnd(&z);
-    return out;
-}
 
 void writeFile(const QString& path, const std::string& bytes)
 {
@@ -334,19 +319,19 @@ private slots:
         QTemporaryDir dir;
         const std::string json = R"({"traceEvents":[{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1}]})";
         const QString gz = dir.filePath("t.json.gz");
-        writeFile(gz, gzipBytes(json));
+        writeFile(gz, test::gzip(json));
         auto r = loadTrace(gz.toStdString());
         QVERIFY2(r.ok, r.error.c_str());
         QCOMPARE(r.trace->slices().size(), size_t(1));
         // Gzip found by its magic bytes whatever the name.
         const QString disguised = dir.filePath("t.json");
-        writeFile(disguised, gzipBytes(json));
+        writeFile(disguised, test::gzip(json));
         r = loadTrace(disguised.toStdString());
         QVERIFY2(r.ok, r.error.c_str());
         // Two concatenated gzip members are one stream.
         const QString multi = dir.filePath("m.json.gz");
-        writeFile(multi, gzipBytes(R"([{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1},)") +
-                             gzipBytes(R"({"name":"b","ph":"X","ts":3,"dur":2,"pid":1,"tid":1}])"));
+        writeFile(multi, test::gzip(R"([{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1},)") +
+                             test::gzip(R"({"name":"b","ph":"X","ts":3,"dur":2,"pid":1,"tid":1}])"));
         r = loadTrace(multi.toStdString());
         QVERIFY2(r.ok, r.error.c_str());
         QCOMPARE(r.trace->slices().size(), size_t(2));
@@ -370,7 +355,7 @@ private slots:
         }
         // A truncated gzip file also keeps what was complete.
         QTemporaryDir dir;
-        const std::string gz = gzipBytes(full);
+        const std::string gz = test::gzip(full);
         writeFile(dir.filePath("cut.json.gz"), gz.substr(0, gz.size() - 20));
         auto r = loadTrace(dir.filePath("cut.json.gz").toStdString());
         QVERIFY2(r.ok, r.error.c_str());

@@ -1,6 +1,7 @@
 // The memory budget: a trace projected to need more than LoadOptions::maxMemoryBytes is
 // refused early, with the estimate in the message; the estimate tracks the real model size.
 #include "core/traceloader.h"
+#include "tests/support/gzip.h"
 #include "tests/testutil.h"
 
 #include <QProcess>
@@ -8,7 +9,6 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <zlib.h>
 
 #include <fstream>
 #include <string>
@@ -16,6 +16,8 @@
 
 using rs::LoadOptions;
 using rs::LoadResult;
+
+using rs::test::gzip;
 
 namespace {
 
@@ -54,21 +56,6 @@ double estimateIn(const std::string& error)
     const auto m = re.match(QString::fromStdString(error));
     if (!m.hasMatch()) return -1;
     return m.captured(1).toDouble() * (m.captured(2) == "GiB" ? 1024.0 * 1048576 : 1048576.0);
-}
-
-std::string gzip(const std::string& text)
-{
-    z_stream z{};
-    deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-    std::string out(deflateBound(&z, text.size()), '\0');
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-    z.avail_in = static_cast<uInt>(text.size());
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = static_cast<uInt>(out.size());
-    deflate(&z, Z_FINISH);
-    out.resize(z.total_out);
-    deflateEnd(&z);
-    return out;
 }
 
 } // namespace

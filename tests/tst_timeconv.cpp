@@ -39,6 +39,13 @@ private slots:
         QCOMPARE(QString::fromStdString(rs::formatDuration(999)), QString("999 ns"));
         QCOMPARE(QString::fromStdString(rs::formatDuration(2500000000LL)), QString("2.50 s"));
     }
+    void formatsCounts()
+    {
+        QCOMPARE(QString::fromStdString(rs::formatCount(0)), QString("0"));
+        QCOMPARE(QString::fromStdString(rs::formatCount(999)), QString("999"));
+        QCOMPARE(QString::fromStdString(rs::formatCount(1000)), QString("1,000"));
+        QCOMPARE(QString::fromStdString(rs::formatCount(67108864)), QString("67,108,864"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TstTimeConv)

@@ -130,14 +130,6 @@ double busFactor(CollectiveKind k, int n)
     }
 }
 
-std::string withCommas(std::uint64_t v)
-{
-    std::string s = std::to_string(v);
-    for (int i = int(s.size()) - 3; i > 0; i -= 3)
-        s.insert(std::size_t(i), ",");
-    return s;
-}
-
 std::string modeLetter(int m)
 {
     return std::string(1, char('A' + std::min(m, 25)));
@@ -612,7 +604,7 @@ private:
                 if (!c.group.empty()) g.label += " · group " + c.group;
                 if (c.count)
                     g.label +=
-                        " · " + withCommas(c.count) + (c.dtype.empty() ? "" : " × ") + c.dtype;
+                        " · " + formatCount(c.count) + (c.dtype.empty() ? "" : " × ") + c.dtype;
                 if (!c.algorithm.empty()) g.label += " · " + c.algorithm;
                 m_rep->signatures.push_back(std::move(g));
             }

@@ -9,14 +9,6 @@ namespace rs {
 
 namespace {
 
-std::string groupedNumber(std::uint64_t v)
-{
-    std::string s = std::to_string(v);
-    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3)
-        s.insert(static_cast<std::size_t>(i), ",");
-    return s;
-}
-
 const Finding* findingOf(const AnalysisReport& report, const Collective& c)
 {
     for (const Finding& f : report.findings)
@@ -103,7 +95,7 @@ std::vector<Annotation> findingAnnotations(const AnalysisReport& report, std::si
             m.text =
                 "extra " + trace.str(trace.slice(copy.event).name) + " " + formatDuration(copy.dur);
             if (copy.bytes) {
-                m.text += "\n" + groupedNumber(copy.bytes) + " B";
+                m.text += "\n" + formatCount(copy.bytes) + " B";
                 if (copy.unalignedSize)
                     m.text += ", not a multiple of " + std::to_string(report.options.sizeAlign);
             }
