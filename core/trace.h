@@ -89,7 +89,11 @@ struct Flow {
     StrId cat = 0;
     StrId name = 0;
     std::uint64_t id = 0; // numeric id (exact above 2^53), or hash of a string id
-    StrId idText = 0; // id as written
+    // Id as written when it was not a plain decimal integer ("0x1f", "a-7", "-3"); 0 for
+    // numeric ids, which are not interned (one string per flow would cost ~16 bytes an
+    // event). Trace::flowIdText() gives the text for both.
+    StrId idText = 0;
+    bool idIsText = false;
 };
 
 struct StackFrame {
@@ -134,6 +138,11 @@ public:
     const std::vector<Process>& processes() const { return m_processes; }
     const std::vector<CounterSeries>& counters() const { return m_counters; }
     const std::vector<Flow>& flows() const { return m_flows; }
+    // A flow's id as written (decimal for numeric ids).
+    std::string flowIdText(const Flow& f) const
+    {
+        return f.idIsText ? m_strings.str(f.idText) : std::to_string(f.id);
+    }
     // Indices into flows() leaving / entering a slice.
     std::vector<std::uint32_t> flowsFrom(EventId e) const;
     std::vector<std::uint32_t> flowsTo(EventId e) const;
@@ -174,6 +183,7 @@ public:
 
 private:
     friend class TraceBuilder;
+    friend class JobTraceMerger;
 
     StringPool m_strings;
     std::vector<Slice> m_slices;
