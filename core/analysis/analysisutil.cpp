@@ -286,7 +286,8 @@ std::vector<std::pair<TimeNs, TimeNs>> mergeIntervals(std::vector<std::pair<Time
 TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>> iv)
 {
     TimeNs total = 0;
-    for (const auto& [a, b] : mergeIntervals(std::move(iv)))
+    const auto merged = mergeIntervals(std::move(iv));
+    for (const auto& [a, b] : merged)
         total += b - a;
     return total;
 }
