@@ -1,8 +1,11 @@
 #include "ui/mainwindow.h"
 
 #include "core/analysis/analyzer.h"
+#include "core/job/jobloader.h"
 #include "ui/annotations/annotationcontroller.h"
 #include "ui/annotations/notespane.h"
+#include "ui/heatmap/rankstepheatmap.h"
+#include "ui/job/rankoffsetsdialog.h"
 #include "ui/panes/callstackpane.h"
 #include "ui/panes/detailspane.h"
 #include "ui/panes/findingspane.h"
@@ -35,9 +38,11 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <exception>
+#include <set>
 #include <utility>
 
 // The resources live in a static library: make sure the linker keeps them.
@@ -85,6 +90,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_distribution = new DistributionView(this);
     m_distribution->setObjectName(QStringLiteral("distribution"));
     m_tabs->addTab(m_distribution, tr("Distribution"));
+    // The "Ranks" tab is added while a job is open.
+    m_heatmap = new RankStepHeatmap(this);
+    m_heatmap->setObjectName(QStringLiteral("ranks"));
+    m_heatmap->setVisible(false);
     m_bottomDock = new QDockWidget(tr("Panes"), this);
     m_bottomDock->setObjectName(QStringLiteral("panesDock"));
     m_bottomDock->setWidget(m_tabs);
@@ -113,15 +122,36 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         m_progress->setValue(total > 0 ? static_cast<int>(done * 1000 / total) : 0);
     });
     connect(&m_job, &TraceLoadJob::finished, this, &MainWindow::onLoaded);
+    m_jobTimer = new QTimer(this);
+    m_jobTimer->setInterval(100);
+    connect(m_jobTimer, &QTimer::timeout, this, [this] {
+        if (!m_jobProgress) return;
+        const auto total = m_jobProgress->total.load();
+        const auto done = m_jobProgress->done.load();
+        m_progress->setRange(0, 1000);
+        m_progress->setValue(total > 0 ? static_cast<int>(done * 1000 / total) : 0);
+        if (total > 0 && done >= total)
+            m_status->setText(tr("Analysing %1 ranks…").arg(m_jobProgress->ranksDone.load()));
+    });
+    connect(m_heatmap, &RankStepHeatmap::cellClicked, this, &MainWindow::showRankStep);
 
     connect(m_timeline, &TimelineView::eventSelected, this, &MainWindow::onEventSelected);
     connect(m_callStack, &CallStackPane::frameActivated, this, &MainWindow::selectEvent);
     connect(m_findings, &FindingsPane::findingActivated, this, &MainWindow::showFinding);
     connect(m_search, &SearchPane::resultActivated, this, &MainWindow::selectEvent);
     connect(m_distribution, &DistributionView::collectiveClicked, this, &MainWindow::selectEvent);
-    connect(m_distribution, &DistributionView::stepClicked, this,
-            [this](int, int step) { showStep(step); });
-    connect(m_steps, &StepsView::stepClicked, this, [this](int, int step) { showStep(step); });
+    connect(m_distribution, &DistributionView::stepClicked, this, [this](int rank, int step) {
+        if (m_session)
+            showRankStep(rank, step);
+        else
+            showStep(step);
+    });
+    connect(m_steps, &StepsView::stepClicked, this, [this](int rank, int step) {
+        if (m_session)
+            showRankStep(rank, step);
+        else
+            showStep(step);
+    });
     connect(m_search, &SearchPane::resultsChanged, this, [this](const std::vector<EventId>& r) {
         // Ring at most a few thousand: more would only cover the timeline.
         std::vector<EventId> shown(
@@ -160,13 +190,20 @@ QAction* addMenuAction(QMenu* menu, QObject* context, const QString& text, const
 void MainWindow::buildMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    addMenuAction(file, this, tr("&Open file…"), QKeySequence::Open, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Open trace"), QString(), tr("Traces (*.json *.json.gz *.gz);;All files (*)"));
-        if (!path.isEmpty()) openPaths({path});
+    addMenuAction(file, this, tr("&Open file(s)…"), QKeySequence::Open, [this] {
+        // Several files (one per rank) open as a job.
+        const QStringList paths =
+            QFileDialog::getOpenFileNames(this, tr("Open traces"), QString(),
+                                          tr("Traces (*.json *.json.gz *.gz);;All files (*)"));
+        if (!paths.isEmpty()) openPaths(paths);
     });
     addMenuAction(file, this, tr("Open &folder…"), QKeySequence(tr("Ctrl+Shift+O")), [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Open profiler folder"));
+        if (!dir.isEmpty()) openPaths({dir});
+    });
+    addMenuAction(file, this, tr("Open &job…"), QKeySequence(), [this] {
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, tr("Open job (a folder of rank traces or rank folders)"));
         if (!dir.isEmpty()) openPaths({dir});
     });
     addMenuAction(file, this, tr("Open &sample"), QKeySequence(), [this] { openSample(); });
@@ -186,6 +223,10 @@ void MainWindow::buildMenus()
     m_flows->setCheckable(true);
     m_flows->setChecked(false);
     connect(m_flows, &QAction::toggled, m_timeline, &TimelineView::setShowFlows);
+    m_compact = view->addAction(tr("&Compact (communication + compute rows)"));
+    m_compact->setCheckable(true);
+    m_compact->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
+    connect(m_compact, &QAction::toggled, m_timeline, &TimelineView::setCompact);
     view->addSeparator();
     view->addAction(m_findingsDock->toggleViewAction());
     view->addAction(m_bottomDock->toggleViewAction());
@@ -202,6 +243,12 @@ void MainWindow::buildMenus()
                   [this] { m_timeline->selectNextFlagged(-1); });
     addMenuAction(analysis, this, tr("&Run analysis again"), QKeySequence(),
                   [this] { startAnalysis(); });
+    analysis->addSeparator();
+    m_offsets = addMenuAction(analysis, this, tr("Rank &offsets…"), QKeySequence(),
+                              [this] { editRankOffsets(); });
+    m_align = addMenuAction(analysis, this, tr("&Align ranks on this collective"), QKeySequence(),
+                            [this] { alignOnSelectedCollective(); });
+    updateJobActions();
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     addMenuAction(help, this, tr("&Keys and mouse  (?)"), QKeySequence(), [this] {
@@ -218,7 +265,7 @@ void MainWindow::buildMenus()
 
 bool MainWindow::isLoading() const
 {
-    return m_job.isRunning();
+    return m_job.isRunning() || m_jobLoading;
 }
 
 void MainWindow::openPaths(const QStringList& paths)
@@ -226,9 +273,24 @@ void MainWindow::openPaths(const QStringList& paths)
     if (paths.isEmpty()) return;
     // Unsaved notes on the current trace: save, discard or stay.
     if (m_trace && m_annotations && !m_annotations->maybeSave(this)) return;
-    for (int i = paths.size() - 1; i >= 1; --i)
-        addRecent(QFileInfo(paths[i]).absoluteFilePath());
-    const QString path = QFileInfo(paths.first()).absoluteFilePath();
+    // Several ranks (files, a job folder, rank folders) open as a job; one as a trace.
+    std::vector<std::string> given;
+    for (const QString& p : paths)
+        given.push_back(QFileInfo(p).absoluteFilePath().toStdString());
+    std::string discoverError;
+    const std::vector<RankInput> inputs = discoverJob(given, &discoverError);
+    if (inputs.size() >= 2) {
+        const QString name = paths.size() == 1 ? QFileInfo(paths.first()).absoluteFilePath()
+                                               : QFileInfo(paths.first()).absoluteFilePath() +
+                                                     tr(" (+%1 more)").arg(paths.size() - 1);
+        startJob(inputs, name, paths);
+        return;
+    }
+    // One rank: the folder holding it resolves to its trace; else the loader reports why not.
+    const QString path = inputs.size() == 1 ? QString::fromStdString(inputs.front().path)
+                                            : QFileInfo(paths.first()).absoluteFilePath();
+    ++m_jobGeneration; // a job still loading is superseded
+    if (m_jobProgress) m_jobProgress->cancel = true;
     m_lastError.clear();
     m_status->setText(tr("Loading %1…").arg(QDir::toNativeSeparators(path)));
     m_progress->setValue(0);
@@ -250,6 +312,7 @@ void MainWindow::openSample()
 void MainWindow::cancelLoad()
 {
     m_job.cancel();
+    if (m_jobProgress) m_jobProgress->cancel = true;
     m_status->setText(tr("Cancelling…"));
 }
 
@@ -275,6 +338,8 @@ void MainWindow::onLoaded(const QString& path, std::shared_ptr<LoadResult> resul
         return;
     }
     ++m_generation;
+    m_session.reset();
+    setJobUi(false);
     m_trace = result->trace;
     m_report.reset();
     m_path = path;
@@ -296,6 +361,11 @@ void MainWindow::onLoaded(const QString& path, std::shared_ptr<LoadResult> resul
 void MainWindow::startAnalysis()
 {
     if (!m_trace) return;
+    // A job is analysed per rank, then across ranks: redo that on the current offsets.
+    if (m_session) {
+        setRankOffsets(m_session->job.offsets);
+        return;
+    }
     m_analysisRunning = true;
     m_findings->setStatus(tr("Analysing collectives…"));
     const quint64 generation = m_generation;
@@ -385,13 +455,229 @@ void MainWindow::onEventSelected(EventId e)
     m_distribution->highlightCollective(e);
     if (m_report && m_trace && e != kNone) {
         const TimeNs t = m_trace->slice(e).start;
+        // In a job the step is the event's own rank's.
+        const int block = m_session ? m_session->job.blockOfEvent(e) : -1;
+        const std::optional<int> rank =
+            block >= 0 ? std::optional<int>(m_session->job.rankIds[static_cast<std::size_t>(block)])
+                       : std::nullopt;
         for (const StepStats& st : m_report->steps)
-            if (t >= st.start && t < st.end) {
-                m_steps->highlightStep(plots::rankOfReport(*m_report, 0), st.step);
+            if (t >= st.start && t < st.end && (!rank || st.rank == rank)) {
+                m_steps->highlightStep(rank ? *rank : plots::rankOfReport(*m_report, 0), st.step);
                 break;
             }
     }
+    updateJobActions();
     emit eventSelected(e);
+}
+
+void MainWindow::startJob(const std::vector<RankInput>& inputs, const QString& name,
+                          const QStringList& paths)
+{
+    m_job.cancel(); // a single trace still loading is superseded
+    if (m_jobProgress) m_jobProgress->cancel = true;
+    const quint64 generation = ++m_jobGeneration;
+    auto progress = std::make_shared<JobProgress>();
+    m_jobProgress = progress;
+    m_jobLoading = true;
+    m_rebuilding = false;
+    m_lastError.clear();
+    QStringList absolute;
+    for (const QString& p : paths)
+        absolute << QFileInfo(p).absoluteFilePath();
+    m_recentEntry = absolute.join(QLatin1Char('\n'));
+    m_status->setText(
+        tr("Loading %1 ranks of %2…").arg(inputs.size()).arg(QDir::toNativeSeparators(name)));
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(0);
+    m_progress->setVisible(true);
+    m_cancel->setVisible(true);
+    m_jobTimer->start();
+    const std::string path = name.toStdString();
+    auto* watcher = new QFutureWatcher<JobSessionPtr>(this);
+    connect(watcher, &QFutureWatcher<JobSessionPtr>::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        onJobBuilt(generation, watcher->result(), false);
+    });
+    // Loading, analysis and merging all run off the GUI thread.
+    watcher->setFuture(QtConcurrent::run([inputs, path, progress]() -> JobSessionPtr {
+        try {
+            return buildJobSession(inputs, path, progress.get());
+        } catch (const std::exception& e) {
+            auto s = std::make_shared<JobSession>();
+            s->errors.push_back(e.what());
+            return s;
+        }
+    }));
+}
+
+void MainWindow::setRankOffsets(const std::vector<TimeNs>& offsets)
+{
+    if (!m_session) return;
+    const quint64 generation = ++m_jobGeneration;
+    m_rebuilding = true;
+    m_analysisRunning = true;
+    m_status->setText(tr("Moving ranks onto the new clock offsets…"));
+    JobSessionPtr session = m_session;
+    auto* watcher = new QFutureWatcher<JobSessionPtr>(this);
+    connect(watcher, &QFutureWatcher<JobSessionPtr>::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        onJobBuilt(generation, watcher->result(), true);
+    });
+    watcher->setFuture(QtConcurrent::run([session, offsets]() -> JobSessionPtr {
+        try {
+            return reoffsetJobSession(*session, offsets);
+        } catch (const std::exception&) {
+            return nullptr;
+        }
+    }));
+}
+
+void MainWindow::onJobBuilt(quint64 generation, JobSessionPtr session, bool reoffset)
+{
+    if (generation != m_jobGeneration) return; // superseded by a newer load or rebuild
+    m_jobLoading = false;
+    m_rebuilding = false;
+    m_analysisRunning = false;
+    m_jobTimer->stop();
+    m_progress->setVisible(false);
+    m_cancel->setVisible(false);
+    if (!session) {
+        m_status->setText(tr("Could not move the ranks onto the new offsets"));
+        emit jobRebuilt();
+        return;
+    }
+    if (session->cancelled) {
+        m_status->setText(tr("Loading the job cancelled"));
+        updateStatus();
+        return;
+    }
+    const QString errors = QString::fromStdString([&] {
+        std::string all;
+        for (const std::string& e : session->errors)
+            all += (all.empty() ? "" : "\n") + e;
+        return all;
+    }());
+    if (!session->job.trace || session->job.rankCount() == 0) {
+        m_lastError = errors.isEmpty() ? tr("no rank could be loaded") : errors;
+        m_status->setText(tr("Cannot open the job"));
+        auto* box =
+            new QMessageBox(QMessageBox::Warning, tr("Cannot open job"),
+                            tr("Cannot open the job:\n%1").arg(m_lastError), QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+        emit loadFailed(m_lastError);
+        return;
+    }
+    ++m_generation; // drops a single-trace analysis still running
+    m_session = session;
+    m_trace = session->job.trace;
+    m_report = session->combined;
+    const EventId selected = m_timeline->selectedEvent();
+    if (reoffset) {
+        m_timeline->replaceTrace(m_trace);
+    } else {
+        m_path = QString::fromStdString(m_trace->path());
+        if (!m_recentEntry.isEmpty()) addRecent(m_recentEntry);
+        setWindowTitle(tr("%1 — %2 ranks — Ringscope")
+                           .arg(QFileInfo(m_path).fileName())
+                           .arg(session->job.rankCount()));
+        m_timeline->setTrace(m_trace);
+    }
+    m_details->setTrace(m_trace);
+    m_callStack->setTrace(m_trace);
+    m_search->setTrace(m_trace);
+    m_annotations->setTrace(m_trace);
+    setJobUi(true);
+    if (!reoffset) {
+        // Panes show the trace before its report, as for a single trace.
+        m_findings->setReport(nullptr);
+        emit traceLoaded();
+    }
+    m_timeline->setReport(m_report);
+    m_details->setReport(m_report);
+    m_findings->setReport(m_report);
+    m_annotations->setReport(m_report);
+    m_steps->setReports(session->perRank);
+    m_distribution->setReports(session->perRank);
+    m_heatmap->setReports(session->localReports);
+    if (reoffset && selected != kNone) {
+        m_details->setEvent(selected);
+        m_callStack->setEvent(selected);
+    }
+    updateStatus();
+    updateJobActions();
+    if (!errors.isEmpty()) {
+        m_lastError = errors;
+        // Not modal-blocking: the ranks that loaded are open and usable.
+        auto* box =
+            new QMessageBox(QMessageBox::Warning, tr("Some ranks could not be opened"),
+                            tr("The other ranks are open.\n%1").arg(errors), QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        if (!reoffset)
+            box->open();
+        else
+            delete box;
+    }
+    emit analysisFinished();
+    if (reoffset) emit jobRebuilt();
+}
+
+void MainWindow::setJobUi(bool job)
+{
+    const int index = m_tabs->indexOf(m_heatmap);
+    if (job && index < 0) {
+        m_tabs->insertTab(m_tabs->indexOf(m_steps), m_heatmap, tr("Ranks"));
+    } else if (!job && index >= 0) {
+        m_tabs->removeTab(index);
+        m_heatmap->setReports({});
+    }
+    m_heatmap->setVisible(job && m_tabs->currentWidget() == m_heatmap);
+    updateJobActions();
+}
+
+void MainWindow::updateJobActions()
+{
+    if (!m_align) return;
+    const bool ready = m_session && m_session->jobReport && !m_rebuilding;
+    m_offsets->setEnabled(m_session && !m_rebuilding);
+    m_align->setEnabled(ready && m_session->instanceOf(m_timeline->selectedEvent()).has_value());
+}
+
+bool MainWindow::alignOnSelectedCollective()
+{
+    if (!m_session || !m_session->jobReport) return false;
+    const auto instance = m_session->instanceOf(m_timeline->selectedEvent());
+    if (!instance) {
+        m_status->setText(tr("Select a collective first"));
+        return false;
+    }
+    setRankOffsets(alignOnCollective(*m_session->jobReport, *instance));
+    return true;
+}
+
+void MainWindow::editRankOffsets()
+{
+    if (!m_session) return;
+    auto* dialog = new RankOffsetsDialog(m_session->job.rankIds, m_session->job.offsets, this);
+    dialog->setObjectName(QStringLiteral("rankOffsetsDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    const JobSessionPtr session = m_session;
+    connect(dialog, &QDialog::accepted, this, [this, dialog, session] {
+        if (m_session == session) setRankOffsets(dialog->offsets());
+    });
+    dialog->open();
+}
+
+void MainWindow::showRankStep(int rank, int step)
+{
+    if (!m_report) return;
+    for (const StepStats& st : m_report->steps) {
+        if (st.step != step || (m_session && st.rank != rank)) continue;
+        const TimeNs pad = std::max<TimeNs>((st.end - st.start) / 20, 100);
+        m_timeline->zoomToRange(st.start - pad, st.end + pad);
+        if (st.event != kNone) m_timeline->selectEvent(st.event, true);
+        return;
+    }
 }
 
 void MainWindow::addBottomTab(QWidget* widget, const QString& title)
@@ -423,9 +709,16 @@ void MainWindow::updateRecentMenu()
     if (!m_recentMenu) return;
     m_recentMenu->clear();
     const QStringList list = recentFiles();
-    for (const QString& p : list)
-        addMenuAction(m_recentMenu, this, QDir::toNativeSeparators(p), QKeySequence(),
-                      [this, p] { openPaths({p}); });
+    for (const QString& p : list) {
+        // A job given as several files is remembered as one entry, its paths one per line.
+        const QStringList paths = p.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        const QString text = paths.size() > 1 ? tr("%1 (+%2 more)")
+                                                    .arg(QDir::toNativeSeparators(paths.first()))
+                                                    .arg(paths.size() - 1)
+                                              : QDir::toNativeSeparators(p);
+        addMenuAction(m_recentMenu, this, text, QKeySequence(),
+                      [this, paths] { openPaths(paths); });
+    }
     m_recentMenu->setEnabled(!list.isEmpty());
 }
 
@@ -444,6 +737,10 @@ void MainWindow::updateStatus()
     const Trace& t = *m_trace;
     QStringList parts;
     parts << QFileInfo(m_path).fileName();
+    if (m_session) {
+        const auto n = static_cast<int>(m_session->job.rankCount());
+        parts << (n == 1 ? tr("1 rank") : tr("%1 ranks").arg(n));
+    }
     if (t.rank()) parts << tr("rank %1").arg(*t.rank());
     parts << tr("%1 events").arg(QLocale().toString(static_cast<qulonglong>(t.stats().events)));
     parts << QString::fromStdString(formatDuration(t.endNs() - t.startNs()));
@@ -454,6 +751,11 @@ void MainWindow::updateStatus()
             flagged += c.anomalous || c.waiting || c.unalignedCount > 0;
         parts << tr("%1 collectives, %2 flagged").arg(m_report->collectives.size()).arg(flagged);
     }
+    if (m_session && !m_session->errors.empty())
+        parts << tr("%1 failed to load")
+                     .arg(m_session->errors.size() == 1
+                              ? tr("1 rank")
+                              : tr("%1 ranks").arg(m_session->errors.size()));
     m_status->setText(parts.join(QStringLiteral(" · ")));
     m_status->setToolTip(QString::fromStdString(t.path()));
 }
@@ -465,6 +767,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     settings.setValue(QStringLiteral("window/state"), saveState());
     settings.setValue(QStringLiteral("window/tab"), m_tabs->currentIndex());
     m_job.cancel();
+    if (m_jobProgress) m_jobProgress->cancel = true;
     QMainWindow::closeEvent(event);
 }
 

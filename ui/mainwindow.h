@@ -2,6 +2,7 @@
 
 #include "core/analysis/report.h"
 #include "core/traceloadjob.h"
+#include "ui/job/jobsession.h"
 
 #include <QMainWindow>
 
@@ -12,6 +13,7 @@ class QProgressBar;
 class QPushButton;
 class QTabWidget;
 class QDockWidget;
+class QTimer;
 
 namespace rs {
 
@@ -21,6 +23,7 @@ class DetailsPane;
 class DistributionView;
 class StepsView;
 class FindingsPane;
+class RankStepHeatmap;
 class SearchPane;
 class TimelineView;
 
@@ -33,7 +36,8 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Opens the first path (file or torch_npu folder); the rest go to the recent list.
+    // Opens what the paths hold: one rank (file or torch_npu folder) as a trace, several
+    // (files, a job folder) as a job whose ranks load in parallel and show merged.
     void openPaths(const QStringList& paths);
     void openSample();
     void cancelLoad();
@@ -65,11 +69,30 @@ public:
     DistributionView* distributionView() const { return m_distribution; }
     QStringList recentFiles() const;
 
+    // Jobs (several ranks shown as one merged trace; see ui/job/jobsession.h).
+    bool isJob() const { return m_session != nullptr; }
+    JobSessionPtr jobSession() const { return m_session; }
+    RankStepHeatmap* heatmap() const { return m_heatmap; }
+    QAction* compactAction() const { return m_compact; }
+    QAction* alignAction() const { return m_align; }
+    QAction* offsetsAction() const { return m_offsets; }
+    bool isRebuilding() const { return m_rebuilding; }
+    // New clock offsets per rank (ns, in the job's rank order): the merged trace is rebuilt on
+    // a worker thread, keeping the selection and the visible range; emits jobRebuilt().
+    void setRankOffsets(const std::vector<TimeNs>& offsets);
+    // Lines the ranks up on the cross-rank instance of the selected collective.
+    bool alignOnSelectedCollective();
+    // Opens the "Rank offsets" table; applies it when accepted.
+    void editRankOffsets();
+    // Zooms to one rank's step and selects its ProfilerStep slice.
+    void showRankStep(int rank, int step);
+
 signals:
     void traceLoaded();
     void loadFailed(const QString& message);
     void analysisFinished();
     void eventSelected(rs::EventId e);
+    void jobRebuilt();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -85,6 +108,11 @@ private:
     void addRecent(const QString& path);
     void updateRecentMenu();
     void updateStatus();
+    void startJob(const std::vector<RankInput>& inputs, const QString& name,
+                  const QStringList& paths);
+    void onJobBuilt(quint64 generation, JobSessionPtr session, bool reoffset);
+    void setJobUi(bool job);
+    void updateJobActions();
 
     TraceLoadJob m_job;
     TracePtr m_trace;
@@ -93,6 +121,14 @@ private:
     QString m_lastError;
     quint64 m_generation = 0; // bumped per load: analysis results of older loads are dropped
     bool m_analysisRunning = false;
+    // Jobs: one counter for loads and rebuilds; results of superseded ones are dropped.
+    quint64 m_jobGeneration = 0;
+    std::shared_ptr<JobProgress> m_jobProgress;
+    QTimer* m_jobTimer = nullptr;
+    bool m_jobLoading = false;
+    bool m_rebuilding = false;
+    JobSessionPtr m_session;
+    QString m_recentEntry; // what the recent list remembers for the open job
 
     TimelineView* m_timeline = nullptr;
     DetailsPane* m_details = nullptr;
@@ -108,6 +144,10 @@ private:
     QMenu* m_recentMenu = nullptr;
     QAction* m_flaggedOnly = nullptr;
     QAction* m_flows = nullptr;
+    QAction* m_compact = nullptr;
+    QAction* m_align = nullptr;
+    QAction* m_offsets = nullptr;
+    RankStepHeatmap* m_heatmap = nullptr;
     QLabel* m_status = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;

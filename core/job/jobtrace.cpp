@@ -65,7 +65,8 @@ public:
     }
 
     // Appends one rank's trace to the merged one.
-    static void append(Trace& m, const Trace& t, int rank, TimeNs offset, bool first, bool& spanSet)
+    static void append(Trace& m, const Trace& t, int rank, const std::string& prefix, TimeNs offset,
+                       bool first, bool& spanSet)
     {
         const EventId eBase = static_cast<EventId>(m.m_slices.size());
         const TrackId tBase = static_cast<TrackId>(m.m_tracks.size());
@@ -124,7 +125,6 @@ public:
         std::vector<int> position(order.size());
         for (std::size_t i = 0; i < order.size(); ++i)
             position[order[i]] = static_cast<int>(i);
-        const std::string prefix = "Rank " + std::to_string(rank) + " \xc2\xb7 ";
         for (ProcessId p = 0; p < t.m_processes.size(); ++p) {
             Process proc = t.m_processes[p];
             proc.name = m.m_strings.intern(prefix + t.processLabel(p));
@@ -295,7 +295,14 @@ JobTrace mergeRanks(std::vector<TracePtr> traces, std::vector<TimeNs> offsets,
         job.trackBase.push_back(static_cast<TrackId>(merged->tracks().size()));
         job.processBase.push_back(static_cast<ProcessId>(merged->processes().size()));
         job.shells.push_back(rankShell(t));
-        JobTraceMerger::append(*merged, t, rank, offsets[r], r == 0, spanSet);
+        // Traces of one rank given twice (unrelated files) keep apart by their position.
+        const bool dup =
+            std::find(job.rankIds.begin(), job.rankIds.end() - 1, rank) != job.rankIds.end() - 1;
+        const std::string prefix =
+            (dup ? "Trace " + std::to_string(r + 1) + " (rank " + std::to_string(rank) + ")"
+                 : "Rank " + std::to_string(rank)) +
+            " \xc2\xb7 ";
+        JobTraceMerger::append(*merged, t, rank, prefix, offsets[r], r == 0, spanSet);
         traces[r].reset(); // frees the rank's model when we held the last reference
     }
     job.eventBase.push_back(static_cast<EventId>(merged->slices().size()));

@@ -1,6 +1,9 @@
 #include "ui/timeline/timelinelayout.h"
 
 #include <algorithm>
+#include <cctype>
+#include <initializer_list>
+#include <string>
 
 namespace rs {
 
@@ -124,12 +127,14 @@ bool pidLess(const Process& a, const Process& b)
 
 } // namespace
 
-TimelineLayout::TimelineLayout(const TimelineIndex& index, const std::vector<bool>& collapsed)
+TimelineLayout::TimelineLayout(const TimelineIndex& index, const std::vector<bool>& collapsed,
+                               const std::vector<bool>& trackVisible)
 {
     const Trace& trace = index.trace();
     const auto& procs = trace.processes();
     const auto& tracks = trace.tracks();
     m_trackRow.assign(tracks.size(), -1);
+    const bool filtered = trackVisible.size() == tracks.size();
     m_processRow.assign(procs.size(), -1);
     m_order.reserve(procs.size());
     for (ProcessId p = 0; p < procs.size(); ++p)
@@ -147,6 +152,7 @@ TimelineLayout::TimelineLayout(const TimelineIndex& index, const std::vector<boo
         std::vector<TrackId> visible;
         for (TrackId t : procs[p].tracks) {
             const Track& tr = tracks[t];
+            if (filtered && !trackVisible[t]) continue;
             if (tr.kind == TrackKind::Counter ? tr.counter != kNone : tr.end > tr.begin)
                 visible.push_back(t);
         }
@@ -176,6 +182,47 @@ TimelineLayout::TimelineLayout(const TimelineIndex& index, const std::vector<boo
         }
     }
     m_height = y;
+}
+
+namespace {
+
+bool containsWord(const std::string& text, std::initializer_list<const char*> words)
+{
+    std::string lower = text;
+    for (char& c : lower)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* w : words)
+        if (lower.find(w) != std::string::npos) return true;
+    return false;
+}
+
+} // namespace
+
+TrackRole trackRole(const Trace& trace, TrackId t)
+{
+    const Track& track = trace.tracks()[t];
+    const std::string proc = track.process != kNone ? trace.processLabel(track.process) : "";
+    const std::string label = trace.trackLabel(t);
+    if (containsWord(proc, {"hccl", "hcom", "nccl"}) ||
+        containsWord(label, {"hccl", "hcom", "nccl", "communication"}))
+        return TrackRole::Communication;
+    // Kineto names device processes "GPU 0" (threads "stream 7"); torch_npu "Ascend Hardware".
+    if (containsWord(proc, {"ascend hardware", "gpu", "npu ", "device"}) &&
+        track.kind != TrackKind::Counter)
+        return TrackRole::Compute;
+    if (containsWord(label, {"computing"})) return TrackRole::Compute;
+    // Device streams of a process with another name (Kineto "stream 7").
+    if (track.kind != TrackKind::Counter && containsWord(label, {"stream"}))
+        return TrackRole::Compute;
+    return TrackRole::Other;
+}
+
+std::vector<bool> compactTrackFilter(const Trace& trace)
+{
+    std::vector<bool> out(trace.tracks().size(), false);
+    for (TrackId t = 0; t < out.size(); ++t)
+        out[t] = trackRole(trace, t) != TrackRole::Other;
+    return out;
 }
 
 int TimelineLayout::rowAt(double y) const

@@ -59,7 +59,9 @@ public:
     static constexpr double kTrackGap = 4;
 
     TimelineLayout() = default;
-    TimelineLayout(const TimelineIndex& index, const std::vector<bool>& collapsed);
+    // trackVisible (per track; empty or of another size: all) hides tracks, e.g. compact mode.
+    TimelineLayout(const TimelineIndex& index, const std::vector<bool>& collapsed,
+                   const std::vector<bool>& trackVisible = {});
 
     const std::vector<TimelineRow>& rows() const { return m_rows; }
     const std::vector<ProcessId>& processOrder() const { return m_order; }
@@ -76,5 +78,11 @@ private:
     std::vector<int> m_trackRow, m_processRow;
     double m_height = 0;
 };
+
+// Compact mode: only communication rows (HCCL / hcom / NCCL / Communication) and compute rows
+// (Ascend Hardware streams, GPU kernel streams) stay visible.
+enum class TrackRole : std::uint8_t { Other, Communication, Compute };
+TrackRole trackRole(const Trace& trace, TrackId t);
+std::vector<bool> compactTrackFilter(const Trace& trace);
 
 } // namespace rs

@@ -220,7 +220,14 @@ void TimelineRenderer::setReport(ReportPtr report)
 
 void TimelineRenderer::rebuildLayout()
 {
-    m_layout = m_index ? std::make_shared<TimelineLayout>(*m_index, m_collapsed) : nullptr;
+    m_layout =
+        m_index ? std::make_shared<TimelineLayout>(*m_index, m_collapsed, m_trackFilter) : nullptr;
+}
+
+void TimelineRenderer::setTrackFilter(std::vector<bool> visible)
+{
+    m_trackFilter = std::move(visible);
+    rebuildLayout();
 }
 
 void TimelineRenderer::setCollapsed(ProcessId p, bool collapsed)

@@ -104,6 +104,8 @@ public:
     void setCollapsed(ProcessId p, bool collapsed);
     bool isCollapsed(ProcessId p) const;
     void setAllCollapsed(bool collapsed);
+    // Tracks to show (per track; empty shows all): compact mode.
+    void setTrackFilter(std::vector<bool> visible);
 
     void setSelectedEvent(EventId e) { m_selected = e; }
     EventId selectedEvent() const { return m_selected; }
@@ -157,6 +159,7 @@ private:
     std::shared_ptr<const TimelineIndex> m_index;
     std::shared_ptr<const TimelineLayout> m_layout;
     std::vector<bool> m_collapsed; // per process
+    std::vector<bool> m_trackFilter; // per track, empty: all
     std::vector<QRgb> m_nameColor; // per StrId
     std::vector<EventId> m_highlights;
     EventId m_selected = kNone;

@@ -40,11 +40,59 @@ TimelineView::~TimelineView() = default;
 void TimelineView::setTrace(TracePtr trace)
 {
     m_renderer.setTrace(std::move(trace));
+    if (m_compact && m_renderer.trace())
+        m_renderer.setTrackFilter(compactTrackFilter(*m_renderer.trace()));
     m_history.clear();
     m_historyPos = -1;
     m_scrollY = 0;
     showAll();
     updateScrollBar();
+    invalidate();
+}
+
+void TimelineView::replaceTrace(TracePtr trace)
+{
+    const TracePtr old = m_renderer.trace();
+    if (!old || !trace || old->processes().size() != trace->processes().size() ||
+        old->slices().size() != trace->slices().size()) {
+        setTrace(std::move(trace));
+        return;
+    }
+    std::vector<bool> collapsed(old->processes().size());
+    for (ProcessId p = 0; p < collapsed.size(); ++p)
+        collapsed[p] = m_renderer.isCollapsed(p);
+    const EventId selected = m_renderer.selectedEvent();
+    const TimeNs t0 = m_t0, t1 = m_t1;
+    const double scroll = m_scrollY;
+    auto history = m_history;
+    const int historyPos = m_historyPos;
+    const bool flagged = m_renderer.flaggedOnly();
+    const bool flows = m_renderer.showFlows();
+    m_renderer.setTrace(std::move(trace));
+    if (m_compact) m_renderer.setTrackFilter(compactTrackFilter(*m_renderer.trace()));
+    for (ProcessId p = 0; p < collapsed.size(); ++p)
+        if (collapsed[p]) m_renderer.setCollapsed(p, true);
+    m_renderer.setSelectedEvent(selected);
+    m_renderer.setFlaggedOnly(flagged);
+    m_renderer.setShowFlows(flows);
+    m_history = std::move(history);
+    m_historyPos = historyPos;
+    m_t0 = t0;
+    m_t1 = t1;
+    updateScrollBar();
+    m_scrollY = scroll;
+    clampScroll();
+    m_vbar->setValue(static_cast<int>(m_scrollY));
+    invalidate();
+}
+
+void TimelineView::setCompact(bool on)
+{
+    m_compact = on;
+    const TracePtr& tr = m_renderer.trace();
+    m_renderer.setTrackFilter(on && tr ? compactTrackFilter(*tr) : std::vector<bool>{});
+    updateScrollBar();
+    clampScroll();
     invalidate();
 }
 

@@ -20,6 +20,12 @@ public:
     ~TimelineView() override;
 
     void setTrace(TracePtr trace);
+    // Swaps in a trace of the same shape (a job on new rank offsets): keeps the visible range,
+    // scroll, collapsed groups, selection and history; emits no selection change.
+    void replaceTrace(TracePtr trace);
+    // Compact mode: only communication and compute rows (TimelineLayout's compactTrackFilter).
+    void setCompact(bool on);
+    bool compact() const { return m_compact; }
     TracePtr trace() const { return m_renderer.trace(); }
     void setReport(ReportPtr report);
     ReportPtr report() const { return m_renderer.report(); }
@@ -102,6 +108,7 @@ private:
     TimeNs m_rangeAnchor = 0;
     bool m_moved = false;
     bool m_helpVisible = false;
+    bool m_compact = false;
     std::vector<EventId> m_history;
     int m_historyPos = -1;
 };

@@ -1,0 +1,43 @@
+#pragma once
+
+// Everything the viewer holds for an open job, built on a worker thread: the merged display
+// trace, each rank's report (rank-local, kept to redo the cross-rank analysis on new offsets),
+// the cross-rank report, and the combined report the panes show.
+
+#include "core/job/crossrank.h"
+#include "core/job/jobloader.h"
+#include "core/job/jobtrace.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rs {
+
+struct JobSession {
+    JobTrace job;
+    std::vector<ReportPtr> localReports; // per block, rank-local ids; trace = the rank's shell
+    std::optional<JobReport> jobReport;  // when the ranks are distinct (one job, not a pile)
+    std::vector<ReportPtr> perRank;      // per block, merged ids (plots)
+    ReportPtr combined;                  // merged ids: what the panes show
+    std::vector<std::string> errors;     // one line per rank that failed to load or analyse
+    bool cancelled = false;
+
+    // The combined-report collective of a merged event, as (block, index in localReports).
+    std::optional<std::pair<std::size_t, std::uint32_t>> localCollective(EventId e) const;
+    // The cross-rank instance a merged event's collective belongs to.
+    std::optional<std::size_t> instanceOf(EventId e) const;
+};
+using JobSessionPtr = std::shared_ptr<const JobSession>;
+
+// Loads, analyses (ranks in parallel), matches across ranks and merges. Runs on a worker
+// thread; progress carries the bytes read and the cancel flag. path names the job (title,
+// recent list).
+JobSessionPtr buildJobSession(const std::vector<RankInput>& inputs, const std::string& path,
+                              JobProgress* progress);
+// The same job on new offsets (µs edits, align on a collective): new merged trace, new
+// cross-rank report; ids do not change.
+JobSessionPtr reoffsetJobSession(const JobSession& session, const std::vector<TimeNs>& offsets);
+
+} // namespace rs
