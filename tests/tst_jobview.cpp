@@ -368,6 +368,8 @@ private slots:
         w.showFinding(0); // the job finding: the copying rank's AllReduce
         QVERIFY(w.report()->findings.front().rule.rfind("job-", 0) == 0);
         w.bottomTabs()->setCurrentWidget(w.heatmap());
+        // Internal memcpy tells the case's story: one rank copies in the bad steps.
+        w.heatmap()->setMetric(RankStepHeatmap::Metric::InternalMemcpy);
         QTest::qWait(50);
         const QString out = QDir(test::binaryDir()).filePath(QStringLiteral("job-view.png"));
         QVERIFY(w.grab().save(out));

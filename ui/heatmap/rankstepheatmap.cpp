@@ -3,6 +3,9 @@
 #include <qcustomplot.h>
 
 #include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -15,12 +18,19 @@ RankStepHeatmap::RankStepHeatmap(QWidget* parent) : QWidget(parent)
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    auto* metric = new QComboBox(this);
-    metric->addItems({tr("Communication"), tr("Communication not overlapped"),
-                      tr("Internal memcpy"), tr("Computing")});
-    connect(metric, &QComboBox::currentIndexChanged, this,
+    auto* row = new QHBoxLayout;
+    row->setContentsMargins(4, 2, 4, 0);
+    row->addWidget(new QLabel(tr("Rank × step:"), this));
+    m_metricBox = new QComboBox(this);
+    m_metricBox->addItems({tr("Communication"), tr("Communication not overlapped"),
+                           tr("Internal memcpy"), tr("Computing")});
+    connect(m_metricBox, &QComboBox::currentIndexChanged, this,
             [this](int i) { setMetric(static_cast<Metric>(i)); });
-    layout->addWidget(metric);
+    row->addWidget(m_metricBox);
+    auto* hint = new QLabel(tr("click a cell to show that rank's step in the timeline"), this);
+    hint->setEnabled(false); // dim: a hint, not data
+    row->addWidget(hint, 1);
+    layout->addLayout(row);
     m_plot = new QCustomPlot(this);
     m_plot->setMinimumSize(320, 200);
     m_plot->setMouseTracking(true);
@@ -30,7 +40,11 @@ RankStepHeatmap::RankStepHeatmap(QWidget* parent) : QWidget(parent)
     m_plot->plotLayout()->addElement(0, 1, scale);
     scale->setLabel(tr("ms"));
     m_map->setColorScale(scale);
-    QCPColorGradient g(QCPColorGradient::gpThermal);
+    // Navy -> amber -> red: the hottest cells must not look empty (thermal ends in white).
+    QCPColorGradient g;
+    g.setColorStopAt(0.0, QColor(0x1f, 0x3b, 0x73));
+    g.setColorStopAt(0.5, QColor(0xe3, 0xa3, 0x3b));
+    g.setColorStopAt(1.0, QColor(0xc6, 0x28, 0x28));
     g.setNanHandling(QCPColorGradient::nhTransparent);
     m_map->setGradient(g);
     m_map->setInterpolate(false);
@@ -53,6 +67,10 @@ void RankStepHeatmap::setReports(std::vector<ReportPtr> reports)
 void RankStepHeatmap::setMetric(Metric m)
 {
     m_metric = m;
+    if (m_metricBox && m_metricBox->currentIndex() != static_cast<int>(m)) {
+        const QSignalBlocker block(m_metricBox);
+        m_metricBox->setCurrentIndex(static_cast<int>(m));
+    }
     rebuild();
 }
 
@@ -78,7 +96,8 @@ void RankStepHeatmap::rebuild()
     m_values.assign(m_reports.size(), std::vector<double>(m_steps.size(), NAN));
     for (std::size_t r = 0; r < m_reports.size(); ++r) {
         for (const StepStats& s : m_reports[r]->steps) {
-            const auto idx = std::lower_bound(m_steps.begin(), m_steps.end(), s.step) - m_steps.begin();
+            const auto idx =
+                std::lower_bound(m_steps.begin(), m_steps.end(), s.step) - m_steps.begin();
             TimeNs v = 0;
             switch (m_metric) {
             case Metric::Communication:
@@ -121,8 +140,7 @@ void RankStepHeatmap::rebuild()
 
 std::optional<std::pair<int, int>> RankStepHeatmap::cellAt(const QPoint& pos) const
 {
-    if (!m_plot->axisRect()->rect().contains(pos))
-        return std::nullopt;
+    if (!m_plot->axisRect()->rect().contains(pos)) return std::nullopt;
     const int x = static_cast<int>(std::lround(m_plot->xAxis->pixelToCoord(pos.x())));
     const int y = static_cast<int>(std::lround(m_plot->yAxis->pixelToCoord(pos.y())));
     if (x < 0 || y < 0 || x >= static_cast<int>(m_steps.size()) ||

@@ -12,6 +12,7 @@
 
 class QCustomPlot;
 class QCPColorMap;
+class QComboBox;
 class QMouseEvent;
 
 namespace rs {
@@ -51,6 +52,7 @@ private:
     std::vector<int> m_steps, m_ranks;
     std::vector<std::vector<double>> m_values; // [rank][step] ms
     Metric m_metric = Metric::Communication;
+    QComboBox* m_metricBox = nullptr;
     QCustomPlot* m_plot = nullptr;
     QCPColorMap* m_map = nullptr;
 };
