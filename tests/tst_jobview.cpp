@@ -4,6 +4,7 @@
 #include "bench/tracegen_seed.h"
 #include "core/job/jobtrace.h"
 #include "tests/testutil.h"
+#include "ui/gui.h"
 #include "ui/heatmap/rankstepheatmap.h"
 #include "ui/job/rankoffsetsdialog.h"
 #include "ui/mainwindow.h"
@@ -14,9 +15,13 @@
 
 #include <QAction>
 #include <QDir>
+#include <QDropEvent>
+#include <QMimeData>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -313,6 +318,78 @@ private slots:
         QVERIFY(!w.isJob());
         QCOMPARE(w.bottomTabs()->indexOf(w.heatmap()), -1);
         QCOMPARE(*w.trace()->rank(), 0);
+    }
+
+    void commandLineAndDropOpenEveryPath()
+    {
+        QStringList files;
+        for (const QFileInfo& f :
+             QDir(m_dir.path()).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+            files << f.absoluteFilePath();
+        QCOMPARE(files.size(), 8); // rank<N>_ascend_pt folders
+        {
+            // `ringscope A B C`
+            MainWindow w;
+            w.show();
+            QSignalSpy analysed(&w, &MainWindow::analysisFinished);
+            openFromCommandLine(w, files.mid(2, 3));
+            QVERIFY(analysed.wait(180000));
+            QVERIFY(w.isJob());
+            QCOMPARE(w.jobSession()->job.rankIds, (std::vector<int>{2, 3, 4}));
+        }
+        {
+            // Dropping two rank folders on the window.
+            MainWindow w;
+            w.show();
+            QSignalSpy analysed(&w, &MainWindow::analysisFinished);
+            QMimeData mime;
+            mime.setUrls({QUrl::fromLocalFile(files[6]), QUrl::fromLocalFile(files[7])});
+            // Qt delivers a drop to the widget that accepted the drag's enter.
+            QDragEnterEvent enter(QPoint(100, 100), Qt::CopyAction, &mime, Qt::LeftButton, {});
+            QApplication::sendEvent(&w, &enter);
+            QVERIFY(enter.isAccepted());
+            QDropEvent drop(QPointF(100, 100), Qt::CopyAction, &mime, Qt::LeftButton, {});
+            QApplication::sendEvent(&w, &drop);
+            QVERIFY2(drop.isAccepted(), qPrintable(w.statusText()));
+            QVERIFY(w.isLoading());
+            QVERIFY(analysed.wait(180000));
+            QVERIFY(w.isJob());
+            QCOMPARE(w.jobSession()->job.rankIds, (std::vector<int>{6, 7}));
+        }
+    }
+
+    void cancelAndSupersede()
+    {
+        MainWindow w;
+        w.show();
+        QSignalSpy loaded(&w, &MainWindow::traceLoaded);
+        w.openPaths({m_dir.path()});
+        QVERIFY(w.isLoading());
+        // The status bar's Cancel button stops the job.
+        QPushButton* cancel = nullptr;
+        for (QPushButton* b : w.statusBar()->findChildren<QPushButton*>())
+            if (b->text() == QStringLiteral("Cancel")) cancel = b;
+        QVERIFY(cancel);
+        QVERIFY(!cancel->isHidden());
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isLoading(), 60000);
+        QTest::qWait(100);
+        QCOMPARE(loaded.count(), 0);
+        QVERIFY(!w.isJob());
+        QVERIFY2(w.statusText().contains(QStringLiteral("cancelled")), qPrintable(w.statusText()));
+
+        // A job superseded by a newer job is dropped: only the last one opens.
+        QSignalSpy analysed(&w, &MainWindow::analysisFinished);
+        const QString first = QDir(m_dir.path())
+                                  .entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)
+                                  .first()
+                                  .absoluteFilePath();
+        w.openPaths({m_dir.path()});
+        w.openPaths({first, QDir(m_dir.path()).filePath(QStringLiteral("rank1_ascend_pt"))});
+        QVERIFY(analysed.wait(180000));
+        QTest::qWait(300);
+        QCOMPARE(analysed.count(), 1);
+        QCOMPARE(w.jobSession()->job.rankCount(), std::size_t(2));
     }
 
     void failedRankIsReportedOthersOpen()

@@ -7,18 +7,26 @@
 
 namespace rs {
 
+void openFromCommandLine(MainWindow& window, const QStringList& arguments)
+{
+    QStringList paths;
+    for (const QString& a : arguments)
+        if (!a.isEmpty()) paths << a;
+    if (paths.isEmpty())
+        window.openSample();
+    else
+        window.openPaths(paths);
+}
+
 int runGui(int argc, char** argv)
 {
     QApplication app(argc, argv);
     QApplication::setApplicationName("Ringscope");
     QApplication::setOrganizationName("Ringscope");
-    QStringList files = QApplication::arguments().mid(1);
     MainWindow w;
     w.show();
-    if (files.isEmpty())
-        w.openSample();
-    else
-        w.openPaths(files);
+    // Qt has removed its own options (-platform...) from arguments() by now.
+    openFromCommandLine(w, QApplication::arguments().mid(1));
     return app.exec();
 }
 
