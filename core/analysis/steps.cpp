@@ -67,6 +67,7 @@ std::vector<StepStats> computeSteps(const StepInput& in, std::vector<Collective>
     }
     if (byNumber.empty()) return {};
     std::vector<StepSpan> steps;
+    steps.reserve(byNumber.size());
     for (auto& [n, sp] : byNumber)
         steps.push_back(sp);
     std::sort(steps.begin(), steps.end(),

@@ -26,12 +26,12 @@ QString nowStamp()
 // data folder when the trace's folder is read-only.
 QString backUp(const QString& file, const char* why)
 {
-    const QString name = QString("%1.%2-%3").arg(file, why, nowStamp());
+    QString name = QString("%1.%2-%3").arg(file, why, nowStamp());
     if (QFile::rename(file, name)) return name;
     const QString dir =
         QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/sidecars";
     QDir().mkpath(dir);
-    const QString copy = QDir(dir).filePath(QFileInfo(name).fileName());
+    QString copy = QDir(dir).filePath(QFileInfo(name).fileName());
     if (QFile::copy(file, copy)) return copy;
     return {};
 }

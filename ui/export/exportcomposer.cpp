@@ -276,8 +276,10 @@ void ExportComposer::paintLegend(QPainter& p, const QRectF& area)
     const double colW = area.width() / 2;
     const QColor collective(0x3b, 0x6f, 0xc4);
     for (std::size_t i = 0; i < entries.size(); ++i) {
-        const double x = area.left() + (i / rows) * colW;
-        const double y = area.top() + 3 + (i % rows) * rowH;
+        const std::size_t col = i / static_cast<std::size_t>(rows); // two columns, filled down
+        const std::size_t row = i % static_cast<std::size_t>(rows);
+        const double x = area.left() + static_cast<double>(col) * colW;
+        const double y = area.top() + 3 + static_cast<double>(row) * rowH;
         const QRectF sw(x, y + 3, 30, rowH - 7);
         p.setPen(Qt::NoPen);
         p.setBrush(Qt::NoBrush);
