@@ -311,6 +311,19 @@ private slots:
         QVERIFY(w.isJob());
         QCOMPARE(w.jobSession()->job.rankCount(), std::size_t(2));
         QCOMPARE(w.jobSession()->job.rankIds, (std::vector<int>{0, 1}));
+        // Compact on Kineto ranks: the GPU streams (NCCL and compute kernels) stay, host threads
+        // go.
+        w.timeline()->setCompact(true);
+        const Trace& t = *w.trace();
+        const TimelineLayout* layout = w.timeline()->renderer().layout();
+        int hidden = 0;
+        for (TrackId tr = 0; tr < t.tracks().size(); ++tr)
+            hidden += layout->rowOfTrack(tr) < 0 && t.tracks()[tr].end > t.tracks()[tr].begin;
+        QVERIFY(hidden > 0);
+        QVERIFY(!w.report()->collectives.empty());
+        for (const Collective& c : w.report()->collectives)
+            QVERIFY(layout->rowOfTrack(t.slice(c.event).track) >= 0);
+        w.timeline()->setCompact(false);
         // Remembered as one entry holding both files.
         QCOMPARE(w.recentFiles().value(0).split(QLatin1Char('\n')), files);
         // One of them alone is a single trace, as before.

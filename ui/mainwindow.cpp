@@ -513,6 +513,8 @@ void MainWindow::startJob(const std::vector<RankInput>& inputs, const QString& n
 void MainWindow::setRankOffsets(const std::vector<TimeNs>& offsets)
 {
     if (!m_session) return;
+    // The rebuilt trace reopens the notes: unsaved ones are saved first (or the user stays).
+    if (m_annotations && !m_annotations->maybeSave(this)) return;
     const quint64 generation = ++m_jobGeneration;
     m_rebuilding = true;
     m_analysisRunning = true;
