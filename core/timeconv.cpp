@@ -78,7 +78,7 @@ std::optional<TimeNs> parseMicrosToNs(std::string_view text)
     // Round half away from zero on the first dropped digit.
     if (intDigits >= 0 && intDigits < static_cast<long>(digits.size()) && digits[intDigits] >= '5')
         value += 1;
-    const auto limit = static_cast<unsigned __int128>(std::numeric_limits<TimeNs>::max());
+    const auto limit = static_cast<unsigned __int128>(kMaxAbsTimeNs);
     if (value > limit)
         return std::nullopt;
     const auto result = static_cast<TimeNs>(value);

@@ -174,7 +174,7 @@ TrackId TraceBuilder::threadTrack(const RawEvent& ev, ProcessId p)
 
 std::optional<TimeNs> TraceBuilder::time(const RawValue& v, const char* field)
 {
-    constexpr std::int64_t kMax = std::numeric_limits<TimeNs>::max() / 1000;
+    constexpr std::int64_t kMax = kMaxAbsTimeNs / 1000; // sums and differences stay in int64
     switch (v.kind) {
     case RawValue::Int:
         if (v.i > kMax || v.i < -kMax)
@@ -264,7 +264,7 @@ void TraceBuilder::addEvent(const RawEvent& ev)
                 ++stats.badFields;
                 dur = 0;
             }
-            s.dur = std::min<TimeNs>(*dur, std::numeric_limits<TimeNs>::max() - s.start);
+            s.dur = *dur; // both within kMaxAbsTimeNs: the end fits
         } else if (c == 'B') {
             s.dur = -1; // open until its E
         } else {

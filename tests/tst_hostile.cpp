@@ -284,6 +284,37 @@ private slots:
         QVERIFY(t.startNs() <= t.endNs());
     }
 
+    void extremeTimes()
+    {
+        // Found by the fuzzer: a negative ts far from the others overflowed `max - start`.
+        // Times beyond 2^62 ns are bad fields; within it every end, span and difference fits.
+        const LoadResult r = loadText(
+            "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+            "\"ts\":\"1704161511420306.491\",\"dur\":13.08},"
+            "{\"ph\":\"X\",\"name\":\"neg\",\"pid\":1,\"tid\":1,"
+            "\"ts\":\"-104161511420514.763\",\"dur\":30.05},"
+            "{\"ph\":\"X\",\"name\":\"edge\",\"pid\":1,\"tid\":2,"
+            "\"ts\":-4611686018427387,\"dur\":9223372036854775},"
+            "{\"ph\":\"X\",\"name\":\"far\",\"pid\":1,\"tid\":2,"
+            "\"ts\":\"-9000000000000000\",\"dur\":1},"
+            "{\"ph\":\"X\",\"name\":\"farint\",\"pid\":1,\"tid\":2,"
+            "\"ts\":9000000000000000,\"dur\":1},"
+            "{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":3,"
+            "\"ts\":4611686018427387},"
+            "{\"ph\":\"i\",\"name\":\"inst\",\"pid\":1,\"tid\":3,"
+            "\"ts\":-4611686018427387}]");
+        QVERIFY2(r.ok, r.error.c_str());
+        const rs::Trace& t = *r.trace;
+        for (const rs::Slice& s : t.slices()) {
+            QVERIFY2(s.dur >= 0 && s.dur <= rs::kMaxAbsTimeNs, t.str(s.name).c_str());
+            QVERIFY2(std::abs(s.start) <= rs::kMaxAbsTimeNs, t.str(s.name).c_str());
+        }
+        QCOMPARE(t.slices().size(), std::size_t(5)); // "far" and "farint" have no usable ts
+        QVERIFY(t.stats().badFields >= 3); // far, farint, edge's dur
+        QVERIFY(t.startNs() <= t.endNs());
+        QVERIFY(t.endNs() - t.startNs() >= 0);
+    }
+
     void nonFiniteNumberLiterals()
     {
         // JSON has no NaN/Infinity and nlohmann stops at a number it cannot represent: the

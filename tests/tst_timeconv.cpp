@@ -30,6 +30,13 @@ private slots:
         QVERIFY(!parseMicrosToNs("1.2.3"));
         QVERIFY(!parseMicrosToNs("1e"));
         QVERIFY(!parseMicrosToNs("99999999999999999999"));  // overflows int64 ns
+        // Beyond kMaxAbsTimeNs (2^62 ns = 4611686018427387.904 µs): refused, so that the sum
+        // or difference of two times never overflows.
+        QCOMPARE(*parseMicrosToNs("4611686018427387.904"), rs::kMaxAbsTimeNs);
+        QCOMPARE(*parseMicrosToNs("-4611686018427387.904"), -rs::kMaxAbsTimeNs);
+        QVERIFY(!parseMicrosToNs("4611686018427387.905"));
+        QVERIFY(!parseMicrosToNs("-4611686018427387.905"));
+        QVERIFY(!parseMicrosToNs("9223372036854775.807"));
         QVERIFY(!parseMicrosToNs("1e400"));
     }
     void formatsDurations()
