@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <numeric>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 namespace rs {
 
 namespace {
@@ -303,7 +307,16 @@ JobTrace mergeRanks(std::vector<TracePtr> traces, std::vector<TimeNs> offsets,
                  : "Rank " + std::to_string(rank)) +
             " \xc2\xb7 ";
         JobTraceMerger::append(*merged, t, rank, prefix, offsets[r], r == 0, spanSet);
-        traces[r].reset(); // frees the rank's model when we held the last reference
+        // Frees the rank's model when we held the last reference. glibc keeps freed heap pages
+        // of worker-thread arenas resident; trimming returns them, so the peak stays at about
+        // the job plus one rank instead of two jobs.
+        const bool last = traces[r].use_count() == 1;
+        traces[r].reset();
+#ifdef __GLIBC__
+        if (last) malloc_trim(0);
+#else
+        (void)last;
+#endif
     }
     job.eventBase.push_back(static_cast<EventId>(merged->slices().size()));
     job.trackBase.push_back(static_cast<TrackId>(merged->tracks().size()));
