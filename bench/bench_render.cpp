@@ -1,6 +1,7 @@
 // Timeline rendering benchmark: offscreen full-view frame time, hit-test time and view memory
 // for synthetic traces of the same shape at 10k, 1M and 10M events.
 // Usage: bench_render [--sizes 10000,1000000,10000000] [--width 1920 --height 1080]
+//                     [--reps 10] [--png PREFIX] [--full-only 1]
 
 #include "core/tracebuilder.h"
 #include "ui/timeline/timelinerenderer.h"
@@ -77,7 +78,9 @@ int main(int argc, char** argv)
     if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     std::vector<std::uint64_t> sizes = {10'000, 1'000'000, 10'000'000};
-    int width = 1920, height = 1080;
+    int width = 1920, height = 1080, reps = 10;
+    std::string pngPrefix;
+    bool fullOnly = false; // for profiling the full-view frame alone
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--sizes") {
@@ -92,10 +95,17 @@ int main(int argc, char** argv)
             width = std::atoi(argv[i + 1]);
         } else if (a == "--height") {
             height = std::atoi(argv[i + 1]);
+        } else if (a == "--reps") {
+            reps = std::max(1, std::atoi(argv[i + 1]));
+        } else if (a == "--full-only") {
+            fullOnly = std::atoi(argv[i + 1]) != 0;
+        } else if (a == "--png") {
+            pngPrefix = argv[i + 1];
         }
     }
-    std::printf("%-10s %10s %10s %12s %12s %12s %12s %10s\n", "events", "build ms", "index ms",
-                "full ms", "zoom10% ms", "hit avg us", "hit p99 us", "view B/ev");
+    std::printf("%-10s %9s %9s %9s %9s %9s %9s %9s %10s %10s %9s\n", "events", "build ms",
+                "index ms", "first ms", "full ms", "full min", "zoom10%", "pan ms", "hit avg us",
+                "hit p99 us", "view B/ev");
     for (std::uint64_t n : sizes) {
         auto t = Clock::now();
         TracePtr trace = buildTrace(n);
@@ -111,28 +121,42 @@ int main(int argc, char** argv)
             QPainter p(&img);
             ren.paint(p, g);
         };
-        frame(full); // warm up caches and fonts
-        const int reps = 10;
         t = Clock::now();
-        for (int i = 0; i < reps; ++i)
+        frame(full); // first frame: cold caches, fonts, anything built lazily
+        const double firstMs = msSince(t);
+        double fullMin = 1e300;
+        t = Clock::now();
+        for (int i = 0; i < reps; ++i) {
+            const auto f0 = Clock::now();
             frame(full);
+            fullMin = std::min(fullMin, msSince(f0));
+        }
         const double fullMs = msSince(t) / reps;
+        if (!pngPrefix.empty())
+            img.save(QStringLiteral("%1_%2.png").arg(QString::fromStdString(pngPrefix)).arg(n));
         const TimeNs mid = t0 + (t1 - t0) / 2;
         const TimelineGeometry zoom =
             ren.geometry(QSizeF(width, height), mid, mid + (t1 - t0) / 10, 0);
+        const int zoomReps = fullOnly ? 0 : reps;
         t = Clock::now();
-        for (int i = 0; i < reps; ++i)
+        for (int i = 0; i < zoomReps; ++i)
             frame(zoom);
-        const double zoomMs = msSince(t) / reps;
-        if (n == sizes.back()) {
-            img.save(QStringLiteral("bench_render_%1.png").arg(n));
+        const double zoomMs = msSince(t) / std::max(1, zoomReps);
+        // A drag pan across the 10% view: every frame a new range, so no frame repeats the
+        // last one's memory accesses.
+        t = Clock::now();
+        for (int i = 0; i < zoomReps; ++i) {
+            const TimeNs shift = (t1 - t0) / 10 * i / reps;
+            frame(
+                ren.geometry(QSizeF(width, height), mid - shift, mid - shift + (t1 - t0) / 10, 0));
         }
+        const double panMs = msSince(t) / std::max(1, zoomReps);
         std::mt19937 rng(1);
         std::uniform_real_distribution<double> xs(full.labelWidth, width - 1);
         std::uniform_real_distribution<double> ys(full.rulerHeight, height - 1);
         double maxUs = 0, sumUs = 0;
         std::vector<double> samples;
-        const int hits = 20000;
+        const int hits = fullOnly ? 1 : 20000;
         int found = 0;
         for (int i = 0; i < hits; ++i) {
             const QPointF pt(xs(rng), ys(rng));
@@ -148,10 +172,11 @@ int main(int argc, char** argv)
         const double p99 = samples[samples.size() * 99 / 100];
         const double perEvent =
             static_cast<double>(ren.viewBytes()) / static_cast<double>(trace->slices().size());
-        std::printf("%-10llu %10.1f %10.1f %12.2f %12.2f %12.2f %12.1f %10.2f   (%d/%d hits on "
-                    "events)\n",
+        std::printf("%-10llu %9.1f %9.1f %9.2f %9.2f %9.2f %9.2f %9.2f %10.2f %10.1f %9.2f   "
+                    "(%d/%d hits on events)\n",
                     static_cast<unsigned long long>(trace->slices().size()), buildMs, indexMs,
-                    fullMs, zoomMs, sumUs / hits, p99, perEvent, found, hits);
+                    firstMs, fullMs, fullMin, zoomMs, panMs, sumUs / hits, p99, perEvent, found,
+                    hits);
         std::printf("           hit max %.1f us (scheduling noise on a shared machine)\n", maxUs);
         std::fflush(stdout);
     }

@@ -13,7 +13,9 @@
 #include <QTest>
 
 #include <algorithm>
-
+#include <cmath>
+#include <cstdio>
+#include <random>
 #include <string>
 
 using namespace rs;
@@ -38,6 +40,43 @@ std::string syntheticJson()
     j += R"({"ph":"C","name":"mem","pid":2,"ts":0,"args":{"value":1}},)";
     j += R"({"ph":"C","name":"mem","pid":2,"ts":500,"args":{"value":3}})";
     j += "]";
+    return j;
+}
+
+// A dense trace for the fold LOD: track 1 has 20000 flat slices whose durations and gaps
+// spread log-uniformly over 0 ns .. 1 ms (with zero-length ones), track 2 nests two children
+// in each parent, so its rows interleave in the slice array.
+std::string denseFoldJson()
+{
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> lg(0, 6);
+    auto logNs = [&] { return static_cast<long long>(std::pow(10.0, lg(rng))) - 1; };
+    auto us = [](long long ns) {
+        char b[48];
+        std::snprintf(b, sizeof b, "%lld.%03lld", ns / 1000, ns % 1000);
+        return std::string(b);
+    };
+    std::string j = "[";
+    long long t = 0;
+    for (int i = 0; i < 20000; ++i) {
+        t += i % 5 == 0 ? logNs() : (logNs() % 100); // mostly small gaps, some large
+        const long long d = i % 11 == 0 ? 0 : logNs();
+        j += R"({"ph":"X","name":"s)" + std::to_string(i % 13) + R"(","pid":1,"tid":1,"ts":)" +
+             us(t) + R"(,"dur":)" + us(d) + "},";
+        t += d;
+    }
+    t = 0;
+    for (int i = 0; i < 3000; ++i) {
+        const long long a = logNs() % 5000, b = logNs() % 5000, gap = logNs() % 3000;
+        j += R"({"ph":"X","name":"p","pid":1,"tid":2,"ts":)" + us(t) + R"(,"dur":)" +
+             us(a + b + gap + 2) + "},";
+        j += R"({"ph":"X","name":"c)" + std::to_string(i % 3) + R"(","pid":1,"tid":2,"ts":)" +
+             us(t + 1) + R"(,"dur":)" + us(a) + "},";
+        j += R"({"ph":"X","name":"d","pid":1,"tid":2,"ts":)" + us(t + 1 + a + gap) + R"(,"dur":)" +
+             us(b) + "},";
+        t += a + b + gap + 2 + logNs() % 2000;
+    }
+    j.back() = ']';
     return j;
 }
 
@@ -102,6 +141,151 @@ private slots:
                 }
             QCOMPARE(index.firstEndingAfter(row, t) <= want, true);
         }
+    }
+
+    void lodPyramidAgreesWithScans()
+    {
+        // Codes are monotone and split every power of two in four.
+        std::mt19937_64 rng(3);
+        for (int i = 0; i < 20000; ++i) {
+            const TimeNs a = static_cast<TimeNs>(rng() >> (rng() % 64));
+            const TimeNs b = static_cast<TimeNs>(rng() >> (rng() % 64));
+            QVERIFY(lodCode(std::min(a, b)) <= lodCode(std::max(a, b)));
+        }
+        for (int e = 2; e < 60; ++e)
+            QVERIFY(lodCode(TimeNs(1) << e) < lodCode((TimeNs(5) << e) / 4));
+        QCOMPARE(lodCode(0), std::uint8_t(0));
+        QCOMPARE(lodCode(-5), std::uint8_t(0));
+        // Three levels (300k > 64^2 entries); mostly small values, rare large ones.
+        std::vector<std::uint8_t> v(300'000);
+        for (auto& x : v)
+            x = static_cast<std::uint8_t>(rng() % 1000 == 0 ? 100 + rng() % 150 : rng() % 50);
+        MaxPyramid pyr;
+        pyr.build(v);
+        for (int q = 0; q < 300; ++q) {
+            std::size_t from = rng() % v.size(), to = rng() % (v.size() + 1);
+            if (q % 3 == 0) to = std::min(v.size(), from + rng() % 200); // short ranges too
+            if (from > to) std::swap(from, to);
+            const auto c = static_cast<std::uint8_t>(q % 2 ? rng() % 60 : 100 + rng() % 160);
+            std::size_t want = from;
+            while (want < to && v[want] < c)
+                ++want;
+            QCOMPARE(pyr.firstAtLeast(from, to, c), want);
+            std::uint8_t mx = 0;
+            for (std::size_t i = from; i < to; ++i)
+                mx = std::max(mx, v[i]);
+            QCOMPARE(pyr.maxIn(from, to), mx);
+        }
+    }
+
+    void lodFoldMatchesExactFold()
+    {
+        LoadResult r = test::loadText(denseFoldJson());
+        QVERIFY2(r.ok, r.error.c_str());
+        const Trace& tr = *r.trace;
+        TimelineIndex index(r.trace);
+        int rowsChecked = 0;
+        for (TrackId t = 0; t < tr.tracks().size(); ++t)
+            for (int d = 0; d < index.depthCount(t); ++d) {
+                const auto row = index.row(t, d);
+                if (row.size() < 1000) continue;
+                ++rowsChecked;
+                // The exact fold: slice m joins m-1's block when its duration and its gap to
+                // the block's end are both below the fold width.
+                std::vector<TimeNs> key(row.size(), 0);
+                TimeNs blockEnd = tr.slice(row[0]).end();
+                for (std::size_t m = 1; m < row.size(); ++m) {
+                    const Slice& s = tr.slice(row[m]);
+                    key[m] = std::max(s.dur, s.start - blockEnd);
+                    QVERIFY(s.end() >= blockEnd); // same-depth ends are ordered
+                    blockEnd = s.end();
+                }
+                // Fold widths of several zoom levels, and ones that tie with actual keys.
+                std::vector<TimeNs> widths = {1,    2,      7,       50,        333,        1000,
+                                              4096, 10'000, 100'000, 1'000'000, 100'000'000};
+                for (std::size_t m : {std::size_t(17), row.size() / 3, row.size() - 5})
+                    widths.insert(widths.end(), {key[m], key[m] + 1, key[m] - 1});
+                std::mt19937 rng(static_cast<unsigned>(t * 100 + d));
+                for (TimeNs w : widths) {
+                    if (w < 1) continue;
+                    std::vector<std::size_t> next(row.size() + 1, row.size());
+                    for (std::size_t m = row.size(); m-- > 1;)
+                        next[m] = key[m] >= w ? m : next[m + 1];
+                    for (std::size_t i = 0; i < row.size(); ++i) {
+                        const std::size_t end =
+                            i % 2 ? row.size() : std::min(row.size(), i + 1 + rng() % 5000);
+                        const std::size_t want = std::min(next[i + 1], end);
+                        const std::size_t got = index.foldBlockEnd(row, i, end, w);
+                        if (got != want)
+                            QFAIL(qPrintable(QStringLiteral("row %1/%2 w %3 i %4: %5 != %6")
+                                                 .arg(t)
+                                                 .arg(d)
+                                                 .arg(w)
+                                                 .arg(i)
+                                                 .arg(got)
+                                                 .arg(want)));
+                        // The block's colour comes from the first of its longest slices.
+                        if (i % 97 == 0 && want > i) {
+                            std::size_t best = i;
+                            for (std::size_t m = i; m < want; ++m)
+                                if (lodCode(tr.slice(row[m]).dur) >
+                                    lodCode(tr.slice(row[best]).dur))
+                                    best = m;
+                            QCOMPARE(index.longestIn(row, i, want), best);
+                        }
+                    }
+                }
+            }
+        QCOMPARE(rowsChecked, 3); // the flat row and the nested track's two rows
+        // The LOD stays inside the view's memory budget of 8 bytes per event.
+        QVERIFY(static_cast<double>(index.bytes()) / static_cast<double>(tr.slices().size()) <=
+                6.5);
+    }
+
+    void lodFramesCoverDenseRows()
+    {
+        // Every zoom level of the dense trace paints its flat row's slices and blocks where
+        // the exact fold puts them: pixels inside a block or slice are not background, and
+        // pixels in gaps of two fold widths or more are.
+        LoadResult r = test::loadText(denseFoldJson());
+        QVERIFY2(r.ok, r.error.c_str());
+        const Trace& tr = *r.trace;
+        TimelineRenderer ren;
+        ren.setTrace(r.trace);
+        const auto row = ren.index()->row(0, 0);
+        QVERIFY(row.size() > 19000); // zero-length slices may nest under a neighbour
+        const TimeNs t0 = tr.startNs(), span = tr.endNs() - tr.startNs();
+        QImage img(1200, 300, QImage::Format_ARGB32_Premultiplied);
+        int checked = 0;
+        for (TimeNs div : {1, 7, 30, 100, 300, 900, 3000}) {
+            const TimeNs a = t0 + span / 3, b = a + span / div;
+            const TimelineGeometry g = ren.geometry(QSizeF(1200, 300), a, b, 0);
+            {
+                QPainter p(&img);
+                ren.paint(p, g);
+            }
+            const int y = static_cast<int>(g.depthRect(0, 0).center().y());
+            const QColor bg = ren.style().background;
+            int inked = 0, gaps = 0;
+            const double px = g.nsPerPixel();
+            for (std::size_t m = 1; m < row.size(); ++m) {
+                const Slice& s = tr.slice(row[m]);
+                const Slice& prev = tr.slice(row[m - 1]);
+                const double x = g.xOf(s.start), xp = g.xOf(prev.end());
+                if (x < g.plotRect().left() + 4 || x > g.plotRect().right() - 4) continue;
+                if (static_cast<double>(s.dur) >= 4 * px) {
+                    QVERIFY(img.pixelColor(static_cast<int>(x + 2 * 1), y) != bg);
+                    ++inked;
+                }
+                if (static_cast<double>(s.start - prev.end()) >= 4 * px &&
+                    xp > g.plotRect().left()) {
+                    QCOMPARE(img.pixelColor(static_cast<int>((x + xp) / 2), y), bg);
+                    ++gaps;
+                }
+            }
+            checked += inked + gaps;
+        }
+        QVERIFY2(checked > 100, qPrintable(QString::number(checked)));
     }
 
     void geometryMapsTimeAndEvents()

@@ -40,13 +40,27 @@ TimelineIndex::TimelineIndex(TracePtr trace) : m_trace(std::move(trace))
     }
     m_rowOffset.back() = base;
     m_order.resize(base);
+    std::vector<std::uint8_t> breakCode(base), durCode(base);
     std::vector<std::uint32_t> fill(m_rowOffset.begin(), m_rowOffset.end() - 1);
+    // Per row, the end of its last slice so far: rows fill in start order.
+    std::vector<TimeNs> lastEnd(m_rowBegin.back(), 0);
     for (TrackId t = 0; t < tracks.size(); ++t) {
         if (!depths[t]) continue;
         const Track& track = tracks[t];
-        for (EventId e = track.begin; e < track.end; ++e)
-            m_order[fill[m_rowBegin[t] + tr.slice(e).depth]++] = e;
+        for (EventId e = track.begin; e < track.end; ++e) {
+            const Slice& s = tr.slice(e);
+            const std::uint32_t r = m_rowBegin[t] + s.depth;
+            const std::uint32_t pos = fill[r]++;
+            m_order[pos] = e;
+            // The first slice of a row has no gap before it.
+            const TimeNs gap = pos > m_rowOffset[r] ? s.start - lastEnd[r] : 0;
+            breakCode[pos] = lodCode(std::max(s.dur, gap));
+            durCode[pos] = lodCode(s.dur);
+            lastEnd[r] = s.end();
+        }
     }
+    m_breakLod.build(std::move(breakCode));
+    m_durLod.build(std::move(durCode));
 }
 
 std::span<const EventId> TimelineIndex::row(TrackId t, int depth) const
@@ -109,10 +123,38 @@ std::size_t TimelineIndex::firstStartingAtNear(std::span<const EventId> row, std
     return static_cast<std::size_t>(it - row.begin());
 }
 
+std::size_t TimelineIndex::foldBlockEnd(std::span<const EventId> row, std::size_t i,
+                                        std::size_t end, TimeNs minNs) const
+{
+    end = std::min(end, row.size());
+    if (i + 1 >= end) return end;
+    const Trace& tr = *m_trace;
+    const std::size_t base = baseOf(row);
+    const std::uint8_t c = lodCode(minNs);
+    for (std::size_t m = i + 1;; ++m) {
+        // Codes below c are below minNs; codes above it are above; equal ones need the slices.
+        m = m_breakLod.firstAtLeast(base + m, base + end, c) - base;
+        if (m >= end || m_breakLod.at(base + m) > c) return m;
+        const Slice& a = tr.slice(row[m - 1]);
+        const Slice& b = tr.slice(row[m]);
+        if (std::max(b.dur, b.start - a.end()) >= minNs) return m;
+    }
+}
+
+std::size_t TimelineIndex::longestIn(std::span<const EventId> row, std::size_t from,
+                                     std::size_t to) const
+{
+    to = std::min(to, row.size());
+    if (from + 1 >= to) return from;
+    const std::size_t base = baseOf(row);
+    const std::uint8_t best = m_durLod.maxIn(base + from, base + to);
+    return m_durLod.firstAtLeast(base + from, base + to, best) - base;
+}
+
 std::size_t TimelineIndex::bytes() const
 {
     return m_order.capacity() * sizeof(EventId) + m_rowBegin.capacity() * 4 +
-           m_rowOffset.capacity() * 4;
+           m_rowOffset.capacity() * 4 + m_breakLod.bytes() + m_durLod.bytes();
 }
 
 namespace {

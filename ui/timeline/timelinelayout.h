@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/trace.h"
+#include "ui/timeline/timelinelod.h"
 
 #include <cstdint>
 #include <memory>
@@ -10,7 +11,8 @@
 namespace rs {
 
 // Per-trace index the timeline needs to draw and hit-test in O(log n) per row: each track's
-// slices regrouped by depth (stable, so still sorted by start). 4 bytes per slice.
+// slices regrouped by depth (stable, so still sorted by start), 4 bytes per slice, and the
+// fold level of detail (timelinelod.h), about 2 bytes per slice.
 class TimelineIndex {
 public:
     explicit TimelineIndex(TracePtr trace);
@@ -29,13 +31,27 @@ public:
     // the guess both ways, so a good guess costs a few probes close together in memory.
     std::size_t firstStartingAtNear(std::span<const EventId> row, std::size_t from,
                                     std::size_t guess, TimeNs time) const;
+    // End of the fold block starting at row[i] for a fold width of minNs: the first m in
+    // (i, end) whose slice lasts >= minNs or starts >= minNs after row[m-1] ends, else `end`.
+    // Reads the LOD bytes, and a slice only where its code ties with minNs's.
+    std::size_t foldBlockEnd(std::span<const EventId> row, std::size_t i, std::size_t end,
+                             TimeNs minNs) const;
+    // Index in row of the first of the longest slices (to a quarter octave) in [from, to).
+    std::size_t longestIn(std::span<const EventId> row, std::size_t from, std::size_t to) const;
     std::size_t bytes() const;
 
 private:
+    std::size_t baseOf(std::span<const EventId> row) const
+    {
+        return row.empty() ? 0 : static_cast<std::size_t>(row.data() - m_order.data());
+    }
+
     TracePtr m_trace;
     std::vector<EventId> m_order;           // by track, then depth, then start
     std::vector<std::uint32_t> m_rowBegin;  // per track: index of its first row in m_rowOffset
     std::vector<std::uint32_t> m_rowOffset; // per (track, depth) row: offset in m_order; +1 end
+    MaxPyramid m_breakLod;                  // per m_order entry: lodCode(break key)
+    MaxPyramid m_durLod;                    // per m_order entry: lodCode(duration)
 };
 
 enum class RowKind : std::uint8_t { ProcessHeader, Slices, Counter };

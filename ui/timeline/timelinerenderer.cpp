@@ -421,18 +421,21 @@ void TimelineRenderer::paintSliceTrack(QPainter& p, const TimelineGeometry& g,
     const QRectF plot = g.plotRect();
     const TimeNs t0 = g.timeAt(plot.left() - 1);
     const TimeNs t1 = g.timeAt(plot.right() + 1);
-    const double foldNs = TimelineRenderer::kFoldPixels * g.nsPerPixel();
+    // Slices shorter than the fold width, with gaps shorter than it, merge into blocks. Times
+    // are whole ns, so dur >= kFoldPixels * nsPerPixel exactly when dur >= foldNs.
+    const TimeNs foldNs =
+        std::max<TimeNs>(1, static_cast<TimeNs>(std::ceil(kFoldPixels * g.nsPerPixel())));
     for (int d = 0; d < row.depths; ++d) {
         const double top = g.screenY(row.y) + d * TimelineLayout::kSliceRowHeight;
         if (top > plot.bottom() || top + TimelineLayout::kSliceRowHeight < plot.top()) continue;
         const auto ids = m_index->row(row.track, d);
         std::size_t i = m_index->firstEndingAfter(ids, t0);
-        while (i < ids.size()) {
+        const std::size_t end = m_index->firstStartingAt(ids, t1);
+        while (i < end) {
             const Slice& s = m_trace->slice(ids[i]);
-            if (s.start >= t1) break;
             const double x0 = g.xOf(s.start);
-            const double x1 = g.xOf(s.end());
-            if (static_cast<double>(s.dur) >= foldNs || (s.flags & kSliceInstant)) {
+            if (s.dur >= foldNs || (s.flags & kSliceInstant)) {
+                const double x1 = g.xOf(s.end());
                 const QRectF r(std::max(x0, plot.left() - 2), top + 1,
                                std::min(x1, plot.right() + 2) - std::max(x0, plot.left() - 2),
                                TimelineLayout::kSliceRowHeight - 2);
@@ -440,31 +443,13 @@ void TimelineRenderer::paintSliceTrack(QPainter& p, const TimelineGeometry& g,
                 ++i;
                 continue;
             }
-            // Fold: absorb every narrow slice starting within kFoldPixels of the block's end,
-            // jumping by binary search so dense rows cost O(pixels * log n).
-            TimeNs blockEnd = std::max(s.end(), s.start + 1);
-            std::size_t j = i + 1;
-            std::size_t count = 1;
-            std::size_t lastJump = 1;
-            EventId longest = ids[i];
-            while (j < ids.size()) {
-                // Guess from the last jump: dense rows are regular, so it is usually close.
-                const std::size_t k0 = j;
-                std::size_t k = m_index->firstStartingAtNear(
-                    ids, j, j + lastJump, blockEnd + static_cast<TimeNs>(std::ceil(foldNs)));
-                lastJump = std::max<std::size_t>(1, k - k0);
-                if (k > j && static_cast<double>(m_trace->slice(ids[k - 1]).dur) >= foldNs)
-                    --k; // a wide slice is drawn on its own
-                if (k <= j) break;
-                count += k - j;
-                const Slice& last = m_trace->slice(ids[k - 1]);
-                if (last.dur > m_trace->slice(longest).dur) longest = ids[k - 1];
-                blockEnd = std::max(blockEnd, last.end());
-                j = k;
-            }
-            QColor c = count == 1 ? colorOf(ids[i]) : colorOf(longest).darker(115);
+            // A block of narrow slices: its end and colour come from the index's LOD bytes,
+            // so a block of a million slices reads a few of them, not the million.
+            const std::size_t j = m_index->foldBlockEnd(ids, i, end, foldNs);
+            QColor c = j - i == 1 ? colorOf(ids[i])
+                                  : colorOf(ids[m_index->longestIn(ids, i, j)]).darker(115);
             if (m_flaggedOnly && m_report) c = mix(c, m_style.background, 0.78);
-            const double bx1 = std::max(g.xOf(blockEnd), x0 + 1);
+            const double bx1 = std::max(g.xOf(m_trace->slice(ids[j - 1]).end()), x0 + 1);
             p.fillRect(QRectF(x0, top + 1, bx1 - x0, TimelineLayout::kSliceRowHeight - 2), c);
             i = j;
         }
