@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -15,35 +16,30 @@ struct ByteSource::Inflate {
     bool ready = false;
     ~Inflate()
     {
-        if (ready)
-            inflateEnd(&z);
+        if (ready) inflateEnd(&z);
     }
 };
 
 ByteSource::~ByteSource()
 {
-    if (m_fd >= 0)
-        ::close(m_fd);
+    if (m_fd >= 0) ::close(m_fd);
 }
 
 std::unique_ptr<ByteSource> ByteSource::open(const std::string& path, std::string* error)
 {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
-        if (error)
-            *error = path + ": " + std::strerror(errno);
+        if (error) *error = path + ": " + std::strerror(errno);
         return nullptr;
     }
     // A FIFO or device would block or never end: only regular files are traces.
     if (!S_ISREG(st.st_mode)) {
-        if (error)
-            *error = path + ": not a regular file";
+        if (error) *error = path + ": not a regular file";
         return nullptr;
     }
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
-        if (error)
-            *error = path + ": " + std::strerror(errno);
+        if (error) *error = path + ": " + std::strerror(errno);
         return nullptr;
     }
     std::unique_ptr<ByteSource> s(new ByteSource);
@@ -62,20 +58,17 @@ std::unique_ptr<ByteSource> ByteSource::fromMemory(const char* data, std::size_t
 
 std::uint64_t ByteSource::fileBytesConsumed() const
 {
-    if (!m_gzip)
-        return offset();
+    if (!m_gzip) return offset();
     const std::uint64_t fed = m_fileRead - (m_rawLen - m_rawPos); // handed to inflate
     const std::uint64_t produced = m_base + static_cast<std::uint64_t>(m_end - m_buf);
-    if (produced == 0)
-        return 0;
+    if (produced == 0) return 0;
     return static_cast<std::uint64_t>(static_cast<double>(fed) * static_cast<double>(offset()) /
                                       static_cast<double>(produced));
 }
 
 void ByteSource::fail(std::string message)
 {
-    if (m_error.empty())
-        m_error = std::move(message);
+    if (m_error.empty()) m_error = std::move(message);
     m_eof = true;
 }
 
@@ -84,8 +77,7 @@ bool ByteSource::readRaw()
     if (m_memory) {
         const std::uint64_t left = m_fileSize - m_fileRead;
         const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, kChunk));
-        if (m_raw.size() < n)
-            m_raw.resize(n);
+        if (m_raw.size() < n) m_raw.resize(n);
         if (n > 0) // an empty input has no buffer: memcpy from/to null is UB even for 0 bytes
             std::memcpy(m_raw.data(), m_memory + m_fileRead, n);
         m_rawPos = 0;
@@ -94,8 +86,7 @@ bool ByteSource::readRaw()
         m_rawEof = m_fileRead >= m_fileSize;
         return n > 0;
     }
-    if (m_raw.size() < kChunk)
-        m_raw.resize(kChunk);
+    if (m_raw.size() < kChunk) m_raw.resize(kChunk);
     ssize_t n;
     do {
         n = ::read(m_fd, m_raw.data(), kChunk);
@@ -108,8 +99,7 @@ bool ByteSource::readRaw()
     m_rawPos = 0;
     m_rawLen = static_cast<std::size_t>(n);
     m_fileRead += static_cast<std::uint64_t>(n);
-    if (n == 0)
-        m_rawEof = true;
+    if (n == 0) m_rawEof = true;
     return n > 0;
 }
 
@@ -136,6 +126,24 @@ ByteSource::Iterator ByteSource::begin()
     return Iterator(this);
 }
 
+std::size_t ByteSource::read(char* dst, std::size_t n)
+{
+    if (!m_started) begin();
+    std::size_t got = 0;
+    while (got < n) {
+        if (m_pos == m_end) {
+            if (m_eof) break;
+            refill();
+            if (m_pos == m_end) break;
+        }
+        const std::size_t k = std::min(n - got, static_cast<std::size_t>(m_end - m_pos));
+        std::memcpy(dst + got, m_pos, k);
+        m_pos += k;
+        got += k;
+    }
+    return got;
+}
+
 void ByteSource::refill()
 {
     if (m_capture) {
@@ -147,8 +155,7 @@ void ByteSource::refill()
         m_buf = m_pos = b;
         m_end = b + n;
         m_captureFrom = m_buf;
-        if (m_progress)
-            m_progress->store(m_fileRead, std::memory_order_relaxed);
+        if (m_progress) m_progress->store(m_fileRead, std::memory_order_relaxed);
     };
     if (m_eof) {
         finishRefill(m_raw.data(), 0);
@@ -214,8 +221,7 @@ void ByteSource::refill()
     m_eof = false;
     finishRefill(m_out.data(), produced);
     m_eof = eof || produced == 0;
-    if (produced == 0)
-        m_eof = true;
+    if (produced == 0) m_eof = true;
 }
 
 } // namespace rs

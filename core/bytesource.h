@@ -48,8 +48,7 @@ public:
     }
     void endCapture()
     {
-        if (m_capture)
-            m_capture->append(m_captureFrom, m_pos);
+        if (m_capture) m_capture->append(m_captureFrom, m_pos);
         m_capture = nullptr;
     }
 
@@ -68,8 +67,7 @@ public:
         reference operator*() const { return *m_src->m_pos; }
         Iterator& operator++()
         {
-            if (++m_src->m_pos == m_src->m_end)
-                m_src->refill();
+            if (++m_src->m_pos == m_src->m_end) m_src->refill();
             return *this;
         }
         Iterator operator++(int)
@@ -89,6 +87,9 @@ public:
     };
     Iterator begin();
     Iterator end() { return Iterator(); }
+    // Copies up to n bytes of the stream into dst (the iterator's bytes, in bulk); returns how
+    // many, less than n only at the end of the stream.
+    std::size_t read(char* dst, std::size_t n);
 
 private:
     ByteSource() = default;

@@ -1,5 +1,6 @@
 #include "core/parallelloader.h"
 
+#include "core/bytesource.h"
 #include "core/rawevent.h"
 #include "core/tracebuilder.h"
 
@@ -8,8 +9,10 @@
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -50,14 +53,63 @@ struct CEvent {
     TextRef ph, name, cat, bp, scope, args;
     Scalar ts, dur, pid, tid, id, bindId, sf, tts;
     std::uint32_t stackBegin = 0, stackCount = 0;
+    std::uint32_t nameSlot = 0, catSlot = 0; // into ChunkOut::strings
+    std::int64_t tsNs = 0, durNs = 0;        // see ValueView::nsState
+    std::uint8_t tsState = 0, durState = 0;
     bool flowIn = false, flowOut = false;
+};
+
+// Distinct name/cat texts of a chunk, numbered on the tokenizer's thread so the builder
+// interns each once per chunk instead of once per event.
+struct LocalStrings {
+    std::vector<TextRef> texts;
+    std::vector<std::uint64_t> hashes;
+    std::vector<std::uint32_t> table; // open addressing: index + 1, 0 empty; a power of two
+    std::vector<std::uint32_t> cache; // the builder's StrId per text (EventView::internCache)
+
+    void clear()
+    {
+        texts.clear();
+        hashes.clear();
+        if (table.empty()) table.resize(1024);
+        std::fill(table.begin(), table.end(), 0u);
+    }
+
+    std::uint32_t add(const TextRef& t)
+    {
+        const std::string_view v(t.p ? t.p : "", t.n);
+        const std::uint64_t h = std::hash<std::string_view>{}(v);
+        std::size_t mask = table.size() - 1;
+        std::size_t i = h & mask;
+        for (; table[i] != 0; i = (i + 1) & mask) {
+            const std::uint32_t k = table[i] - 1;
+            if (hashes[k] == h && std::string_view(texts[k].p ? texts[k].p : "", texts[k].n) == v)
+                return k;
+        }
+        const auto k = static_cast<std::uint32_t>(texts.size());
+        texts.push_back(t);
+        hashes.push_back(h);
+        table[i] = k + 1;
+        if (texts.size() * 2 > table.size()) {
+            table.assign(table.size() * 2, 0u);
+            mask = table.size() - 1;
+            for (std::uint32_t j = 0; j < texts.size(); ++j) {
+                std::size_t x = hashes[j] & mask;
+                while (table[x] != 0)
+                    x = (x + 1) & mask;
+                table[x] = j + 1;
+            }
+        }
+        return k;
+    }
 };
 
 struct ChunkOut {
     std::vector<CEvent> events;
     std::vector<TextRef> stacks;
     std::deque<std::string> arena; // decoded strings; deque keeps their addresses stable
-    std::uint64_t end = 0;         // where the next event starts, or the array's ']'
+    LocalStrings strings;
+    std::uint64_t end = 0; // where the next event starts, or the array's ']'
     bool arrayEnded = false;
     bool ok = true;
 };
@@ -334,6 +386,7 @@ public:
         out.events.clear();
         out.stacks.clear();
         out.arena.clear();
+        out.strings.clear();
         out.arrayEnded = false;
         out.ok = false;
         const char* p = m_base + start;
@@ -342,6 +395,7 @@ public:
             CEvent& ev = out.events.emplace_back();
             p = event(p, ev, out);
             if (!p) return;
+            prepare(ev, out);
             p = ws(p);
             if (p >= m_end) return;
             if (*p == ',') {
@@ -363,6 +417,21 @@ public:
     }
 
 private:
+    // Work done here, on the tokenizer's thread, that the builder would otherwise do.
+    static void prepare(CEvent& ev, ChunkOut& out)
+    {
+        ev.nameSlot = out.strings.add(ev.name);
+        ev.catSlot = out.strings.add(ev.cat);
+        auto convert = [](const Scalar& v, std::int64_t& ns, std::uint8_t& state) {
+            if (v.kind != RawValue::Float && v.kind != RawValue::String) return;
+            const auto r = parseMicrosToNs(std::string_view(v.text.p ? v.text.p : "", v.text.n));
+            state = r ? 1 : 2;
+            ns = r.value_or(0);
+        };
+        convert(ev.ts, ev.tsNs, ev.tsState);
+        convert(ev.dur, ev.durNs, ev.durState);
+    }
+
     // Validates one UTF-8 sequence (the ranges of RFC 3629, as nlohmann checks them).
     const char* utf8(const char* s) const
     {
@@ -623,23 +692,23 @@ private:
     const char* m_end;
 };
 
-void setValue(RawValue& v, const Scalar& s)
+std::string_view viewOf(const TextRef& r)
 {
-    if (s.kind == RawValue::Absent) return;
+    return r.p ? std::string_view(r.p, r.n) : std::string_view();
+}
+
+// A scalar exactly as the SAX reader would store it into a RawValue, viewed.
+ValueView viewOf(const Scalar& s)
+{
+    ValueView v;
+    if (s.kind == RawValue::Absent) return v;
     v.kind = s.kind;
     v.boolean = s.boolean;
     v.i =
         s.kind == RawValue::Int || s.kind == RawValue::UInt ? static_cast<std::int64_t>(s.bits) : 0;
     v.u = s.kind == RawValue::UInt ? s.bits : 0;
-    if (s.kind == RawValue::Float || s.kind == RawValue::String)
-        v.text.assign(s.text.p, s.text.n);
-    else
-        v.text.clear();
-}
-
-void setText(std::string& s, const TextRef& r)
-{
-    if (r.p) s.assign(r.p, r.n);
+    if (s.kind == RawValue::Float || s.kind == RawValue::String) v.text = viewOf(s.text);
+    return v;
 }
 
 // The event boundary at or after `from` that looks like "}" ws "," ws "{"; a guess that the
@@ -665,6 +734,12 @@ std::uint64_t findBoundary(const char* base, std::uint64_t size, std::uint64_t f
     return size;
 }
 
+// Progress in file bytes for text offsets: identity for plain files; for gzip the text maps
+// onto [base, base + span) of the compressed file.
+struct ProgressMap {
+    std::uint64_t base = 0, span = 0;
+};
+
 struct Chunk {
     std::uint64_t start = 0, target = 0;
     std::unique_ptr<ChunkOut> out; // from the pool while tokenized and not yet built
@@ -686,6 +761,14 @@ public:
     }
 
     ~ParallelLoad() { stopHelpers(); }
+
+    static double threadCpu()
+    {
+        timespec ts{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+    }
+    double m_t0 = threadCpu();
 
     std::optional<LoadResult> run()
     {
@@ -743,16 +826,20 @@ public:
         if (!sawEvents || m_tok.ws(p) != end || m_builder.eventCount() == 0) return std::nullopt;
         if (cancelled()) return cancelledResult();
         m_builder.setBytesRead(m_size);
-        if (m_progress) m_progress->done.store(m_size);
-        if (m_progress) m_progress->done.store(m_size); // trailing blanks are read too
+        if (m_progress) m_progress->done.store(fileBytes(m_size)); // trailing blanks are read too
         LoadResult r;
         r.resolvedPath = m_name;
+        const double t1 = threadCpu();
         r.trace = m_builder.finish();
+        if (std::getenv("RS_LOAD_PROFILE"))
+            std::fprintf(stderr, "profile: main thread cpu events %.3f s, finish %.3f s\n",
+                         t1 - m_t0, threadCpu() - t1);
         r.ok = true;
         return r;
     }
 
     bool wasCancelled() const { return m_cancelled; }
+    void setProgressMap(ProgressMap map) { m_progressMap = map; }
     LoadResult cancelledResult() const
     {
         LoadResult r;
@@ -763,6 +850,15 @@ public:
     }
 
 private:
+    std::uint64_t fileBytes(std::uint64_t textOffset) const
+    {
+        if (!m_progressMap.span) return textOffset;
+        return m_progressMap.base +
+               static_cast<std::uint64_t>(static_cast<double>(m_progressMap.span) *
+                                          static_cast<double>(textOffset) /
+                                          static_cast<double>(std::max<std::size_t>(m_size, 1)));
+    }
+
     bool cancelled()
     {
         if (m_progress && m_progress->cancel.load(std::memory_order_relaxed)) m_cancelled = true;
@@ -799,7 +895,7 @@ private:
         for (std::size_t k = 0; k < m_chunks.size() && !ended; ++k) {
             waitReady(k);
             Chunk& c = m_chunks[k];
-            const ChunkOut* use = c.out.get();
+            ChunkOut* use = c.out.get();
             if (c.start != expected) {
                 if (expected >= c.target) {
                     finishChunk(k);
@@ -808,7 +904,7 @@ private:
                 m_tok.chunk(expected, c.target, redo); // the guess was inside a value
                 use = &redo;
             }
-            if (!use->ok || cancelled()) {
+            if (cancelled() || !use->ok) { // a helper that saw the cancel marks its chunk bad
                 stopHelpers();
                 return nullptr;
             }
@@ -816,7 +912,7 @@ private:
             expected = use->end;
             ended = use->arrayEnded;
             finishChunk(k);
-            if (m_progress) m_progress->done.store(expected, std::memory_order_relaxed);
+            if (m_progress) m_progress->done.store(fileBytes(expected), std::memory_order_relaxed);
             if (m_mapped) {
                 // The bytes behind the builder are not needed again: drop them from RSS.
                 const std::uint64_t page = 4096;
@@ -847,32 +943,43 @@ private:
         return est > m_budget || (done >= (1u << 20) && projected > m_budget);
     }
 
-    void build(const ChunkOut& out)
+    // Views into the file and the chunk: no copies on the builder's thread.
+    void build(ChunkOut& out)
     {
+        out.strings.cache.assign(out.strings.texts.size(), kNone);
         for (const CEvent& c : out.events) {
-            RawEvent& ev = m_ev;
-            ev.reset();
+            EventView ev;
             ev.offset = c.offset;
-            setText(ev.ph, c.ph);
-            setText(ev.name, c.name);
-            setText(ev.cat, c.cat);
-            setText(ev.bp, c.bp);
-            setText(ev.scope, c.scope);
-            setText(ev.argsText, c.args);
-            setValue(ev.ts, c.ts);
-            setValue(ev.dur, c.dur);
-            setValue(ev.pid, c.pid);
-            setValue(ev.tid, c.tid);
-            setValue(ev.id, c.id);
-            setValue(ev.bindId, c.bindId);
-            setValue(ev.sf, c.sf);
-            setValue(ev.tts, c.tts);
+            ev.ph = viewOf(c.ph);
+            ev.name = viewOf(c.name);
+            ev.cat = viewOf(c.cat);
+            ev.bp = viewOf(c.bp);
+            ev.scope = viewOf(c.scope);
+            ev.argsText = viewOf(c.args);
+            ev.ts = viewOf(c.ts);
+            ev.ts.nsState = c.tsState;
+            ev.ts.ns = c.tsNs;
+            ev.dur = viewOf(c.dur);
+            ev.dur.nsState = c.durState;
+            ev.dur.ns = c.durNs;
+            ev.pid = viewOf(c.pid);
+            ev.tid = viewOf(c.tid);
+            ev.id = viewOf(c.id);
+            ev.bindId = viewOf(c.bindId);
+            ev.sf = viewOf(c.sf);
+            ev.tts = viewOf(c.tts);
             ev.flowIn = c.flowIn;
             ev.flowOut = c.flowOut;
-            for (std::uint32_t i = 0; i < c.stackCount; ++i) {
-                const TextRef& s = out.stacks[c.stackBegin + i];
-                ev.stack.emplace_back(s.p, s.n);
+            if (c.stackCount) {
+                m_stack.clear();
+                for (std::uint32_t i = 0; i < c.stackCount; ++i)
+                    m_stack.push_back(viewOf(out.stacks[c.stackBegin + i]));
+                ev.stack = m_stack.data();
+                ev.stackSize = c.stackCount;
             }
+            ev.internCache = out.strings.cache.data();
+            ev.nameSlot = c.nameSlot;
+            ev.catSlot = c.catSlot;
             m_builder.addEvent(ev);
         }
     }
@@ -982,9 +1089,10 @@ private:
     ParallelOptions m_parallel;
     Tokenizer m_tok;
     TraceBuilder m_builder;
-    RawEvent m_ev;
+    std::vector<std::string_view> m_stack;
     std::uint64_t m_budget = 0;
     bool m_cancelled = false;
+    ProgressMap m_progressMap;
 
     std::vector<Chunk> m_chunks;
     std::vector<std::unique_ptr<ChunkOut>> m_pool;
@@ -998,11 +1106,64 @@ private:
 std::optional<LoadResult> runParallel(const char* data, std::size_t size, bool mapped,
                                       const std::string& name, std::optional<int> rank,
                                       const LoadOptions& options, LoadProgress* progress,
-                                      const ParallelOptions& parallel)
+                                      const ParallelOptions& parallel, ProgressMap map = {})
 {
     ParallelLoad load(data, size, mapped, name, rank, options, progress, parallel);
+    load.setProgressMap(map);
     std::optional<LoadResult> r = load.run();
     if (!r && load.wasCancelled()) return load.cancelledResult();
+    return r;
+}
+
+// gzip cannot be split: it is inflated first (through ByteSource, so the bytes are exactly
+// what the SAX path reads) into an anonymous mapping, then loaded from memory like a plain
+// file, its pages dropped behind the builder. Anything odd in the gzip stream (corrupt,
+// truncated, past the memory budget) goes to the SAX path, which reports it.
+std::optional<LoadResult> loadGzip(const std::string& file, std::optional<int> rank,
+                                   const LoadOptions& options, LoadProgress* progress,
+                                   const ParallelOptions& parallel)
+{
+    std::string error;
+    auto src = ByteSource::open(file, &error);
+    if (!src) return std::nullopt;
+    const std::uint64_t budget =
+        options.maxMemoryBytes ? options.maxMemoryBytes : defaultMemoryBudget();
+    // Address space only: pages are committed as the text is written.
+    const auto cap = static_cast<std::size_t>(budget);
+    void* map = ::mmap(nullptr, cap, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (map == MAP_FAILED) return std::nullopt;
+    char* data = static_cast<char*>(map);
+    const std::uint64_t total = src->fileSize();
+    if (progress) progress->total.store(total);
+    std::size_t size = 0;
+    bool cancelled = false;
+    for (;;) {
+        const std::size_t want = std::min<std::size_t>(4u << 20, cap - size);
+        const std::size_t got = want ? src->read(data + size, want) : 0;
+        size += got;
+        if (got < want || want == 0) break;
+        if (progress) {
+            // Inflating is the first half of the bar, loading the second.
+            progress->done.store(src->fileBytesRead() / 2, std::memory_order_relaxed);
+            if (progress->cancel.load(std::memory_order_relaxed)) {
+                cancelled = true;
+                break;
+            }
+        }
+    }
+    std::optional<LoadResult> r;
+    if (cancelled) {
+        r = LoadResult{};
+        r->resolvedPath = file;
+        r->cancelled = true;
+        r->error = "loading was cancelled";
+    } else if (src->error().empty() && src->exhausted() && size < cap && size >= 2) {
+        r = runParallel(data, size, true, file, rank, options, progress, parallel,
+                        ProgressMap{total / 2, total - total / 2});
+    }
+    ::munmap(map, cap);
+    if (!r && progress) progress->done.store(0);
     return r;
 }
 
@@ -1028,9 +1189,13 @@ std::optional<LoadResult> loadTraceParallel(const std::string& file, std::option
     }
     const auto size = static_cast<std::size_t>(st.st_size);
     unsigned char magic[2] = {0, 0};
-    if (::pread(fd, magic, 2, 0) != 2 || (magic[0] == 0x1f && magic[1] == 0x8b)) {
-        ::close(fd); // gzip streams through the SAX path
+    if (::pread(fd, magic, 2, 0) != 2) {
+        ::close(fd);
         return std::nullopt;
+    }
+    if (magic[0] == 0x1f && magic[1] == 0x8b) {
+        ::close(fd);
+        return loadGzip(file, rank, options, progress, parallel);
     }
     void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     ::close(fd);

@@ -5,12 +5,15 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
+#include <string_view>
+#include <thread>
 
 namespace rs {
 
 namespace {
 
-std::string valueText(const RawValue& v)
+std::string valueText(const ValueView& v)
 {
     switch (v.kind) {
     case RawValue::Int:
@@ -21,7 +24,7 @@ std::string valueText(const RawValue& v)
         return v.boolean ? "true" : "false";
     case RawValue::Float:
     case RawValue::String:
-        return v.text;
+        return std::string(v.text);
     default:
         return {};
     }
@@ -34,12 +37,22 @@ std::uint64_t idNumber(const std::string& text)
     const char* b = text.data();
     const char* e = b + text.size();
     if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-        if (auto r = std::from_chars(b + 2, e, v, 16); r.ec == std::errc() && r.ptr == e)
-            return v;
+        if (auto r = std::from_chars(b + 2, e, v, 16); r.ec == std::errc() && r.ptr == e) return v;
     } else if (auto r = std::from_chars(b, e, v); r.ec == std::errc() && r.ptr == e) {
         return v;
     }
     return std::hash<std::string>{}(text);
+}
+
+// The value of text that is exactly how a u64 prints in decimal ("12", not "012" or "+12").
+std::optional<std::uint64_t> canonicalDecimal(std::string_view text)
+{
+    if (text.empty() || text.size() > 20 || (text[0] == '0' && text.size() > 1))
+        return std::nullopt;
+    std::uint64_t v = 0;
+    auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (r.ec != std::errc() || r.ptr != text.data() + text.size()) return std::nullopt;
+    return v;
 }
 
 bool naturalLess(const std::string& a, const std::string& b)
@@ -49,11 +62,31 @@ bool naturalLess(const std::string& a, const std::string& b)
     auto rb = std::from_chars(b.data(), b.data() + b.size(), y);
     const bool na = ra.ec == std::errc() && ra.ptr == a.data() + a.size() && !a.empty();
     const bool nb = rb.ec == std::errc() && rb.ptr == b.data() + b.size() && !b.empty();
-    if (na && nb)
-        return x < y;
-    if (na != nb)
-        return na; // numbers first
+    if (na && nb) return x < y;
+    if (na != nb) return na; // numbers first
     return a < b;
+}
+
+// Runs a and b at once (b on a second thread when the machine has one). Work is split the
+// same way whatever the thread count, so the model does not depend on it.
+template <typename A, typename B> void inParallel(A&& a, B&& b)
+{
+    if (std::thread::hardware_concurrency() < 2) {
+        a();
+        b();
+        return;
+    }
+    std::thread other(std::forward<B>(b));
+    a();
+    other.join();
+}
+
+// The track where slices before it are about half: two halves of the per-track work.
+TrackId splitTracks(const std::vector<EventId>& first)
+{
+    const EventId half = first.back() / 2;
+    const auto it = std::lower_bound(first.begin(), first.end(), half);
+    return static_cast<TrackId>(std::min<std::size_t>(it - first.begin(), first.size() - 1));
 }
 
 int phaseRank(char ph)
@@ -102,27 +135,41 @@ std::size_t TraceBuilder::estimatedBytes() const
         samples += c.ts.size();
     return t.m_slices.size() * (sizeof(Slice) + 12) + t.m_argsText.size() +
            t.m_argsOffsets.size() * 8 + m_flows.size() * (sizeof(PendingFlow) + sizeof(Flow) + 16) +
-           t.m_strings.bytes() + m_binds.size() * sizeof(PendingBind) +
-           samples * 16 + (m_sliceFrames.size() + m_sliceStacks.size()) * 64;
+           t.m_strings.bytes() + m_binds.size() * sizeof(PendingBind) + samples * 16 +
+           (m_sliceFrames.size() + m_sliceStacks.size()) * 64;
 }
 
-ProcessId TraceBuilder::process(const RawValue& pid)
+TraceBuilder::FlowKey TraceBuilder::flowKey(const ValueView& v)
+{
+    // Ids group by their text (valueText); numbers are not interned (they are most ids).
+    if (v.kind == RawValue::UInt) return {v.u, false};
+    if (v.kind == RawValue::Int && v.i >= 0) return {static_cast<std::uint64_t>(v.i), false};
+    if (v.kind == RawValue::String) {
+        if (auto n = canonicalDecimal(v.text)) return {*n, false};
+    }
+    return {m_trace->m_strings.intern(valueText(v)), true};
+}
+
+ProcessId TraceBuilder::process(const ValueView& pid)
 {
     // Numeric pids: a hash of the integer, no text (the hot path of large traces).
     const bool isInt = pid.kind == RawValue::Int || pid.kind == RawValue::UInt;
     const NumericKey nk{kNone, static_cast<std::uint8_t>(pid.kind),
                         static_cast<std::uint64_t>(pid.i)};
     if (isInt) {
-        if (auto it = m_numericIndex.find(nk); it != m_numericIndex.end())
+        // Events of one process come in runs: the last hit saves the hash lookup.
+        if (m_lastPid.value != kNone && m_lastPid.key == nk) return m_lastPid.value;
+        if (auto it = m_numericIndex.find(nk); it != m_numericIndex.end()) {
+            m_lastPid = {nk, it->second};
             return it->second;
+        }
     }
     const ProcessId id = processByText(pid);
-    if (isInt)
-        m_numericIndex.emplace(nk, id);
+    if (isInt) m_numericIndex.emplace(nk, id);
     return id;
 }
 
-ProcessId TraceBuilder::processByText(const RawValue& pid)
+ProcessId TraceBuilder::processByText(const ValueView& pid)
 {
     std::string text = valueText(pid);
     const bool numeric = pid.kind == RawValue::Int || pid.kind == RawValue::UInt;
@@ -145,8 +192,7 @@ TrackId TraceBuilder::track(ProcessId p, const std::string& tid, TrackKind kind)
     m_key.push_back('\x1f');
     m_key.push_back(static_cast<char>('0' + static_cast<int>(kind)));
     m_key.append(tid);
-    if (auto it = m_trackIndex.find(m_key); it != m_trackIndex.end())
-        return it->second;
+    if (auto it = m_trackIndex.find(m_key); it != m_trackIndex.end()) return it->second;
     const auto id = static_cast<TrackId>(m_trace->m_tracks.size());
     Track t;
     t.process = p;
@@ -158,38 +204,39 @@ TrackId TraceBuilder::track(ProcessId p, const std::string& tid, TrackKind kind)
     return id;
 }
 
-TrackId TraceBuilder::threadTrack(const RawEvent& ev, ProcessId p)
+TrackId TraceBuilder::threadTrack(const EventView& ev, ProcessId p)
 {
-    const RawValue& tid = ev.tid;
+    const ValueView& tid = ev.tid;
     if (tid.kind != RawValue::Int && tid.kind != RawValue::UInt)
         return track(p, valueText(tid), TrackKind::Thread);
-    const NumericKey nk{p, static_cast<std::uint8_t>(tid.kind),
-                        static_cast<std::uint64_t>(tid.i)};
-    if (auto it = m_numericIndex.find(nk); it != m_numericIndex.end())
+    const NumericKey nk{p, static_cast<std::uint8_t>(tid.kind), static_cast<std::uint64_t>(tid.i)};
+    if (m_lastTid.value != kNone && m_lastTid.key == nk) return m_lastTid.value;
+    if (auto it = m_numericIndex.find(nk); it != m_numericIndex.end()) {
+        m_lastTid = {nk, it->second};
         return it->second;
+    }
     const TrackId t = track(p, valueText(tid), TrackKind::Thread);
     m_numericIndex.emplace(nk, t);
     return t;
 }
 
-std::optional<TimeNs> TraceBuilder::time(const RawValue& v, const char* field)
+std::optional<TimeNs> TraceBuilder::time(const ValueView& v, const char* field)
 {
     constexpr std::int64_t kMax = kMaxAbsTimeNs / 1000; // sums and differences stay in int64
     switch (v.kind) {
     case RawValue::Int:
-        if (v.i > kMax || v.i < -kMax)
-            break;
+        if (v.i > kMax || v.i < -kMax) break;
         return v.i * 1000;
     case RawValue::UInt:
-        if (v.u > static_cast<std::uint64_t>(kMax))
-            break;
+        if (v.u > static_cast<std::uint64_t>(kMax)) break;
         return static_cast<TimeNs>(v.u) * 1000;
     case RawValue::String:
         m_sawStringTs = m_sawStringTs || field[0] == 't';
         [[fallthrough]];
     case RawValue::Float:
-        if (auto ns = parseMicrosToNs(v.text))
-            return ns;
+        if (v.nsState) // converted by the reader, with the same function
+            return v.nsState == 1 ? std::optional<TimeNs>(v.ns) : std::nullopt;
+        if (auto ns = parseMicrosToNs(v.text)) return ns;
         break;
     default:
         break;
@@ -197,10 +244,9 @@ std::optional<TimeNs> TraceBuilder::time(const RawValue& v, const char* field)
     return std::nullopt;
 }
 
-std::uint32_t TraceBuilder::storeArgs(const std::string& text)
+std::uint32_t TraceBuilder::storeArgs(std::string_view text)
 {
-    if (text.empty())
-        return kNone;
+    if (text.empty()) return kNone;
     Trace& t = *m_trace;
     t.m_argsText.append(text);
     t.m_argsOffsets.push_back(t.m_argsText.size());
@@ -213,17 +259,55 @@ EventId TraceBuilder::pushSlice(const Slice& s)
     return static_cast<EventId>(m_trace->m_slices.size() - 1);
 }
 
-void TraceBuilder::addEvent(const RawEvent& ev)
+void TraceBuilder::addEvent(const RawEvent& raw)
+{
+    EventView ev;
+    ev.ph = raw.ph;
+    ev.name = raw.name;
+    ev.cat = raw.cat;
+    ev.bp = raw.bp;
+    ev.scope = raw.scope;
+    ev.argsText = raw.argsText;
+    ev.ts = ValueView::of(raw.ts);
+    ev.dur = ValueView::of(raw.dur);
+    ev.pid = ValueView::of(raw.pid);
+    ev.tid = ValueView::of(raw.tid);
+    ev.id = ValueView::of(raw.id);
+    ev.id2 = ValueView::of(raw.id2);
+    ev.bindId = ValueView::of(raw.bindId);
+    ev.sf = ValueView::of(raw.sf);
+    ev.tts = ValueView::of(raw.tts);
+    ev.flowIn = raw.flowIn;
+    ev.flowOut = raw.flowOut;
+    ev.offset = raw.offset;
+    std::vector<std::string_view> stack;
+    if (!raw.stack.empty()) {
+        stack.assign(raw.stack.begin(), raw.stack.end());
+        ev.stack = stack.data();
+        ev.stackSize = static_cast<std::uint32_t>(stack.size());
+    }
+    addEvent(ev);
+}
+
+StrId TraceBuilder::internCached(std::string_view text, std::uint32_t* cache, std::uint32_t slot)
+{
+    if (!cache) return m_trace->m_strings.intern(text);
+    std::uint32_t& id = cache[slot];
+    if (id == kNone) id = m_trace->m_strings.intern(text);
+    return id;
+}
+
+void TraceBuilder::addEvent(const EventView& ev)
 {
     LoadStats& stats = m_trace->m_stats;
     ++stats.events;
-    const std::string& ph = ev.ph;
+    const std::string_view ph = ev.ph;
     // One-letter phases are counted in an array (a map lookup per event is costly); finish()
     // folds them into stats.phases.
     if (ph.size() == 1 && static_cast<unsigned char>(ph[0]) < m_phaseCounts.size())
         ++m_phaseCounts[static_cast<unsigned char>(ph[0])];
     else
-        ++stats.phases[ph.empty() ? std::string("(none)") : ph];
+        ++stats.phases[ph.empty() ? std::string("(none)") : std::string(ph)];
     const char c = ph.size() == 1 ? ph[0] : '\0';
 
     const ProcessId p = process(ev.pid);
@@ -245,7 +329,7 @@ void TraceBuilder::addEvent(const RawEvent& ev)
     case 'I': {
         TrackId t;
         if ((c == 'i' || c == 'I') && ev.scope == "g")
-            t = track(process(RawValue{}), std::string(), TrackKind::Thread);
+            t = track(process(ValueView{}), std::string(), TrackKind::Thread);
         else if ((c == 'i' || c == 'I') && ev.scope == "p")
             t = track(p, std::string(), TrackKind::Thread);
         else
@@ -253,8 +337,8 @@ void TraceBuilder::addEvent(const RawEvent& ev)
         ++m_trace->m_tracks[t].events;
         Slice s;
         s.start = *ts;
-        s.name = m_trace->m_strings.intern(ev.name);
-        s.cat = m_trace->m_strings.intern(ev.cat);
+        s.name = internCached(ev.name, ev.internCache, ev.nameSlot);
+        s.cat = internCached(ev.cat, ev.internCache, ev.catSlot);
         s.track = t;
         s.phase = c;
         s.args = storeArgs(ev.argsText);
@@ -271,15 +355,13 @@ void TraceBuilder::addEvent(const RawEvent& ev)
             s.flags |= kSliceInstant;
         }
         const EventId id = pushSlice(s);
-        if (c == 'B')
-            m_openB[t].push_back(id);
-        if (ev.bindId.present())
-            m_binds.push_back({m_trace->m_strings.intern(valueText(ev.bindId)), id, ev.flowIn,
-                               ev.flowOut});
+        if (c == 'B') m_openB[t].push_back(id);
+        if (ev.bindId.present()) m_binds.push_back({flowKey(ev.bindId), id, ev.flowIn, ev.flowOut});
         if (ev.sf.present())
             m_sliceFrames.emplace_back(id, valueText(ev.sf));
-        else if (!ev.stack.empty())
-            m_sliceStacks.emplace_back(id, ev.stack);
+        else if (ev.stackSize)
+            m_sliceStacks.emplace_back(id,
+                                       std::vector<std::string>(ev.stack, ev.stack + ev.stackSize));
         break;
     }
     case 'E': {
@@ -298,8 +380,7 @@ void TraceBuilder::addEvent(const RawEvent& ev)
         } else {
             s.dur = *ts - s.start;
         }
-        if (s.args == kNone)
-            s.args = storeArgs(ev.argsText);
+        if (s.args == kNone) s.args = storeArgs(ev.argsText);
         break;
     }
     case 'C':
@@ -324,7 +405,7 @@ void TraceBuilder::addEvent(const RawEvent& ev)
     }
 }
 
-void TraceBuilder::addMetadataEvent(const RawEvent& ev, ProcessId p)
+void TraceBuilder::addMetadataEvent(const EventView& ev, ProcessId p)
 {
     nlohmann::json args = nlohmann::json::parse(ev.argsText, nullptr, false);
     if (!args.is_object()) {
@@ -344,15 +425,13 @@ void TraceBuilder::addMetadataEvent(const RawEvent& ev, ProcessId p)
     // A second, different name for one process or thread: the last wins, the user is told.
     auto setName = [&](StrId& name, const std::string& text) {
         const StrId id = m_trace->m_strings.intern(text);
-        if (name != 0 && name != id)
-            ++m_metaConflicts;
+        if (name != 0 && name != id) ++m_metaConflicts;
         name = id;
     };
     const auto nameIt = args.find("name");
     const bool hasName = nameIt != args.end() && nameIt->is_string();
     if (ev.name == "process_name") {
-        if (hasName)
-            setName(proc.name, nameIt->get<std::string>());
+        if (hasName) setName(proc.name, nameIt->get<std::string>());
     } else if (ev.name == "process_labels") {
         auto it = args.find("labels");
         if (it != args.end() && it->is_string()) {
@@ -360,8 +439,7 @@ void TraceBuilder::addMetadataEvent(const RawEvent& ev, ProcessId p)
             std::size_t start = 0;
             while (start <= all.size()) {
                 std::size_t comma = all.find(',', start);
-                if (comma == std::string::npos)
-                    comma = all.size();
+                if (comma == std::string::npos) comma = all.size();
                 std::string label = all.substr(start, comma - start);
                 if (!label.empty() &&
                     std::find(proc.labels.begin(), proc.labels.end(), label) == proc.labels.end())
@@ -382,16 +460,18 @@ void TraceBuilder::addMetadataEvent(const RawEvent& ev, ProcessId p)
     }
 }
 
-void TraceBuilder::addCounter(const RawEvent& ev, ProcessId p, TimeNs ts)
+void TraceBuilder::addCounter(const EventView& ev, ProcessId p, TimeNs ts)
 {
     nlohmann::json args = nlohmann::json::parse(ev.argsText, nullptr, false);
     if (!args.is_object()) {
         ++m_trace->m_stats.badFields;
         return;
     }
-    std::string name = ev.name;
-    if (ev.id.present())
-        name += " " + valueText(ev.id);
+    std::string name(ev.name);
+    if (ev.id.present()) {
+        name.push_back(' '); // not " " + text: GCC 12 warns (-Wrestrict) on that inlined
+        name.append(valueText(ev.id));
+    }
     const StrId nameId = m_trace->m_strings.intern(name);
     for (auto it = args.begin(); it != args.end(); ++it) {
         double v;
@@ -431,16 +511,16 @@ void TraceBuilder::addCounter(const RawEvent& ev, ProcessId p, TimeNs ts)
     }
 }
 
-void TraceBuilder::addFlowStep(const RawEvent& ev, TrackId t, TimeNs ts)
+void TraceBuilder::addFlowStep(const EventView& ev, TrackId t, TimeNs ts)
 {
-    const RawValue& idv = ev.id.present() ? ev.id : ev.bindId;
+    const ValueView& idv = ev.id.present() ? ev.id : ev.bindId;
     if (!idv.present()) {
         ++m_trace->m_stats.badFields;
         return;
     }
     PendingFlow f;
-    f.cat = m_trace->m_strings.intern(ev.cat);
-    f.id = m_trace->m_strings.intern(valueText(idv));
+    f.cat = internCached(ev.cat, ev.internCache, ev.catSlot);
+    f.id = flowKey(idv);
     f.track = t;
     f.ts = ts;
     f.phase = ev.ph[0];
@@ -449,12 +529,19 @@ void TraceBuilder::addFlowStep(const RawEvent& ev, TrackId t, TimeNs ts)
     m_flows.push_back(f);
 }
 
-void TraceBuilder::addAsync(const RawEvent& ev, ProcessId p, TimeNs ts)
+void TraceBuilder::addAsync(const EventView& ev, ProcessId p, TimeNs ts)
 {
-    const TrackId t = track(p, ev.name.empty() ? std::string("async") : ev.name, TrackKind::Async);
+    const TrackId t =
+        track(p, ev.name.empty() ? std::string("async") : std::string(ev.name), TrackKind::Async);
     ++m_trace->m_tracks[t].events;
     const char c = ev.ph[0];
-    m_key = std::to_string(p) + '\x1f' + ev.cat + '\x1f' + valueText(ev.id) + '\x1f' + ev.name;
+    m_key = std::to_string(p);
+    m_key.push_back('\x1f');
+    m_key.append(ev.cat);
+    m_key.push_back('\x1f');
+    m_key.append(valueText(ev.id));
+    m_key.push_back('\x1f');
+    m_key.append(ev.name);
     if (c == 'b') {
         Slice s;
         s.start = ts;
@@ -541,8 +628,7 @@ void TraceBuilder::sortTracksAndSlices()
     std::stable_sort(porder.begin(), porder.end(), [&](ProcessId a, ProcessId b) {
         const Process& x = tr.m_processes[a];
         const Process& y = tr.m_processes[b];
-        if (x.sortIndex != y.sortIndex)
-            return x.sortIndex < y.sortIndex;
+        if (x.sortIndex != y.sortIndex) return x.sortIndex < y.sortIndex;
         return naturalLess(x.pid, y.pid);
     });
     std::vector<ProcessId> pnew(porder.size());
@@ -554,12 +640,9 @@ void TraceBuilder::sortTracksAndSlices()
     std::stable_sort(torder.begin(), torder.end(), [&](TrackId a, TrackId b) {
         const Track& x = tr.m_tracks[a];
         const Track& y = tr.m_tracks[b];
-        if (x.process != y.process)
-            return pnew[x.process] < pnew[y.process];
-        if (x.kind != y.kind)
-            return x.kind < y.kind;
-        if (x.sortIndex != y.sortIndex)
-            return x.sortIndex < y.sortIndex;
+        if (x.process != y.process) return pnew[x.process] < pnew[y.process];
+        if (x.kind != y.kind) return x.kind < y.kind;
+        if (x.sortIndex != y.sortIndex) return x.sortIndex < y.sortIndex;
         return naturalLess(x.tid, y.tid);
     });
     std::vector<TrackId> tnew(torder.size());
@@ -598,8 +681,7 @@ void TraceBuilder::sortTracksAndSlices()
     }
     // Counters can arrive out of order: sort each series by time.
     for (CounterSeries& c : tr.m_counters) {
-        if (std::is_sorted(c.ts.begin(), c.ts.end()))
-            continue;
+        if (std::is_sorted(c.ts.begin(), c.ts.end())) continue;
         std::vector<std::size_t> idx(c.ts.size());
         std::iota(idx.begin(), idx.end(), 0);
         std::stable_sort(idx.begin(), idx.end(), [&](auto a, auto b) { return c.ts[a] < c.ts[b]; });
@@ -614,13 +696,12 @@ void TraceBuilder::sortTracksAndSlices()
     }
 }
 
-void TraceBuilder::nestSlices()
+void TraceBuilder::nestSlices(TrackId from, TrackId to)
 {
     Trace& tr = *m_trace;
     std::vector<EventId> stack;
     std::vector<TimeNs> laneEnd;
-    tr.m_trackMaxDur.assign(tr.m_tracks.size(), 0);
-    for (TrackId t = 0; t < tr.m_tracks.size(); ++t) {
+    for (TrackId t = from; t < to; ++t) {
         Track& track = tr.m_tracks[t];
         stack.clear();
         laneEnd.clear();
@@ -633,8 +714,7 @@ void TraceBuilder::nestSlices()
                 std::size_t lane = 0;
                 while (lane < laneEnd.size() && laneEnd[lane] > s.start)
                     ++lane;
-                if (lane == laneEnd.size())
-                    laneEnd.push_back(0);
+                if (lane == laneEnd.size()) laneEnd.push_back(0);
                 laneEnd[lane] = std::max(s.end(), s.start + 1);
                 s.depth = static_cast<std::uint16_t>(std::min<std::size_t>(lane, 0xffff));
             } else {
@@ -642,15 +722,14 @@ void TraceBuilder::nestSlices()
                 // instants at the same time.
                 while (!stack.empty()) {
                     const Slice& top = tr.m_slices[stack.back()];
-                    if (top.end() > s.start || (top.dur == 0 && top.start == s.start &&
-                                                !(top.flags & kSliceInstant)))
+                    if (top.end() > s.start ||
+                        (top.dur == 0 && top.start == s.start && !(top.flags & kSliceInstant)))
                         break;
                     stack.pop_back();
                 }
                 if (!stack.empty()) {
                     s.parent = stack.back();
-                    if (s.end() > tr.m_slices[stack.back()].end())
-                        s.flags |= kSlicePartialOverlap;
+                    if (s.end() > tr.m_slices[stack.back()].end()) s.flags |= kSlicePartialOverlap;
                 }
                 s.depth = static_cast<std::uint16_t>(std::min<std::size_t>(stack.size(), 0xffff));
                 stack.push_back(i);
@@ -665,12 +744,10 @@ void TraceBuilder::bindFlows(const std::vector<EventId>& newIndex)
 {
     Trace& tr = *m_trace;
     auto bind = [&](const PendingFlow& f) -> EventId {
-        if (f.track >= tr.m_tracks.size())
-            return kNone;
+        if (f.track >= tr.m_tracks.size()) return kNone;
         if (f.enclosing) {
             EventId e = tr.sliceAt(f.track, f.ts);
-            if (e != kNone)
-                return e;
+            if (e != kNone) return e;
             // Producers put the step at the slice's start: allow an exact start match.
             auto sl = tr.trackSlices(f.track);
             auto it = std::lower_bound(sl.begin(), sl.end(), f.ts,
@@ -682,29 +759,36 @@ void TraceBuilder::bindFlows(const std::vector<EventId>& newIndex)
         auto sl = tr.trackSlices(f.track);
         auto it = std::lower_bound(sl.begin(), sl.end(), f.ts,
                                    [](const Slice& s, TimeNs t) { return s.start < t; });
-        if (it == sl.end())
-            return kNone;
+        if (it == sl.end()) return kNone;
         return tr.m_tracks[f.track].begin + static_cast<EventId>(it - sl.begin());
     };
 
-    std::stable_sort(m_flows.begin(), m_flows.end(), [](const PendingFlow& a, const PendingFlow& b) {
-        if (a.cat != b.cat)
-            return a.cat < b.cat;
-        if (a.id != b.id)
-            return a.id < b.id;
-        if (phaseRank(a.phase) != phaseRank(b.phase))
-            return phaseRank(a.phase) < phaseRank(b.phase);
-        return a.ts < b.ts;
-    });
+    std::stable_sort(m_flows.begin(), m_flows.end(),
+                     [](const PendingFlow& a, const PendingFlow& b) {
+                         if (a.cat != b.cat) return a.cat < b.cat;
+                         if (a.id != b.id) return a.id < b.id;
+                         if (phaseRank(a.phase) != phaseRank(b.phase))
+                             return phaseRank(a.phase) < phaseRank(b.phase);
+                         return a.ts < b.ts;
+                     });
+    // Binding a step is a lookup in the finished slices: done for all steps on two threads.
+    std::vector<EventId> bound(m_flows.size());
+    auto bindRange = [&](std::size_t a, std::size_t b) {
+        for (std::size_t i = a; i < b; ++i)
+            bound[i] = bind(m_flows[i]);
+    };
+    inParallel([&] { bindRange(0, m_flows.size() / 2); },
+               [&] { bindRange(m_flows.size() / 2, m_flows.size()); });
     std::uint64_t dangling = 0;
-    auto addFlow = [&](EventId from, EventId to, StrId cat, StrId idText) {
+    auto addFlow = [&](EventId from, EventId to, StrId cat, FlowKey id) {
         Flow fl;
         fl.from = from;
         fl.to = to;
         fl.cat = cat;
         fl.name = cat;
-        fl.idText = idText;
-        fl.id = idNumber(tr.str(idText));
+        fl.idIsText = id.text;
+        fl.idText = id.text ? static_cast<StrId>(id.value) : 0;
+        fl.id = id.text ? idNumber(tr.str(fl.idText)) : id.value;
         tr.m_slices[from].flags |= kSliceFlowOut;
         tr.m_slices[to].flags |= kSliceFlowIn;
         tr.m_flows.push_back(fl);
@@ -719,7 +803,7 @@ void TraceBuilder::bindFlows(const std::vector<EventId>& newIndex)
         EventId source = kNone;
         for (std::size_t k = i; k < j; ++k) {
             const PendingFlow& f = m_flows[k];
-            const EventId e = bind(f);
+            const EventId e = bound[k];
             if (e == kNone) {
                 ++dangling;
                 continue;
@@ -730,18 +814,17 @@ void TraceBuilder::bindFlows(const std::vector<EventId>& newIndex)
                 ++dangling;
             } else if (source != e) {
                 addFlow(source, e, f.cat, f.id);
-                if (f.phase == 't')
-                    source = e;
+                if (f.phase == 't') source = e;
             }
         }
         i = j;
     }
     // Flow v2: bind ids on slices; flow_out starts, flow_in ends.
-    std::stable_sort(m_binds.begin(), m_binds.end(), [&](const PendingBind& a, const PendingBind& b) {
-        if (a.id != b.id)
-            return a.id < b.id;
-        return tr.m_slices[newIndex[a.slice]].start < tr.m_slices[newIndex[b.slice]].start;
-    });
+    std::stable_sort(
+        m_binds.begin(), m_binds.end(), [&](const PendingBind& a, const PendingBind& b) {
+            if (a.id != b.id) return a.id < b.id;
+            return tr.m_slices[newIndex[a.slice]].start < tr.m_slices[newIndex[b.slice]].start;
+        });
     const StrId v2cat = tr.m_strings.intern("flow");
     for (std::size_t i = 0; i < m_binds.size();) {
         std::size_t j = i;
@@ -752,8 +835,7 @@ void TraceBuilder::bindFlows(const std::vector<EventId>& newIndex)
             const EventId e = newIndex[m_binds[k].slice];
             if (m_binds[k].in && source != kNone && source != e)
                 addFlow(source, e, v2cat, m_binds[k].id);
-            if (m_binds[k].out)
-                source = e;
+            if (m_binds[k].out) source = e;
         }
         i = j;
     }
@@ -761,12 +843,14 @@ void TraceBuilder::bindFlows(const std::vector<EventId>& newIndex)
     if (dangling)
         addWarning(std::to_string(dangling) +
                    " flow step(s) point to no slice or have no start; they are not drawn");
+    tr.m_flowOut.reserve(tr.m_flows.size());
+    tr.m_flowIn.reserve(tr.m_flows.size());
     for (std::uint32_t i = 0; i < tr.m_flows.size(); ++i) {
         tr.m_flowOut.emplace_back(tr.m_flows[i].from, i);
         tr.m_flowIn.emplace_back(tr.m_flows[i].to, i);
     }
-    std::sort(tr.m_flowOut.begin(), tr.m_flowOut.end());
-    std::sort(tr.m_flowIn.begin(), tr.m_flowIn.end());
+    inParallel([&] { std::sort(tr.m_flowOut.begin(), tr.m_flowOut.end()); },
+               [&] { std::sort(tr.m_flowIn.begin(), tr.m_flowIn.end()); });
     // Grown by push_back: drop the slack (a flow costs 48 bytes here, per event that matters).
     tr.m_flows.shrink_to_fit();
     tr.m_flowOut.shrink_to_fit();
@@ -822,11 +906,9 @@ void TraceBuilder::resolveStackFrames(const std::vector<EventId>& newIndex)
         }
         std::size_t i = 0;
         for (auto it = m_stackFramesJson.begin(); it != m_stackFramesJson.end(); ++it, ++i) {
-            if (!it->is_object())
-                continue;
+            if (!it->is_object()) continue;
             auto p = it->find("parent");
-            if (p == it->end())
-                continue;
+            if (p == it->end()) continue;
             std::string parent = p->is_string()   ? p->get<std::string>()
                                  : p->is_number() ? p->dump()
                                                   : std::string();
@@ -852,8 +934,7 @@ void TraceBuilder::resolveStackFrames(const std::vector<EventId>& newIndex)
             parent = static_cast<std::uint32_t>(tr.m_stackFrames.size());
             tr.m_stackFrames.push_back(f);
         }
-        if (parent != kNone)
-            tr.m_eventFrames.emplace_back(newIndex[slice], parent);
+        if (parent != kNone) tr.m_eventFrames.emplace_back(newIndex[slice], parent);
     }
     std::sort(tr.m_eventFrames.begin(), tr.m_eventFrames.end());
 }
@@ -893,65 +974,69 @@ std::shared_ptr<Trace> TraceBuilder::finish()
         if (m_phaseCounts[c])
             tr.m_stats.phases[std::string(1, static_cast<char>(c))] += m_phaseCounts[c];
     }
-    if (!tr.m_rank)
-        tr.m_rank = m_fallbackRank;
+    if (!tr.m_rank) tr.m_rank = m_fallbackRank;
     closeOpenSlices();
     sortTracksAndSlices();
 
-    // Sort slices by (track, start, longer first, file order) through a permutation, so the
-    // 40-byte slices are moved once in place rather than copied.
+    // Sort slices by (track, start, longer first, file order): bucket them by track (a
+    // counting sort keeps file order), then sort each track alone, on two threads. Tracks are
+    // often in order already. The keys are contiguous: comparing through the 40-byte slices
+    // would miss the cache on every comparison.
     const std::size_t n = tr.m_slices.size();
-    // The keys are copied into one contiguous array: comparing through indices into the
-    // 40-byte slices misses the cache on every comparison.
+    const std::size_t nt = tr.m_tracks.size();
+    std::vector<EventId> first(nt + 1, 0); // slices of track t: [first[t], first[t + 1])
+    for (const Slice& s : tr.m_slices)
+        ++first[s.track + 1];
+    for (std::size_t t = 0; t < nt; ++t)
+        first[t + 1] += first[t];
     struct SortKey {
-        TrackId track;
-        EventId index;
         TimeNs start;
         TimeNs dur;
+        EventId index;
     };
-    std::vector<EventId> order(n);
+    std::vector<SortKey> keys(n);
     {
-        std::vector<SortKey> keys(n);
+        std::vector<EventId> fill(first.begin(), first.end() - 1);
         for (EventId i = 0; i < n; ++i) {
             const Slice& s = tr.m_slices[i];
-            keys[i] = {s.track, i, s.start, s.dur};
+            keys[fill[s.track]++] = {s.start, s.dur, i};
         }
-        std::sort(keys.begin(), keys.end(), [](const SortKey& x, const SortKey& y) {
-            if (x.track != y.track)
-                return x.track < y.track;
-            if (x.start != y.start)
-                return x.start < y.start;
-            if (x.dur != y.dur)
-                return x.dur > y.dur;
-            return x.index < y.index;
-        });
-        for (EventId i = 0; i < n; ++i)
-            order[i] = keys[i].index;
     }
+    const TrackId split = splitTracks(first);
+    auto less = [](const SortKey& x, const SortKey& y) {
+        if (x.start != y.start) return x.start < y.start;
+        if (x.dur != y.dur) return x.dur > y.dur;
+        return x.index < y.index;
+    };
+    auto sortTracks = [&](TrackId a, TrackId b) {
+        for (TrackId t = a; t < b; ++t) {
+            auto lo = keys.begin() + first[t], hi = keys.begin() + first[t + 1];
+            if (!std::is_sorted(lo, hi, less)) std::sort(lo, hi, less);
+        }
+    };
+    // Gathered into a new array (sequential writes) rather than permuted in place.
     std::vector<EventId> newIndex(n);
-    for (EventId i = 0; i < n; ++i)
-        newIndex[order[i]] = i;
-    order.clear();
-    order.shrink_to_fit();
     {
-        std::vector<EventId> pos = newIndex; // follow cycles; pos[i] = target of element at i
-        for (EventId i = 0; i < n; ++i) {
-            while (pos[i] != i) {
-                const EventId t = pos[i];
-                std::swap(tr.m_slices[i], tr.m_slices[t]);
-                std::swap(pos[i], pos[t]);
+        std::vector<Slice> sorted(n);
+        auto gather = [&](std::size_t a, std::size_t b) {
+            for (std::size_t i = a; i < b; ++i) {
+                sorted[i] = tr.m_slices[keys[i].index];
+                newIndex[keys[i].index] = static_cast<EventId>(i);
             }
-        }
+        };
+        inParallel([&] { sortTracks(0, split); }, [&] { sortTracks(split, TrackId(nt)); });
+        inParallel([&] { gather(0, n / 2); }, [&] { gather(n / 2, n); });
+        keys = {};
+        tr.m_slices = std::move(sorted);
     }
-    for (Track& t : tr.m_tracks)
-        t.begin = t.end = 0;
-    for (EventId i = 0; i < n; ++i) {
-        Track& t = tr.m_tracks[tr.m_slices[i].track];
-        if (t.begin == t.end)
-            t.begin = i;
-        t.end = i + 1;
+    for (TrackId t = 0; t < nt; ++t) {
+        Track& track = tr.m_tracks[t];
+        const bool any = first[t] != first[t + 1];
+        track.begin = any ? first[t] : 0;
+        track.end = any ? first[t + 1] : 0;
     }
-    nestSlices();
+    tr.m_trackMaxDur.assign(nt, 0);
+    inParallel([&] { nestSlices(0, split); }, [&] { nestSlices(split, TrackId(nt)); });
     bindFlows(newIndex);
     resolveStackFrames(newIndex);
     detectProducer();
@@ -968,8 +1053,7 @@ std::shared_ptr<Trace> TraceBuilder::finish()
             hi = std::max(hi, c.ts.back());
         }
     }
-    if (lo > hi)
-        lo = hi = 0;
+    if (lo > hi) lo = hi = 0;
     tr.m_start = lo;
     tr.m_end = hi;
 
@@ -979,7 +1063,8 @@ std::shared_ptr<Trace> TraceBuilder::finish()
                    " conflicting metadata event(s) renamed a process or thread; the last name "
                    "is used");
     if (st.unknownPhase)
-        addWarning(std::to_string(st.unknownPhase) + " event(s) with an unknown phase were skipped");
+        addWarning(std::to_string(st.unknownPhase) +
+                   " event(s) with an unknown phase were skipped");
     if (st.badFields)
         addWarning(std::to_string(st.badFields) +
                    " event(s) had a missing or bad field (ts, dur, id, args); they were skipped "

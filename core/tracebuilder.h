@@ -19,6 +19,8 @@ public:
     ~TraceBuilder();
 
     void addEvent(const RawEvent& ev);
+    // The same for an event given as views (what addEvent(RawEvent) does underneath).
+    void addEvent(const EventView& ev);
     // A top-level key other than the event array ("displayTimeUnit", "stackFrames", ...).
     void addMetadata(const std::string& key, nlohmann::json value);
     void addWarning(std::string text);
@@ -37,19 +39,31 @@ public:
     std::shared_ptr<Trace> finish();
 
 private:
+    // A flow id: a plain decimal integer is kept as its value, anything else is interned
+    // (text StrId in value). Equal keys are exactly the ids whose text is equal.
+    struct FlowKey {
+        std::uint64_t value = 0;
+        bool text = false;
+        bool operator==(const FlowKey&) const = default;
+        auto operator<=>(const FlowKey& o) const
+        {
+            return text != o.text ? text <=> o.text : value <=> o.value;
+        }
+    };
     struct PendingFlow {
+        FlowKey id;
         StrId cat;
-        StrId id;
         TrackId track;
         TimeNs ts;
-        char phase; // 's', 't', 'f'
+        char phase;     // 's', 't', 'f'
         bool enclosing; // bind to the enclosing slice (else to the next slice)
     };
     struct PendingBind { // flow v2: bind_id on a slice
-        StrId id;
+        FlowKey id;
         EventId slice; // pending index
         bool in, out;
     };
+    FlowKey flowKey(const ValueView& v);
     struct CounterKey {
         ProcessId process;
         StrId name, key;
@@ -77,20 +91,21 @@ private:
         }
     };
 
-    ProcessId process(const RawValue& pid);
-    ProcessId processByText(const RawValue& pid);
+    ProcessId process(const ValueView& pid);
+    ProcessId processByText(const ValueView& pid);
     TrackId track(ProcessId p, const std::string& tid, TrackKind kind);
-    TrackId threadTrack(const RawEvent& ev, ProcessId p);
-    std::optional<TimeNs> time(const RawValue& v, const char* field);
-    std::uint32_t storeArgs(const std::string& text);
+    TrackId threadTrack(const EventView& ev, ProcessId p);
+    std::optional<TimeNs> time(const ValueView& v, const char* field);
+    StrId internCached(std::string_view text, std::uint32_t* cache, std::uint32_t slot);
+    std::uint32_t storeArgs(std::string_view text);
     EventId pushSlice(const Slice& s);
-    void addMetadataEvent(const RawEvent& ev, ProcessId p);
-    void addCounter(const RawEvent& ev, ProcessId p, TimeNs ts);
-    void addFlowStep(const RawEvent& ev, TrackId t, TimeNs ts);
-    void addAsync(const RawEvent& ev, ProcessId p, TimeNs ts);
+    void addMetadataEvent(const EventView& ev, ProcessId p);
+    void addCounter(const EventView& ev, ProcessId p, TimeNs ts);
+    void addFlowStep(const EventView& ev, TrackId t, TimeNs ts);
+    void addAsync(const EventView& ev, ProcessId p, TimeNs ts);
     void closeOpenSlices();
     void sortTracksAndSlices();
-    void nestSlices();
+    void nestSlices(TrackId from, TrackId to);
     void bindFlows(const std::vector<EventId>& newIndex);
     void resolveStackFrames(const std::vector<EventId>& newIndex);
     void cutFrameCycles();
@@ -102,8 +117,13 @@ private:
     std::unordered_map<std::string, TrackId> m_trackIndex; // key: process, kind, tid
     // Shortcut for numeric pids and thread tids: no text built per event.
     std::unordered_map<NumericKey, std::uint32_t, NumericKeyHash> m_numericIndex;
+    struct LastHit {
+        NumericKey key{};
+        std::uint32_t value = kNone;
+    };
+    LastHit m_lastPid, m_lastTid; // last numeric pid / thread found in m_numericIndex
     std::array<std::uint64_t, 128> m_phaseCounts{};
-    std::vector<std::vector<EventId>> m_openB; // per track: open B slices
+    std::vector<std::vector<EventId>> m_openB;            // per track: open B slices
     std::unordered_map<std::string, EventId> m_openAsync; // key: pid, cat, id, name
     std::unordered_map<CounterKey, std::uint32_t, CounterKeyHash> m_counterIndex;
     std::vector<PendingFlow> m_flows;

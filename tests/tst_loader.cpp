@@ -7,8 +7,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-
 #include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
 
 using namespace rs;
 
@@ -23,16 +25,14 @@ void writeFile(const QString& path, const std::string& bytes)
 const Slice* findSlice(const Trace& t, const std::string& name)
 {
     for (const Slice& s : t.slices())
-        if (t.str(s.name) == name)
-            return &s;
+        if (t.str(s.name) == name) return &s;
     return nullptr;
 }
 
 EventId findId(const Trace& t, const std::string& name)
 {
     for (EventId i = 0; i < t.slices().size(); ++i)
-        if (t.str(t.slice(i).name) == name)
-            return i;
+        if (t.str(t.slice(i).name) == name) return i;
     return kNone;
 }
 
@@ -196,8 +196,8 @@ private slots:
             toKernel2 += t.flows()[f].to == kernel2;
             big = big || t.flows()[f].id == 18446744073709551615ull;
         }
-        QVERIFY(big); // ids above 2^53 stay exact
-        QCOMPARE(toKernel, 2); // ac2g and HostToDevice
+        QVERIFY(big);           // ids above 2^53 stay exact
+        QCOMPARE(toKernel, 2);  // ac2g and HostToDevice
         QCOMPARE(toKernel2, 2); // HostToDevice's second f, and "next" binds to the next slice
         QCOMPARE(t.stats().danglingFlows, 1u);
         const EventId a = findId(t, "v2a");
@@ -206,6 +206,41 @@ private slots:
         QCOMPARE(out.size(), size_t(1));
         QCOMPARE(t.flows()[out[0]].to, b);
         QVERIFY(t.slice(b).flags & kSliceFlowIn);
+    }
+
+    // Numeric flow ids are not interned, yet ids still group by their text: "12" is 12, while
+    // "012" and "0x0c" are other flows (with the same number).
+    void flowIdsGroupByText()
+    {
+        auto r = test::loadText(R"([
+            {"name":"a","ph":"X","ts":0,"dur":10,"pid":1,"tid":1},
+            {"name":"b","ph":"X","ts":20,"dur":10,"pid":1,"tid":2},
+            {"name":"c","ph":"X","ts":40,"dur":10,"pid":1,"tid":3},
+            {"name":"d","ph":"X","ts":60,"dur":10,"pid":1,"tid":4},
+            {"ph":"s","id":12,"ts":1,"pid":1,"tid":1,"cat":"k"},
+            {"ph":"f","id":"12","ts":20,"pid":1,"tid":2,"cat":"k","bp":"e"},
+            {"ph":"s","id":"012","ts":2,"pid":1,"tid":1,"cat":"k"},
+            {"ph":"f","id":"012","ts":40,"pid":1,"tid":3,"cat":"k","bp":"e"},
+            {"ph":"f","id":"0x0c","ts":60,"pid":1,"tid":4,"cat":"k","bp":"e"},
+            {"ph":"s","id":-0,"ts":3,"pid":1,"tid":1,"cat":"z"},
+            {"ph":"f","id":"0","ts":61,"pid":1,"tid":4,"cat":"z","bp":"e"},
+            {"ph":"s","id":"","ts":4,"pid":1,"tid":1,"cat":"e"},
+            {"ph":"f","id":"","ts":41,"pid":1,"tid":3,"cat":"e","bp":"e"}])");
+        QVERIFY(r.ok);
+        const Trace& t = *r.trace;
+        std::map<std::string, std::string> byTarget; // target name -> "cat id idIsText"
+        for (const Flow& f : t.flows()) {
+            QCOMPARE(t.str(t.slice(f.from).name), std::string("a"));
+            byTarget[t.str(t.slice(f.to).name) + " " + t.str(f.cat)] =
+                t.flowIdText(f) + " " + std::to_string(f.id) + " " + std::to_string(f.idIsText);
+        }
+        std::string emptyId(" "); // "" + hash: not " " + text, GCC 12 warns (-Wrestrict)
+        emptyId.append(std::to_string(std::hash<std::string>{}(""))).append(" 1");
+        const std::map<std::string, std::string> want{
+            {"b k", "12 12 0"}, {"c k", "012 12 1"}, {"c e", emptyId}, {"d z", "0 0 0"}};
+        QCOMPARE(byTarget, want);
+        QCOMPARE(t.stats().danglingFlows, 1u); // "0x0c" has no start
+        QCOMPARE(t.strings().find("12"), std::numeric_limits<StrId>::max());
     }
 
     void asyncEvents()
@@ -280,7 +315,8 @@ private slots:
         const auto j = traceInfoJson(t, "<test>");
         bool found = false;
         for (const auto& p : j["processes"])
-            if (p["pid"].is_number_unsigned() && p["pid"].get<std::uint64_t>() == 18446744073709551615ull)
+            if (p["pid"].is_number_unsigned() &&
+                p["pid"].get<std::uint64_t>() == 18446744073709551615ull)
                 found = true;
         QVERIFY(found);
         QCOMPARE(t.producer(), Producer::TorchNpu); // string ts with ns digits
@@ -288,9 +324,10 @@ private slots:
 
     void argsOnDemand()
     {
-        auto r = test::loadText("[{\"name\":\"a\",\"ph\":\"X\",\"ts\":0,\"dur\":1,\"pid\":1,\"tid\":1,"
-                                "\"args\":{\"Call stack\":\"f1;\\r\\nf2\",\"n\":[1,{\"x\":null}],"
-                                "\"s\":\"}\\\"{\"}}]");
+        auto r =
+            test::loadText("[{\"name\":\"a\",\"ph\":\"X\",\"ts\":0,\"dur\":1,\"pid\":1,\"tid\":1,"
+                           "\"args\":{\"Call stack\":\"f1;\\r\\nf2\",\"n\":[1,{\"x\":null}],"
+                           "\"s\":\"}\\\"{\"}}]");
         QVERIFY(r.ok);
         const Trace& t = *r.trace;
         const auto args = t.args(0);
@@ -310,14 +347,16 @@ private slots:
         std::string json = head + big + tail;
         auto r = test::loadText(json);
         QVERIFY(r.ok);
-        QCOMPARE(r.trace->args(findId(*r.trace, "a"))["blob"].get<std::string>().size(), big.size());
+        QCOMPARE(r.trace->args(findId(*r.trace, "a"))["blob"].get<std::string>().size(),
+                 big.size());
         QCOMPARE(r.trace->slices().size(), size_t(2));
     }
 
     void gzipFiles()
     {
         QTemporaryDir dir;
-        const std::string json = R"({"traceEvents":[{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1}]})";
+        const std::string json =
+            R"({"traceEvents":[{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1}]})";
         const QString gz = dir.filePath("t.json.gz");
         writeFile(gz, test::gzip(json));
         auto r = loadTrace(gz.toStdString());
@@ -330,8 +369,9 @@ private slots:
         QVERIFY2(r.ok, r.error.c_str());
         // Two concatenated gzip members are one stream.
         const QString multi = dir.filePath("m.json.gz");
-        writeFile(multi, test::gzip(R"([{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1},)") +
-                             test::gzip(R"({"name":"b","ph":"X","ts":3,"dur":2,"pid":1,"tid":1}])"));
+        writeFile(multi,
+                  test::gzip(R"([{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1},)") +
+                      test::gzip(R"({"name":"b","ph":"X","ts":3,"dur":2,"pid":1,"tid":1}])"));
         r = loadTrace(multi.toStdString());
         QVERIFY2(r.ok, r.error.c_str());
         QCOMPARE(r.trace->slices().size(), size_t(2));
@@ -364,8 +404,9 @@ private slots:
 
     void malformedNamesPosition()
     {
-        auto r = test::loadText("[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1},\n"
-                                "{\"name\":\"b\",\"ph\":\"X\",\"ts\":tru,\"pid\":1}, {}]");
+        auto r = test::loadText(
+            "[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1},\n"
+            "{\"name\":\"b\",\"ph\":\"X\",\"ts\":tru,\"pid\":1}, {}]");
         QVERIFY(!r.ok);
         QVERIFY2(r.error.find("byte 85") != std::string::npos, r.error.c_str());
         QVERIFY2(r.error.find("line 2") != std::string::npos, r.error.c_str());
@@ -461,8 +502,8 @@ private slots:
     {
         std::string json = "[";
         for (int i = 0; i < 60000; ++i)
-            json += "{\"name\":\"k" + std::to_string(i) + "\",\"ph\":\"X\",\"ts\":" +
-                    std::to_string(i) +
+            json += "{\"name\":\"k" + std::to_string(i) +
+                    "\",\"ph\":\"X\",\"ts\":" + std::to_string(i) +
                     ",\"dur\":1,\"pid\":1,\"tid\":1,\"args\":{\"a\":\"0123456789\"}},";
         json += "{}]";
         LoadOptions o;

@@ -4,9 +4,11 @@
 #include "core/bytesource.h"
 #include "core/parallelloader.h"
 #include "core/traceloader.h"
+#include "tests/support/gzip.h"
 #include "tests/testutil.h"
 
 #include <QDirIterator>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cstdio>
@@ -61,7 +63,7 @@ std::string fingerprint(const LoadResult& r)
     }
     for (const Flow& f : t.flows())
         o << "flow " << f.from << " " << f.to << " " << t.str(f.cat) << " " << t.str(f.name) << " "
-          << f.id << " " << t.str(f.idText) << "\n";
+          << f.id << " " << t.flowIdText(f) << " " << f.idIsText << "\n";
     for (const StackFrame& f : t.stackFrames())
         o << "frame " << t.str(f.name) << " " << t.str(f.category) << " " << f.parent << "\n";
     o << "metadata " << t.metadata().dump() << "\n";
@@ -104,6 +106,33 @@ void compareBoth(const std::string& bytes, bool mustBeFast, const char* what)
     }
     const LoadResult pub = loadTraceFromMemory(bytes.data(), bytes.size(), {}, "<test>");
     QCOMPARE(fingerprint(pub), sax);
+}
+
+// A file through the public entry point and through the SAX path give the same result; with
+// mustBeFast the parallel path must have taken it (gzip included).
+void compareFile(const std::string& path, bool mustBeFast, const LoadOptions& lo = {})
+{
+    ::setenv("RINGSCOPE_LOADER", "sax", 1);
+    const std::string sax = fingerprint(loadTrace(path, lo));
+    ::unsetenv("RINGSCOPE_LOADER");
+    LoadProgress progress;
+    auto fast = loadTraceParallel(path, resolveTracePath(path).rank, lo, &progress);
+    if (mustBeFast) {
+        QVERIFY2(fast.has_value(), path.c_str());
+        QCOMPARE(progress.done.load(), progress.total.load());
+    }
+    if (fast) QCOMPARE(fingerprint(*fast), sax);
+    QCOMPARE(fingerprint(loadTrace(path, lo)), sax);
+}
+
+std::string writeTemp(const QTemporaryDir& dir, const char* name, const std::string& bytes)
+{
+    const std::string path = dir.filePath(name).toStdString();
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) return path;
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+    return path;
 }
 
 // Valid but unusual JSON: escapes, surrogates, "-0", integers past 2^64, duplicate keys, odd
@@ -203,6 +232,48 @@ private slots:
         }
     }
 
+    // gzip is inflated, then loaded in parallel; an odd gzip stream goes to the SAX path.
+    void gzipMatchesSax()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        std::FILE* f = std::tmpfile();
+        QVERIFY(f);
+        tracegen::LargeTraceOptions o;
+        o.targetBytes = 3 << 20;
+        QVERIFY(tracegen::writeLargeTrace(f, o, nullptr));
+        std::string gen(static_cast<std::size_t>(std::ftell(f)), '\0');
+        std::rewind(f);
+        QCOMPARE(std::fread(gen.data(), 1, gen.size(), f), gen.size());
+        std::fclose(f);
+        const std::string gz = test::gzip(gen);
+        compareFile(writeTemp(dir, "gen.json.gz", gz), true);
+        compareFile(writeTemp(dir, "tricky.json.gz", test::gzip(tricky())), true);
+        // Two members are one stream; garbage after the last member is ignored (as SAX does).
+        const std::string doc = tricky();
+        const std::string twoMembers =
+            test::gzip(doc.substr(0, doc.size() / 2)) + test::gzip(doc.substr(doc.size() / 2));
+        compareFile(writeTemp(dir, "two.json.gz", twoMembers), true);
+        compareFile(writeTemp(dir, "garbage.json.gz", gz + "garbage"), true);
+        // Truncated and corrupt streams, a truncated document, and the memory budget.
+        for (std::size_t cut : {gz.size() / 3, gz.size() - 5})
+            compareFile(writeTemp(dir, "cut.json.gz", gz.substr(0, cut)), false);
+        std::string corrupt = gz;
+        corrupt[corrupt.size() / 2] = static_cast<char>(corrupt[corrupt.size() / 2] ^ 0x55);
+        compareFile(writeTemp(dir, "corrupt.json.gz", corrupt), false);
+        compareFile(writeTemp(dir, "half.json.gz", test::gzip(gen.substr(0, gen.size() / 2))),
+                    false);
+        for (std::uint64_t budget : {std::uint64_t(1) << 20, std::uint64_t(5) << 20}) {
+            LoadOptions lo;
+            lo.maxMemoryBytes = budget;
+            compareFile(writeTemp(dir, "budget.json.gz", gz), false, lo);
+        }
+        LoadProgress cancelled;
+        cancelled.cancel = true;
+        auto r = loadTraceParallel(writeTemp(dir, "gen.json.gz", gz), std::nullopt, {}, &cancelled);
+        QVERIFY(r && r->cancelled && !r->ok);
+    }
+
     void publicTracesMatchSax()
     {
         RS_REQUIRE_PUBLIC_TRACES();
@@ -217,6 +288,7 @@ private slots:
             const std::string bytes = readAll(path);
             QVERIFY2(!bytes.empty(), qPrintable(path));
             compareBoth(bytes, true, qPrintable(path));
+            compareFile(path.toStdString(), true); // gzip files inflated as a whole too
             ++n;
         }
         QVERIFY(n >= 8);
