@@ -403,6 +403,15 @@ private slots:
         QTest::qWait(300);
         QCOMPARE(analysed.count(), 1);
         QCOMPARE(w.jobSession()->job.rankCount(), std::size_t(2));
+        // A single trace opened while a job loads supersedes it too.
+        QSignalSpy loadedOne(&w, &MainWindow::traceLoaded);
+        w.openPaths({m_dir.path()});
+        w.openPaths({first});
+        QVERIFY(loadedOne.wait(180000));
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isLoading(), 60000);
+        QTest::qWait(300);
+        QVERIFY(!w.isJob());
+        QCOMPARE(loadedOne.count(), 1);
     }
 
     void failedRankIsReportedOthersOpen()

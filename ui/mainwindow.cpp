@@ -289,8 +289,11 @@ void MainWindow::openPaths(const QStringList& paths)
     // One rank: the folder holding it resolves to its trace; else the loader reports why not.
     const QString path = inputs.size() == 1 ? QString::fromStdString(inputs.front().path)
                                             : QFileInfo(paths.first()).absoluteFilePath();
-    ++m_jobGeneration; // a job still loading is superseded
+    ++m_jobGeneration; // a job still loading or rebuilding is superseded
     if (m_jobProgress) m_jobProgress->cancel = true;
+    m_jobLoading = false;
+    m_rebuilding = false;
+    m_jobTimer->stop();
     m_lastError.clear();
     m_status->setText(tr("Loading %1…").arg(QDir::toNativeSeparators(path)));
     m_progress->setValue(0);
