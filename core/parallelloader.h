@@ -7,11 +7,12 @@
 
 namespace rs {
 
-// The fast path for plain (non-gzip) JSON: the file is mapped, cut into chunks at event
-// boundaries and tokenized on several threads by a strict hand-written tokenizer; one
-// builder takes the events in file order. It produces exactly what the SAX path produces.
-// Anything it does not handle the same way (gzip, malformed or truncated JSON, an odd
-// document shape, the memory budget) returns nullopt and the caller runs the SAX path,
+// The fast path: the file is mapped (gzip: inflated whole into memory first), cut into
+// chunks at event boundaries and tokenized on several threads by a strict hand-written
+// tokenizer; one builder takes the events in file order. It produces exactly what the SAX
+// path produces. Anything it does not handle the same way (a corrupt or truncated gzip
+// stream, malformed or truncated JSON, an odd document shape, the memory budget) returns
+// nullopt and the caller runs the SAX path,
 // which then reports the error with its byte offset, line and column.
 // Setting RINGSCOPE_LOADER=sax in the environment disables this path.
 struct ParallelOptions {
