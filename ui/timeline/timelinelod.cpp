@@ -39,7 +39,8 @@ std::size_t MaxPyramid::firstAtLeast(std::size_t from, std::size_t to, std::uint
             span *= kFan;
             continue;
         }
-        if (pos + span > to) { // this level's entry would reach past `to`: step down
+        // This level's entry would reach past `to`: step down (at level 0 it always fits).
+        if (level > 0 && pos + span > to) {
             --level;
             span /= kFan;
             continue;
@@ -72,7 +73,7 @@ std::uint8_t MaxPyramid::maxIn(std::size_t from, std::size_t to) const
             span *= kFan;
             continue;
         }
-        if (pos + span > to) {
+        if (level > 0 && pos + span > to) {
             --level;
             span /= kFan;
             continue;

@@ -470,7 +470,7 @@ void TimelineRenderer::paintCounterTrack(QPainter& p, const TimelineGeometry& g,
     const int x0 = static_cast<int>(std::floor(plot.left()));
     const int x1 = static_cast<int>(std::ceil(plot.right()));
     std::vector<double> col;
-    col.reserve(static_cast<std::size_t>(x1 - x0 + 1));
+    col.reserve(static_cast<std::size_t>(std::max(0, x1 - x0)) + 1);
     double vmax = 0, vmin = 0;
     bool any = false;
     for (int x = x0; x <= x1; ++x) {
