@@ -391,7 +391,7 @@ void MainWindow::startAnalysis()
     }));
 }
 
-void MainWindow::onAnalysed(quint64 generation, ReportPtr report, QString error)
+void MainWindow::onAnalysed(quint64 generation, const ReportPtr& report, const QString& error)
 {
     if (generation != m_generation) return; // superseded by a newer load
     m_analysisRunning = false;
@@ -507,7 +507,7 @@ void MainWindow::startJob(const std::vector<RankInput>& inputs, const QString& n
             return buildJobSession(inputs, path, progress.get());
         } catch (const std::exception& e) {
             auto s = std::make_shared<JobSession>();
-            s->errors.push_back(e.what());
+            s->errors.emplace_back(e.what());
             return s;
         }
     }));

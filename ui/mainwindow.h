@@ -103,7 +103,7 @@ private:
     void buildMenus();
     void onLoaded(const QString& path, std::shared_ptr<LoadResult> result);
     void startAnalysis();
-    void onAnalysed(quint64 generation, ReportPtr report, QString error);
+    void onAnalysed(quint64 generation, const ReportPtr& report, const QString& error);
     void onEventSelected(EventId e);
     void addRecent(const QString& path);
     void updateRecentMenu();

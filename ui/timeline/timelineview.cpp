@@ -245,7 +245,7 @@ void TimelineView::selectEvent(EventId e, bool reveal)
     if (!tr || (e != kNone && e >= tr->slices().size())) return;
     if (e != kNone &&
         (m_historyPos < 0 || m_history[static_cast<std::size_t>(m_historyPos)] != e)) {
-        m_history.resize(static_cast<std::size_t>(m_historyPos + 1));
+        m_history.resize(m_historyPos < 0 ? 0 : static_cast<std::size_t>(m_historyPos) + 1);
         m_history.push_back(e);
         m_historyPos = static_cast<int>(m_history.size()) - 1;
     }
