@@ -935,7 +935,7 @@ private:
     // The SAX path's budget rule; when it trips, that path runs again and says so.
     bool overBudget(std::uint64_t done) const
     {
-        const std::uint64_t est = m_builder.estimatedBytes();
+        const std::uint64_t est = m_builder.estimatedPeakBytes();
         const double share =
             static_cast<double>(done) / static_cast<double>(std::max<std::size_t>(m_size, 1));
         const auto projected =
@@ -1128,8 +1128,10 @@ std::optional<LoadResult> loadGzip(const std::string& file, std::optional<int> r
     if (!src) return std::nullopt;
     const std::uint64_t budget =
         options.maxMemoryBytes ? options.maxMemoryBytes : defaultMemoryBudget();
-    // Address space only: pages are committed as the text is written.
-    const auto cap = static_cast<std::size_t>(budget);
+    // Address space only: pages are committed as the text is written. The text sits beside
+    // the model it becomes (the budget counts only the model), so it may take a quarter of the
+    // budget; a larger text streams through the SAX path instead, which never holds it.
+    const auto cap = static_cast<std::size_t>(budget / 4);
     void* map = ::mmap(nullptr, cap, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (map == MAP_FAILED) return std::nullopt;

@@ -33,6 +33,15 @@ public:
 
     // Resident bytes the model will need so far (for the memory budget).
     std::size_t estimatedBytes() const;
+    // What loading holds at its peak: the model plus, per event so far, the loader's working
+    // memory (tokenized chunks in flight, the sorted copy of the slices in finish(), pending
+    // flows). Measured at 77-94 bytes an event (tst_membudget projectionCoversThePeak).
+    static constexpr std::size_t kLoadWorkingBytesPerEvent = 128;
+    std::size_t estimatedPeakBytes() const
+    {
+        return estimatedBytes() +
+               static_cast<std::size_t>(eventCount()) * kLoadWorkingBytesPerEvent;
+    }
     std::uint64_t eventCount() const { return m_trace->m_stats.events; }
 
     // Sorts, nests, binds flows and hands the trace over. The builder is spent afterwards.

@@ -29,16 +29,26 @@ std::string gib(std::uint64_t bytes)
     return buf;
 }
 
+// The refusal names what loading would hold at its peak and what the loaded trace keeps.
+std::string overBudgetMessage(std::uint64_t peak, std::uint64_t model, std::uint64_t budget,
+                              bool projected)
+{
+    return "the trace needs about " + gib(peak) + " of memory while loading (" +
+           (projected ? "projected; " : "") + gib(model) +
+           " for the loaded trace), more than the budget of " + gib(budget) +
+           "; raise it with --max-memory";
+}
+
 LoadResult run(ByteSource& src, const std::string& name, std::optional<int> rank,
                const LoadOptions& options, LoadProgress* progress)
 {
     LoadResult result;
     result.resolvedPath = name;
-    const std::uint64_t budget = options.maxMemoryBytes ? options.maxMemoryBytes : defaultMemoryBudget();
+    const std::uint64_t budget =
+        options.maxMemoryBytes ? options.maxMemoryBytes : defaultMemoryBudget();
     TraceBuilder builder;
     builder.setPath(name);
-    if (rank)
-        builder.setRank(*rank);
+    if (rank) builder.setRank(*rank);
     builder.setFallbackRank(options.rankHint);
     if (progress) {
         progress->total.store(src.fileSize());
@@ -51,21 +61,21 @@ LoadResult run(ByteSource& src, const std::string& name, std::optional<int> rank
     std::string budgetError;
     JsonSaxReader reader(src, builder);
     reader.setTick([&]() {
-        if (progress && progress->cancel.load(std::memory_order_relaxed))
-            return false;
+        if (progress && progress->cancel.load(std::memory_order_relaxed)) return false;
         // Project the model's final size from the share of the file parsed so far (not read:
         // the read-ahead chunk would make the share look 10x larger on a small prefix).
         // Wait for 1 MiB of text first: a compressed prefix that small is too noisy.
         const std::uint64_t read = src.fileBytesConsumed();
-        if (src.offset() < (1u << 20) || read == 0)
-            return true;
+        if (src.offset() < (1u << 20) || read == 0) return true;
         const double share = static_cast<double>(read) / static_cast<double>(src.fileSize());
-        const auto projected = static_cast<std::uint64_t>(
-            static_cast<double>(builder.estimatedBytes()) / std::max(share, 1e-6));
-        if (projected > budget || builder.estimatedBytes() > budget) {
-            budgetError = "the trace needs about " + gib(projected) +
-                          " of memory (projected), more than the budget of " + gib(budget) +
-                          "; raise it with --max-memory";
+        const double scale = 1.0 / std::max(share, 1e-6);
+        const auto projected =
+            static_cast<std::uint64_t>(static_cast<double>(builder.estimatedPeakBytes()) * scale);
+        if (projected > budget || builder.estimatedPeakBytes() > budget) {
+            budgetError = overBudgetMessage(
+                projected,
+                static_cast<std::uint64_t>(static_cast<double>(builder.estimatedBytes()) * scale),
+                budget, true);
             return false;
         }
         return true;
@@ -79,28 +89,27 @@ LoadResult run(ByteSource& src, const std::string& name, std::optional<int> rank
             return result;
         }
         if (src.overLimit())
-            budgetError = std::string(src.gzip() ? "the data expands past the memory budget of "
-                                                 : "the input is larger than the memory budget of ") +
-                          gib(budget) + (src.gzip() ? " (gzip bomb?)" : "") +
-                          "; raise it with --max-memory";
+            budgetError =
+                std::string(src.gzip() ? "the data expands past the memory budget of "
+                                       : "the input is larger than the memory budget of ") +
+                gib(budget) + (src.gzip() ? " (gzip bomb?)" : "") + "; raise it with --max-memory";
         result.error = budgetError.empty() ? std::string("loading stopped") : budgetError;
         return result;
     }
     // Small files end before the first projection: check what the model really needs.
-    if (builder.estimatedBytes() > budget) {
-        result.error = "the trace needs about " + gib(builder.estimatedBytes()) +
-                       " of memory, more than the budget of " + gib(budget) +
-                       "; raise it with --max-memory";
+    if (builder.estimatedPeakBytes() > budget) {
+        result.error = overBudgetMessage(builder.estimatedPeakBytes(), builder.estimatedBytes(),
+                                         budget, false);
         return result;
     }
     if (progress && r.ok)
         progress->done.store(src.fileSize()); // the parser may stop before trailing blanks
     if (r.truncated) {
         builder.setTruncated(true);
-        builder.addWarning("the file ends early (truncated at byte " + std::to_string(src.offset()) +
-                           "): every complete event was loaded; " + r.error);
-        if (!src.error().empty())
-            builder.addWarning(src.error());
+        builder.addWarning("the file ends early (truncated at byte " +
+                           std::to_string(src.offset()) + "): every complete event was loaded; " +
+                           r.error);
+        if (!src.error().empty()) builder.addWarning(src.error());
     }
     if (!r.ok) {
         result.error = r.error;
@@ -110,8 +119,7 @@ LoadResult run(ByteSource& src, const std::string& name, std::optional<int> rank
         }
         return result;
     }
-    if (builder.eventCount() == 0)
-        builder.addWarning("the trace holds no events");
+    if (builder.eventCount() == 0) builder.addWarning("the trace holds no events");
     result.trace = builder.finish();
     result.ok = true;
     return result;
@@ -123,8 +131,7 @@ std::uint64_t defaultMemoryBudget()
 {
     const long pages = sysconf(_SC_PHYS_PAGES);
     const long size = sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || size <= 0)
-        return 8ull << 30;
+    if (pages <= 0 || size <= 0) return 8ull << 30;
     return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(size) / 4 * 3;
 }
 
@@ -145,8 +152,7 @@ std::optional<int> rankFromProfilerInfo(const std::string& folder)
         }
         static const QRegularExpression re("profiler_info_(\\d+)\\.json");
         auto m = re.match(name);
-        if (m.hasMatch())
-            return m.captured(1).toInt();
+        if (m.hasMatch()) return m.captured(1).toInt();
     }
     return std::nullopt;
 }
@@ -165,8 +171,7 @@ ResolvedPath resolveTracePath(const std::string& path)
         const QDir parent = info.dir();
         if (info.fileName() == "trace_view.json" && parent.dirName() == "ASCEND_PROFILER_OUTPUT") {
             QDir run = parent;
-            if (run.cdUp())
-                r.rank = rankFromProfilerInfo(run.path().toStdString());
+            if (run.cdUp()) r.rank = rankFromProfilerInfo(run.path().toStdString());
         }
         return r;
     }
@@ -179,8 +184,7 @@ ResolvedPath resolveTracePath(const std::string& path)
     if (dir.exists("trace_view.json")) {
         r.file = dir.filePath("trace_view.json").toStdString();
         QDir run = dir;
-        if (run.cdUp())
-            r.rank = rankFromProfilerInfo(run.path().toStdString());
+        if (run.cdUp()) r.rank = rankFromProfilerInfo(run.path().toStdString());
         return r;
     }
     r.error = path + ": a folder with no trace (expected a torch_npu *_ascend_pt folder with "
@@ -216,8 +220,7 @@ LoadResult loadTrace(const std::string& path, const LoadOptions& options, LoadPr
 LoadResult loadTraceFromMemory(const char* data, std::size_t size, const LoadOptions& options,
                                const std::string& name)
 {
-    if (auto fast = loadTraceParallelFromMemory(data, size, name, options))
-        return std::move(*fast);
+    if (auto fast = loadTraceParallelFromMemory(data, size, name, options)) return std::move(*fast);
     auto src = ByteSource::fromMemory(data, size);
     return run(*src, name, std::nullopt, options, nullptr);
 }

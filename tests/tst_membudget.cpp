@@ -1,5 +1,6 @@
 // The memory budget: a trace projected to need more than LoadOptions::maxMemoryBytes is
 // refused early, with the estimate in the message; the estimate tracks the real model size.
+#include "bench/benchutil.h"
 #include "core/traceloader.h"
 #include "tests/support/gzip.h"
 #include "tests/testutil.h"
@@ -9,8 +10,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-
 #include <fstream>
+#include <malloc.h>
 #include <string>
 #include <unistd.h>
 
@@ -49,13 +50,19 @@ std::string makeTrace(std::size_t n)
     return text;
 }
 
-// "needs about 12.3 MiB" -> bytes.
-double estimateIn(const std::string& error)
+// "needs about 12.3 MiB" (the peak of loading) -> bytes.
+double estimateIn(const std::string& error, const char* pattern = "needs about ([0-9.]+) (MiB|GiB)")
 {
-    static const QRegularExpression re("needs about ([0-9.]+) (MiB|GiB)");
+    const QRegularExpression re(pattern);
     const auto m = re.match(QString::fromStdString(error));
     if (!m.hasMatch()) return -1;
     return m.captured(1).toDouble() * (m.captured(2) == "GiB" ? 1024.0 * 1048576 : 1048576.0);
+}
+
+// "(projected; 4.5 MiB for the loaded trace)" -> bytes.
+double modelIn(const std::string& error)
+{
+    return estimateIn(error, "([0-9.]+) (MiB|GiB) for the loaded trace");
 }
 
 } // namespace
@@ -105,7 +112,7 @@ private slots:
         options.maxMemoryBytes = 1u << 20;
         const LoadResult r = rs::test::loadText(text, options);
         QVERIFY(!r.ok);
-        const double estimate = estimateIn(r.error);
+        const double estimate = modelIn(r.error);
         qInfo("%s: %.1f MB input, model %.1f MiB, refused at %s", compressed ? "gzip" : "json",
               text.size() / 1e6, model / 1048576, r.error.c_str());
         QVERIFY2(estimate > 0, r.error.c_str());
@@ -113,6 +120,57 @@ private slots:
         // far above that a trace that fits is refused.
         QVERIFY2(estimate >= model * 0.9, r.error.c_str());
         QVERIFY2(estimate <= model * 3.0, r.error.c_str());
+    }
+
+    void projectionCoversThePeak_data()
+    {
+        QTest::addColumn<bool>("compressed");
+        QTest::addColumn<bool>("tiny");
+        QTest::newRow("json") << false << false;
+        QTest::newRow("gzip") << true << false;
+        QTest::newRow("tiny events, no args") << false << true;
+    }
+    void projectionCoversThePeak()
+    {
+        // The budget protects the machine only if what it is compared with covers the peak
+        // of a load (the model plus what building it needs for a while), not just the model.
+#if defined(__SANITIZE_ADDRESS__)
+        QSKIP("ASan's shadow memory and quarantine make resident sizes meaningless");
+#endif
+        QFETCH(bool, compressed);
+        QFETCH(bool, tiny);
+        std::string json;
+        if (tiny) {
+            json = "[";
+            for (int i = 0; i < 600000; ++i)
+                json += "{\"ph\":\"X\",\"name\":\"k" + std::to_string(i % 7) +
+                        "\",\"pid\":1,\"tid\":" + std::to_string(i % 4) +
+                        ",\"ts\":" + std::to_string(i) + ",\"dur\":1},";
+            json.back() = ']';
+        } else {
+            json = makeTrace(600000);
+        }
+        const std::string text = compressed ? gzip(json) : json;
+        malloc_trim(0); // earlier tests' freed heap would be reused unseen
+        rs::bench::resetPeak();
+        const std::uint64_t before = rs::bench::statusBytes("VmRSS");
+        {
+            const LoadResult full = rs::test::loadText(text);
+            QVERIFY2(full.ok, full.error.c_str());
+        }
+        const std::uint64_t hwm = rs::bench::statusBytes("VmHWM");
+        if (hwm == 0 || before == 0) QSKIP("no /proc/self/status here");
+        const double peak = static_cast<double>(hwm - std::min(hwm, before));
+        LoadOptions options;
+        options.maxMemoryBytes = 1u << 20;
+        const LoadResult r = rs::test::loadText(text, options);
+        QVERIFY(!r.ok);
+        const double projected = estimateIn(r.error);
+        qInfo("%s: %.1f MB input, peak during load +%.1f MiB, projected %.1f MiB (%.2fx)",
+              QTest::currentDataTag(), text.size() / 1e6, peak / 1048576, projected / 1048576,
+              projected / std::max(peak, 1.0));
+        QVERIFY2(projected >= peak * 0.9, r.error.c_str());
+        QVERIFY2(projected <= peak * 3.0, r.error.c_str());
     }
 
     void underBudgetLoads()
