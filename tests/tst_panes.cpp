@@ -142,10 +142,16 @@ private slots:
         f2.rule = "unaligned-transfer";
         f2.severity = Severity::Warning;
         f2.title = "unaligned Memcpy";
-        rep->findings = {f1, f2};
+        Finding f3; // job level: no rank, the ranks involved
+        f3.rule = "job-rank-delays-collective";
+        f3.severity = Severity::Error;
+        f3.title = "Rank 2 delays AllReduce";
+        f3.ranks = {5, 0, 1, 2, 3, 7, 8, 2};
+        rep->findings = {f1, f2, f3};
         FindingsPane pane;
         pane.setReport(rep);
-        QCOMPARE(pane.count(), 2);
+        QCOMPARE(pane.count(), 3);
+        QCOMPARE(pane.tree()->topLevelItem(2)->text(2), QStringLiteral("0-3, 5, 7, 8"));
         QTreeWidgetItem* first = pane.tree()->topLevelItem(0);
         QCOMPARE(first->text(1), QStringLiteral("collective-internal-memcpy"));
         QCOMPARE(first->text(2), QStringLiteral("3"));

@@ -5,6 +5,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace rs {
 
 FindingsPane::FindingsPane(QWidget* parent) : QWidget(parent)
@@ -39,6 +41,28 @@ int FindingsPane::count() const
     return m_tree->topLevelItemCount();
 }
 
+namespace {
+
+QString rankList(std::vector<int> ranks)
+{
+    // Job-level findings name several ranks: "0-3, 5" stays short for a whole cluster.
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    QStringList parts;
+    for (std::size_t i = 0; i < ranks.size();) {
+        std::size_t j = i;
+        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+            ++j;
+        parts << (j > i + 1    ? QStringLiteral("%1-%2").arg(ranks[i]).arg(ranks[j])
+                  : j == i + 1 ? QStringLiteral("%1, %2").arg(ranks[i]).arg(ranks[j])
+                               : QString::number(ranks[i]));
+        i = j + 1;
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+} // namespace
+
 void FindingsPane::setReport(ReportPtr report)
 {
     m_report = std::move(report);
@@ -57,7 +81,14 @@ void FindingsPane::setReport(ReportPtr report)
         const QString sev = QString::fromUtf8(severityName(f.severity));
         item->setText(0, f.severity == Severity::Info ? sev : QStringLiteral("! ") + sev);
         item->setText(1, QString::fromStdString(f.rule));
-        item->setText(2, f.rank ? QString::number(*f.rank) : QStringLiteral("—"));
+        if (f.rank) {
+            item->setText(2, QString::number(*f.rank));
+        } else if (!f.ranks.empty()) {
+            item->setText(2, rankList(f.ranks));
+            item->setToolTip(2, tr("Job-level finding; ranks involved: %1").arg(item->text(2)));
+        } else {
+            item->setText(2, QStringLiteral("—"));
+        }
         item->setText(3, QString::fromStdString(f.title));
         item->setToolTip(
             3, QString::fromStdString(
