@@ -27,10 +27,17 @@ void MaxPyramid::build(std::vector<std::uint8_t> base)
     }
 }
 
-std::size_t MaxPyramid::firstAtLeast(std::size_t from, std::size_t to, std::uint8_t c) const
+namespace {
+
+// Covers [from, to) left to right with the largest aligned pyramid entries that fit and calls
+// visit(level, pos, span) on each; visit returns true to stop there.
+template <typename Visit>
+void walk(const std::vector<std::vector<std::uint8_t>>& levels, std::size_t from, std::size_t to,
+          Visit&& visit)
 {
-    const std::size_t top = m_levels.size() - 1;
-    std::size_t pos = from; // element index, aligned to `span` at level L
+    constexpr std::size_t kFan = MaxPyramid::kFan;
+    const std::size_t top = levels.size() - 1;
+    std::size_t pos = from; // element index, aligned to `span` at `level`
     std::size_t level = 0, span = 1;
     while (pos < to) {
         // Climb while a whole entry of the next level fits in what is left.
@@ -45,42 +52,40 @@ std::size_t MaxPyramid::firstAtLeast(std::size_t from, std::size_t to, std::uint
             span /= kFan;
             continue;
         }
-        if (m_levels[level][pos / span] >= c) {
-            // Descend into the entry: one of its children holds the maximum.
-            while (level > 0) {
-                --level;
-                span /= kFan;
-                std::size_t k = pos / span;
-                while (m_levels[level][k] < c)
-                    ++k;
-                pos = k * span;
-            }
-            return pos;
-        }
+        if (visit(level, pos, span)) return;
         pos += span;
     }
-    return to;
+}
+
+} // namespace
+
+std::size_t MaxPyramid::firstAtLeast(std::size_t from, std::size_t to, std::uint8_t c) const
+{
+    std::size_t found = to;
+    walk(m_levels, from, to, [&](std::size_t level, std::size_t pos, std::size_t span) {
+        if (m_levels[level][pos / span] < c) return false;
+        // Descend into the entry: one of its children holds the maximum.
+        while (level > 0) {
+            --level;
+            span /= kFan;
+            std::size_t k = pos / span;
+            while (m_levels[level][k] < c)
+                ++k;
+            pos = k * span;
+        }
+        found = pos;
+        return true;
+    });
+    return found;
 }
 
 std::uint8_t MaxPyramid::maxIn(std::size_t from, std::size_t to) const
 {
-    const std::size_t top = m_levels.size() - 1;
     std::uint8_t best = 0;
-    std::size_t pos = from, level = 0, span = 1;
-    while (pos < to) {
-        if (level < top && pos % (span * kFan) == 0 && pos + span * kFan <= to) {
-            ++level;
-            span *= kFan;
-            continue;
-        }
-        if (level > 0 && pos + span > to) {
-            --level;
-            span /= kFan;
-            continue;
-        }
+    walk(m_levels, from, to, [&](std::size_t level, std::size_t pos, std::size_t span) {
         best = std::max(best, m_levels[level][pos / span]);
-        pos += span;
-    }
+        return false;
+    });
     return best;
 }
 
