@@ -82,6 +82,8 @@ int analyze(const QStringList& args)
     const JobLoadResult loaded = loadJob(ranks, load);
     for (const std::string& e : loaded.errors)
         std::cerr << "ringscope analyze: " << e << "\n";
+    for (const std::string& w : loaded.warnings)
+        std::cerr << "ringscope analyze: warning: " << w << " (using what was read)\n";
     inputError = inputError || !loaded.errors.empty();
 
     std::vector<ReportInput> inputs;

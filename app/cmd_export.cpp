@@ -132,10 +132,9 @@ int exportImage(const QStringList& args)
     std::vector<ReportPtr> reports;
     for (const QString& p : paths) {
         LoadResult r = loadTrace(p.toStdString(), loadOptions);
-        if (!r.ok && !(r.trace && r.trace->stats().truncated))
-            return usageError(QString::fromStdString(r.error));
-        if (!r.ok)
-            std::cerr << "ringscope export: warning: " << r.error << " (using what was read)\n";
+        if (r.failed()) return usageError(QString::fromStdString(r.message));
+        if (!r.complete())
+            std::cerr << "ringscope export: warning: " << r.message << " (using what was read)\n";
         reports.push_back(analyze(r.trace));
     }
 

@@ -45,11 +45,13 @@ int info(const QStringList& args)
     for (const QString& p : paths) {
         const std::string path = p.toStdString();
         LoadResult r = loadTrace(path, options);
-        if (!r.ok && !(r.trace && r.trace->stats().truncated)) {
-            std::cerr << "ringscope info: " << r.error << "\n";
+        if (r.failed()) {
+            std::cerr << "ringscope info: " << r.message << "\n";
             code = kExitInput;
             continue;
         }
+        if (!r.complete())
+            std::cerr << "ringscope info: warning: " << r.message << " (using what was read)\n";
         if (asJson)
             all.push_back(traceInfoJson(*r.trace, path));
         else

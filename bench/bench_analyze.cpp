@@ -106,8 +106,8 @@ int main(int argc, char** argv)
         auto t0 = Clock::now();
         rs::LoadResult r = rs::loadTrace(f);
         const double loadMs = msSince(t0);
-        if (!r.ok) {
-            std::fprintf(stderr, "%s: %s\n", f.c_str(), r.error.c_str());
+        if (!r.complete()) {
+            std::fprintf(stderr, "%s: %s\n", f.c_str(), r.message.c_str());
             return 2;
         }
         double best = 1e300;

@@ -74,8 +74,8 @@ int main(int argc, char** argv)
     auto t0 = Clock::now();
     {
         rs::LoadResult one = rs::loadTrace(inputs[0].path);
-        if (!one.ok) {
-            std::fprintf(stderr, "%s\n", one.error.c_str());
+        if (!one.complete()) {
+            std::fprintf(stderr, "%s\n", one.message.c_str());
             return 2;
         }
     }

@@ -127,7 +127,7 @@ void bench(const std::string& path, int repeat, bool ref)
         const std::uint64_t rss1 = statusBytes("VmRSS");
         const std::uint64_t peak = statusBytes("VmHWM");
         if (!res.trace) {
-            std::printf("  load FAILED: %s\n", res.error.c_str());
+            std::printf("  load FAILED: %s\n", res.message.c_str());
             return;
         }
         best = std::min(best, s);
@@ -135,7 +135,7 @@ void bench(const std::string& path, int repeat, bool ref)
         const double events = static_cast<double>(t.stats().events);
         std::printf("  load: %.3f s  %.1f MB/s  %.2f M events/s  (%s, %llu events, %zu "
                     "warnings)\n",
-                    s, mb / s, events / s / 1e6, res.ok ? "ok" : res.error.c_str(),
+                    s, mb / s, events / s / 1e6, res.complete() ? "ok" : res.message.c_str(),
                     static_cast<unsigned long long>(t.stats().events), t.warnings().size());
         // On a shared machine wall time depends on the neighbours; CPU time less so.
         std::printf("  cpu: %.3f s user+sys (%.1f MB per CPU-second)\n", cpu, mb / cpu);

@@ -834,7 +834,8 @@ public:
         if (std::getenv("RS_LOAD_PROFILE"))
             std::fprintf(stderr, "profile: main thread cpu events %.3f s, finish %.3f s\n",
                          t1 - m_t0, threadCpu() - t1);
-        r.ok = true;
+        r.status = LoadStatus::Complete;
+        r.warnings = r.trace->warnings();
         return r;
     }
 
@@ -844,8 +845,8 @@ public:
     {
         LoadResult r;
         r.resolvedPath = m_name;
-        r.cancelled = true;
-        r.error = "loading was cancelled";
+        r.stop = LoadStop::Cancelled;
+        r.message = "loading was cancelled";
         return r;
     }
 
@@ -1158,8 +1159,8 @@ std::optional<LoadResult> loadGzip(const std::string& file, std::optional<int> r
     if (cancelled) {
         r = LoadResult{};
         r->resolvedPath = file;
-        r->cancelled = true;
-        r->error = "loading was cancelled";
+        r->stop = LoadStop::Cancelled;
+        r->message = "loading was cancelled";
     } else if (src->error().empty() && src->exhausted() && size < cap && size >= 2) {
         r = runParallel(data, size, true, file, rank, options, progress, parallel,
                         ProgressMap{total / 2, total - total / 2});

@@ -39,6 +39,14 @@ std::string overBudgetMessage(std::uint64_t peak, std::uint64_t model, std::uint
            "; raise it with --max-memory";
 }
 
+LoadResult failed(LoadStop why, std::string message)
+{
+    LoadResult r;
+    r.stop = why;
+    r.message = std::move(message);
+    return r;
+}
+
 LoadResult run(ByteSource& src, const std::string& name, std::optional<int> rank,
                const LoadOptions& options, LoadProgress* progress)
 {
@@ -83,45 +91,43 @@ LoadResult run(ByteSource& src, const std::string& name, std::optional<int> rank
     const JsonSaxReader::Result r = reader.read();
     builder.setBytesRead(src.offset());
     if (r.aborted) {
-        if (progress && progress->cancel.load()) {
-            result.cancelled = true;
-            result.error = "loading was cancelled";
-            return result;
-        }
+        if (progress && progress->cancel.load())
+            return failed(LoadStop::Cancelled, "loading was cancelled");
         if (src.overLimit())
             budgetError =
                 std::string(src.gzip() ? "the data expands past the memory budget of "
                                        : "the input is larger than the memory budget of ") +
                 gib(budget) + (src.gzip() ? " (gzip bomb?)" : "") + "; raise it with --max-memory";
-        result.error = budgetError.empty() ? std::string("loading stopped") : budgetError;
-        return result;
+        return failed(budgetError.empty() ? LoadStop::Cancelled : LoadStop::OverBudget,
+                      budgetError.empty() ? std::string("loading stopped") : budgetError);
     }
     // Small files end before the first projection: check what the model really needs.
-    if (builder.estimatedPeakBytes() > budget) {
-        result.error = overBudgetMessage(builder.estimatedPeakBytes(), builder.estimatedBytes(),
-                                         budget, false);
-        return result;
-    }
+    if (builder.estimatedPeakBytes() > budget)
+        return failed(LoadStop::OverBudget,
+                      overBudgetMessage(builder.estimatedPeakBytes(), builder.estimatedBytes(),
+                                        budget, false));
     if (progress && r.ok)
         progress->done.store(src.fileSize()); // the parser may stop before trailing blanks
+    result.status = LoadStatus::Complete;
     if (r.truncated) {
         builder.setTruncated(true);
-        builder.addWarning("the file ends early (truncated at byte " +
-                           std::to_string(src.offset()) + "): every complete event was loaded; " +
-                           r.error);
+        result.status = LoadStatus::Partial;
+        result.stop = LoadStop::Truncated;
+        result.message = "the file ends early (truncated at byte " + std::to_string(src.offset()) +
+                         "): every complete event was loaded; " + r.error;
+        builder.addWarning(result.message);
         if (!src.error().empty()) builder.addWarning(src.error());
     }
     if (!r.ok) {
-        result.error = r.error;
-        if (builder.eventCount() > 0) {
-            builder.addWarning("partial: the events before the error were loaded");
-            result.trace = builder.finish();
-        }
-        return result;
+        if (builder.eventCount() == 0) return failed(LoadStop::Malformed, r.error);
+        result.status = LoadStatus::Partial;
+        result.stop = LoadStop::Malformed;
+        result.message = r.error;
+        builder.addWarning("partial: the events before the error were loaded");
     }
-    if (builder.eventCount() == 0) builder.addWarning("the trace holds no events");
+    if (r.ok && builder.eventCount() == 0) builder.addWarning("the trace holds no events");
     result.trace = builder.finish();
-    result.ok = true;
+    result.warnings = result.trace->warnings();
     return result;
 }
 
@@ -195,25 +201,17 @@ ResolvedPath resolveTracePath(const std::string& path)
 LoadResult loadTrace(const std::string& path, const LoadOptions& options, LoadProgress* progress)
 {
     const ResolvedPath where = resolveTracePath(path);
-    if (!where.error.empty()) {
-        LoadResult r;
-        r.error = where.error;
-        return r;
-    }
+    if (!where.error.empty()) return failed(LoadStop::Unreadable, where.error);
     // Plain JSON goes through the parallel tokenizer; it hands back anything it does not
     // handle exactly like the SAX path (gzip, errors, truncation), which then runs.
     if (auto fast = loadTraceParallel(where.file, where.rank, options, progress))
         return std::move(*fast);
     std::string error;
     auto src = ByteSource::open(where.file, &error);
-    if (!src) {
-        LoadResult r;
-        r.error = error;
-        return r;
-    }
+    if (!src) return failed(LoadStop::Unreadable, error);
     LoadResult r = run(*src, where.file, where.rank, options, progress);
-    if (!r.ok && !r.cancelled && r.error.rfind(where.file, 0) != 0)
-        r.error = where.file + ": " + r.error;
+    if (!r.message.empty() && !r.cancelled() && r.message.rfind(where.file, 0) != 0)
+        r.message = where.file + ": " + r.message;
     return r;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace rs {
 
@@ -18,18 +19,39 @@ struct LoadOptions {
 };
 
 struct LoadProgress {
-    std::atomic<std::uint64_t> done{0}; // file bytes read
+    std::atomic<std::uint64_t> done{0};  // file bytes read
     std::atomic<std::uint64_t> total{0}; // file size
     std::atomic<bool> cancel{false};
 };
 
+// How a load ended.
+enum class LoadStatus : std::uint8_t {
+    Complete, // every event of the document was read
+    Partial,  // a trace of the events before the load stopped (LoadResult::stop says why)
+    Failed,   // no trace (LoadResult::message says why)
+};
+
+// Why a load is Partial or Failed; None exactly when it is Complete.
+enum class LoadStop : std::uint8_t {
+    None,
+    Truncated,  // the text ends inside the document (a cut file or gzip stream)
+    Malformed,  // not JSON (at the byte, line and column the message names), or not a trace
+    Cancelled,  // LoadProgress::cancel was set
+    OverBudget, // it would need more memory than LoadOptions::maxMemoryBytes
+    Unreadable, // no such file, not a regular file, no permission, a read error
+};
+
 struct LoadResult {
-    // The trace, also when !ok where a partial trace could be built (events before an error).
-    TracePtr trace;
-    bool ok = false;
-    bool cancelled = false;
-    std::string error; // why it failed, for the user
-    std::string resolvedPath; // the JSON file actually read
+    LoadStatus status = LoadStatus::Failed;
+    LoadStop stop = LoadStop::None;
+    TracePtr trace;      // set unless Failed; Partial: the events before the stop
+    std::string message; // for the user, why it is Partial or Failed (names the file); else empty
+    std::vector<std::string> warnings; // the trace's warnings (what was odd, counted)
+    std::string resolvedPath;          // the JSON file actually read
+
+    bool complete() const { return status == LoadStatus::Complete; }
+    bool failed() const { return status == LoadStatus::Failed; }
+    bool cancelled() const { return stop == LoadStop::Cancelled; }
 };
 
 // A path as given by a user: a .json/.json.gz file, a torch_npu "*_ascend_pt" folder or its

@@ -21,8 +21,8 @@ ReportPtr analyzePublic(const QString& rel)
 {
     const QString path = test::publicTrace(rel);
     LoadResult r = loadTrace(path.toStdString());
-    if (!r.ok) {
-        qWarning("cannot load %s: %s", qPrintable(path), r.error.c_str());
+    if (!r.complete()) {
+        qWarning("cannot load %s: %s", qPrintable(path), r.message.c_str());
         return nullptr;
     }
     return analyze(r.trace);

@@ -23,7 +23,7 @@ private slots:
     {
         gen::SeedCaseOptions o;
         LoadResult r = test::loadText(gen::seedCaseTrace(o, 0));
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         ReportPtr rep = analyze(r.trace);
         const nlohmann::json j = reportToJson({{"rank0.json", rep}});
         QCOMPARE(j.at("schema").get<std::string>(), std::string("ringscope.report/1"));
@@ -81,7 +81,7 @@ private slots:
   "dur":79089.52021875,"args":{"data_type":"FP32","alg_type":"MESH-RING","count":4097000},"ph":"X"}
 ])";
         LoadResult r = test::loadText(json);
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         ReportPtr rep = analyze(r.trace);
         const nlohmann::json j = reportToJson({{"t", rep}});
         QCOMPARE(j["collectives"].size(), std::size_t(1));
@@ -107,7 +107,7 @@ private slots:
         gen::SeedCaseOptions o;
         o.kineto = kineto;
         LoadResult r = test::loadText(gen::seedCaseTrace(o, 0));
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         ReportPtr rep = analyze(r.trace);
         const Collective& c = rep->collectives.front();
         const auto chain = callStack(*r.trace, c.event);
@@ -138,7 +138,7 @@ private slots:
  {"ph":"f","id":2,"pid":1,"tid":1,"ts":2,"cat":"x","name":"f","bp":"e"}
 ],"stackFrames":{"1":{"name":"outer","parent":"2"},"2":{"name":"inner","parent":"1"}}})";
         LoadResult r = test::loadText(json);
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         for (EventId e = 0; e < r.trace->slices().size(); ++e) {
             const auto chain = callStack(*r.trace, e, 50);
             QVERIFY(!chain.empty());
@@ -156,7 +156,7 @@ private slots:
   "args":{"Call stack":"my/model.py(12): build;\r\ntorch/nn/modules/module.py(1501): _call_impl;\r\ntrain.py(3): main"}}
 ])";
         LoadResult r = test::loadText(json);
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         EventId e = kNone;
         for (EventId i = 0; i < r.trace->slices().size(); ++i) {
             if (r.trace->str(r.trace->slice(i).name) == "aten::empty") e = i;

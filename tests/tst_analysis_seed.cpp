@@ -16,8 +16,8 @@ ReportPtr analyzeSeed(const gen::SeedCaseOptions& o, int rank, const AnalysisOpt
 {
     const std::string text = gen::seedCaseTrace(o, rank);
     LoadResult r = test::loadText(text);
-    if (!r.ok) qWarning("load failed: %s", r.error.c_str());
-    return r.ok ? analyze(r.trace, ao) : nullptr;
+    if (!r.complete()) qWarning("load failed: %s", r.message.c_str());
+    return r.complete() ? analyze(r.trace, ao) : nullptr;
 }
 
 bool chainHas(const std::vector<StackEntry>& chain, const std::string& text)
@@ -181,7 +181,7 @@ private slots:
             const std::string run =
                 dir.path().toStdString() + "/rank" + std::to_string(r) + "_ascend_pt";
             LoadResult lr = loadTrace(run);
-            QVERIFY2(lr.ok, lr.error.c_str());
+            QVERIFY2(lr.complete(), lr.message.c_str());
             QCOMPARE(lr.trace->rank(), std::optional<int>(r));
             ReportPtr rep = analyze(lr.trace);
             QCOMPARE(int(rep->collectives.size()), o.steps);
@@ -191,7 +191,7 @@ private slots:
         o.kineto = true;
         QVERIFY(gen::writeSeedCaseJob(dir.path().toStdString(), o));
         LoadResult lr = loadTrace(dir.path().toStdString() + "/rank1.pt.trace.json");
-        QVERIFY2(lr.ok, lr.error.c_str());
+        QVERIFY2(lr.complete(), lr.message.c_str());
         QCOMPARE(int(analyze(lr.trace)->collectives.size()), o.steps);
     }
 };

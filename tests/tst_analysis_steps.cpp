@@ -43,7 +43,7 @@ private slots:
     void launchDecidesStep()
     {
         LoadResult r = test::loadText(kKineto);
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         ReportPtr rep = analyze(r.trace);
         QCOMPARE(int(rep->collectives.size()), 1);
         const Collective& c = rep->collectives.front();
@@ -91,7 +91,7 @@ private slots:
  {"ph":"X","name":"Computing","pid":40,"tid":1,"ts":"1000.000","dur":999}
 ])";
         LoadResult r = test::loadText(json);
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         ReportPtr rep = analyze(r.trace);
         QCOMPARE(int(rep->collectives.size()), 1);
         QCOMPARE(rep->collectives[0].bytes, std::uint64_t(512));

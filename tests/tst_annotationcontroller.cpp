@@ -57,7 +57,7 @@ private slots:
             f.write(QByteArray::fromStdString(gen::seedCaseTrace({}, 0)));
         }
         LoadResult loaded = loadTrace(file.toStdString());
-        QVERIFY(loaded.ok);
+        QVERIFY(loaded.complete());
         ReportPtr report = analyze(loaded.trace);
 
         auto* window = new QMainWindow;

@@ -23,7 +23,7 @@ ReportPtr seedReport(int rank = 0)
 {
     gen::SeedCaseOptions o;
     LoadResult r = test::loadText(gen::seedCaseTrace(o, rank));
-    return r.ok ? analyze(r.trace) : nullptr;
+    return r.complete() ? analyze(r.trace) : nullptr;
 }
 
 bool near(QRgb c, const QColor& want, int tolerance = 40)

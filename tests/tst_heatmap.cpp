@@ -28,7 +28,7 @@ private slots:
         for (int r = 0; r < o.ranks; ++r) {
             const std::string text = gen::seedCaseTrace(o, r);
             LoadResult lr = test::loadText(text);
-            QVERIFY2(lr.ok, lr.error.c_str());
+            QVERIFY2(lr.complete(), lr.message.c_str());
             reports.push_back(analyze(lr.trace));
         }
         RankStepHeatmap map;

@@ -39,7 +39,7 @@ bool anyWarning(const rs::Trace& t, const char* part)
 
 std::string warningsOf(const LoadResult& r)
 {
-    std::string all = r.error;
+    std::string all = r.message;
     if (r.trace)
         for (const std::string& w : r.trace->warnings())
             all += "\n  " + w;
@@ -88,29 +88,29 @@ private slots:
     {
         for (const std::string& text : {std::string(), std::string(" \n\t ")}) {
             const LoadResult r = loadText(text);
-            QVERIFY(!r.ok);
-            QVERIFY2(contains(r.error, "empty"), r.error.c_str());
+            QVERIFY(!r.complete());
+            QVERIFY2(contains(r.message, "empty"), r.message.c_str());
         }
         // A null buffer is an empty input too (found by the fuzzer: memcpy from null).
         const LoadResult r = rs::loadTraceFromMemory(nullptr, 0);
-        QVERIFY(!r.ok);
-        QVERIFY2(contains(r.error, "empty"), r.error.c_str());
+        QVERIFY(!r.complete());
+        QVERIFY2(contains(r.message, "empty"), r.message.c_str());
 
         QTemporaryDir dir;
         const LoadResult f = rs::loadTrace(writeFile(dir, "empty.json", "").toStdString());
-        QVERIFY(!f.ok);
-        QVERIFY2(contains(f.error, "empty") && contains(f.error, "empty.json"), f.error.c_str());
+        QVERIFY(!f.complete());
+        QVERIFY2(contains(f.message, "empty") && contains(f.message, "empty.json"), f.message.c_str());
         const LoadResult g = rs::loadTrace(writeFile(dir, "empty.json.gz", gzip("")).toStdString());
-        QVERIFY(!g.ok);
-        QVERIFY2(contains(g.error, "empty"), g.error.c_str());
+        QVERIFY(!g.complete());
+        QVERIFY2(contains(g.message, "empty"), g.message.c_str());
     }
 
     void notATrace()
     {
         for (const char* text : {"42", "\"text\"", "null"}) {
             const LoadResult r = loadText(text);
-            QVERIFY(!r.ok);
-            QVERIFY2(!r.error.empty(), text);
+            QVERIFY(!r.complete());
+            QVERIFY2(!r.message.empty(), text);
         }
         // An object without events loads with a warning rather than silently.
         const LoadResult r = loadText(R"({"displayTimeUnit":"ns"})");
@@ -124,16 +124,16 @@ private slots:
         timer.start();
         const std::string deep(100000, '[');
         LoadResult r = loadText(deep);
-        QVERIFY(!r.ok);
-        QVERIFY2(contains(r.error, "nesting deeper"), r.error.c_str());
+        QVERIFY(!r.complete());
+        QVERIFY2(contains(r.message, "nesting deeper"), r.message.c_str());
         // Deep nesting inside an event's args, after good events: the good ones are kept.
         std::string text = R"([{"ph":"X","name":"ok","pid":1,"tid":1,"ts":1,"dur":1},)"
                            R"({"ph":"X","name":"bad","pid":1,"tid":1,"ts":2,"dur":1,"args":)";
         for (int i = 0; i < 100000; ++i)
             text += "{\"a\":";
         r = loadText(text);
-        QVERIFY(!r.ok);
-        QVERIFY2(contains(r.error, "nesting deeper") && contains(r.error, "byte"), r.error.c_str());
+        QVERIFY(!r.complete());
+        QVERIFY2(contains(r.message, "nesting deeper") && contains(r.message, "byte"), r.message.c_str());
         QVERIFY(r.trace);
         QCOMPARE(r.trace->slices().size(), std::size_t(1));
         QVERIFY(timer.elapsed() < 20000);
@@ -150,7 +150,7 @@ private slots:
         QElapsedTimer timer;
         timer.start();
         LoadResult r = loadText(text);
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         QCOMPARE(r.trace->slices().size(), std::size_t(1));
         QCOMPARE(r.trace->str(r.trace->slices()[0].name).size(), size);
         r = {};
@@ -158,8 +158,8 @@ private slots:
         LoadOptions small;
         small.maxMemoryBytes = 32u << 20;
         r = loadText(text, small);
-        QVERIFY(!r.ok);
-        QVERIFY2(contains(r.error, "budget"), r.error.c_str());
+        QVERIFY(!r.complete());
+        QVERIFY2(contains(r.message, "budget"), r.message.c_str());
         qInfo("100 MB string: %lld ms for both loads", static_cast<long long>(timer.elapsed()));
     }
 
@@ -189,7 +189,7 @@ private slots:
         timer.start();
         const LoadResult r = loadText(text);
         const qint64 ms = timer.elapsed();
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         QCOMPARE(r.trace->slices().size(), n);
         QCOMPARE(r.trace->tracks().size(), std::size_t(4));
         const std::uint64_t model = r.trace->modelBytes() + r.trace->argsBytes();
@@ -224,7 +224,7 @@ private slots:
 {"ph":"M","name":"process_labels","pid":1,"args":{"labels":"b"}},
 {"ph":"X","name":"e","pid":1,"tid":1,"ts":1,"dur":1}
 ])");
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         const rs::Trace& t = *r.trace;
         QCOMPARE(t.processes().size(), std::size_t(1));
         // The last valid name wins; the conflict is reported.
@@ -245,7 +245,7 @@ private slots:
 {"ph":"E","pid":1,"tid":1,"ts":4},
 {"ph":"X","name":"last","pid":1,"tid":2,"ts":5,"dur":5}
 ])");
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         const rs::Trace& t = *r.trace;
         QCOMPARE(t.stats().unmatchedEnd, std::uint64_t(1));
         QCOMPARE(t.stats().unterminated, std::uint64_t(1));
@@ -274,7 +274,7 @@ private slots:
 {"ph":"E","pid":1,"tid":2,"ts":5},
 {"ph":"X","name":"ok","pid":1,"tid":3,"ts":1,"dur":1}
 ])");
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         const rs::Trace& t = *r.trace;
         for (const rs::Slice& s : t.slices())
             QVERIFY2(s.dur >= 0 && s.end() >= s.start, t.str(s.name).c_str());
@@ -303,7 +303,7 @@ private slots:
             "\"ts\":4611686018427387},"
             "{\"ph\":\"i\",\"name\":\"inst\",\"pid\":1,\"tid\":3,"
             "\"ts\":-4611686018427387}]");
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         const rs::Trace& t = *r.trace;
         for (const rs::Slice& s : t.slices()) {
             QVERIFY2(s.dur >= 0 && s.dur <= rs::kMaxAbsTimeNs, t.str(s.name).c_str());
@@ -325,8 +325,8 @@ private slots:
                 ",\n{\"ph\":\"X\",\"name\":\"n\",\"pid\":1,\"tid\":1," + "\"ts\":3,\"dur\":" + bad +
                 "}]";
             const LoadResult r = loadText(text);
-            QVERIFY(!r.ok);
-            QVERIFY2(contains(r.error, "byte 2"), r.error.c_str()); // the event is at byte 2xx
+            QVERIFY(!r.complete());
+            QVERIFY2(contains(r.message, "byte 2"), r.message.c_str()); // the event is at byte 2xx
             QVERIFY(r.trace);
             QCOMPARE(r.trace->slices().size(), std::size_t(3));
         }
@@ -341,7 +341,7 @@ private slots:
 {"ph":"X","name":"overlap","pid":1,"tid":1,"ts":8,"dur":10},
 {"ph":"X","name":"same","pid":1,"tid":1,"ts":1,"dur":10}
 ])");
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         const rs::Trace& t = *r.trace;
         auto sl = t.trackSlices(0);
         QCOMPARE(sl.size(), std::size_t(5));
@@ -373,7 +373,7 @@ private slots:
 {"ph":"s","id":4,"cat":"c","pid":1,"tid":1,"ts":2},
 {"ph":"X","name":"v","pid":1,"tid":3,"ts":1,"dur":1,"bind_id":7,"flow_in":true}
 ])");
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         const rs::Trace& t = *r.trace;
         QCOMPARE(t.flows().size(), std::size_t(1)); // only 1 -> has both ends
         QVERIFY(t.stats().danglingFlows >= 2);
@@ -405,7 +405,7 @@ private slots:
 {"ph":"X","name":"e11","pid":1,"tid":1,"ts":6,"dur":1,"sf":11},
 {"ph":"X","name":"eNone","pid":1,"tid":1,"ts":7,"dur":1,"sf":12345}
 ]})");
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         const rs::Trace& t = *r.trace;
         QCOMPARE(t.stackFrames().size(), std::size_t(11));
         // Every walk from every frame ends (cycles cut), and a sound chain is kept whole.
@@ -432,15 +432,15 @@ private slots:
         text += "\xff\xfe\xc3";
         text += "\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1}]";
         LoadResult r = loadText(text);
-        QVERIFY(!r.ok);
-        QVERIFY2(contains(r.error, "byte") && contains(r.error, "line 2"), r.error.c_str());
+        QVERIFY(!r.complete());
+        QVERIFY2(contains(r.message, "byte") && contains(r.message, "line 2"), r.message.c_str());
         QVERIFY(r.trace);
         QCOMPARE(r.trace->slices().size(), std::size_t(1));
         QVERIFY(anyWarning(*r.trace, "partial"));
         // A lone surrogate escape is refused the same way.
         r = loadText(R"([{"ph":"X","name":"\ud800","pid":1,"tid":1,"ts":2,"dur":1}])");
-        QVERIFY(!r.ok);
-        QVERIFY(!r.error.empty());
+        QVERIFY(!r.complete());
+        QVERIFY(!r.message.empty());
     }
 
     void corruptGzip()
@@ -450,17 +450,17 @@ private slots:
         // Header fine, deflate data garbage.
         std::string bad = good.substr(0, 10) + std::string(200, '\x5a');
         LoadResult r = rs::loadTrace(writeFile(dir, "bad.json.gz", bad).toStdString());
-        QVERIFY(!r.ok);
-        QVERIFY2(contains(r.error, "gzip"), r.error.c_str());
+        QVERIFY(!r.complete());
+        QVERIFY2(contains(r.message, "gzip"), r.message.c_str());
         // Only the magic bytes.
         r = rs::loadTrace(writeFile(dir, "magic.json.gz", "\x1f\x8b").toStdString());
-        QVERIFY(!r.ok);
-        QVERIFY2(!r.error.empty(), r.error.c_str());
+        QVERIFY(!r.complete());
+        QVERIFY2(!r.message.empty(), r.message.c_str());
         // A flipped byte inside the deflate data: a clear message (CRC or data error).
         std::string flipped = good;
         flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0x55);
         r = rs::loadTrace(writeFile(dir, "flip.json.gz", flipped).toStdString());
-        QVERIFY2(!r.ok || r.trace, r.error.c_str());
+        QVERIFY2(!r.complete() || r.trace, r.message.c_str());
         // Cut in half: partial trace, truncation warning from the gzip layer.
         std::string many = "[";
         for (int i = 0; i < 2000; ++i)
@@ -489,9 +489,9 @@ private slots:
         timer.start();
         const LoadResult r =
             rs::loadTrace(writeFile(dir, "bomb.json.gz", bomb).toStdString(), options);
-        QVERIFY(!r.ok);
-        QVERIFY2(contains(r.error, "memory budget") && contains(r.error, "--max-memory"),
-                 r.error.c_str());
+        QVERIFY(!r.complete());
+        QVERIFY2(contains(r.message, "memory budget") && contains(r.message, "--max-memory"),
+                 r.message.c_str());
         QVERIFY(timer.elapsed() < 30000);
     }
 
@@ -503,29 +503,29 @@ private slots:
         QElapsedTimer timer;
         timer.start();
         LoadResult r = rs::loadTrace(fifo.toStdString());
-        QVERIFY(!r.ok);
-        QVERIFY2(contains(r.error, "not a regular file"), r.error.c_str());
+        QVERIFY(!r.complete());
+        QVERIFY2(contains(r.message, "not a regular file"), r.message.c_str());
         QVERIFY(timer.elapsed() < 5000); // never blocks waiting for a writer
 
         r = rs::loadTrace("/dev/zero");
-        QVERIFY(!r.ok);
-        QVERIFY2(contains(r.error, "not a regular file"), r.error.c_str());
+        QVERIFY(!r.complete());
+        QVERIFY2(contains(r.message, "not a regular file"), r.message.c_str());
 
         QVERIFY(QDir(dir.path()).mkpath("run_ascend_pt/ASCEND_PROFILER_OUTPUT"));
         r = rs::loadTrace(dir.filePath("run_ascend_pt").toStdString());
-        QVERIFY(!r.ok);
-        QVERIFY2(contains(r.error, "no trace"), r.error.c_str());
+        QVERIFY(!r.complete());
+        QVERIFY2(contains(r.message, "no trace"), r.message.c_str());
 
         r = rs::loadTrace(dir.filePath("missing.json").toStdString());
-        QVERIFY(!r.ok);
-        QVERIFY2(contains(r.error, "no such file"), r.error.c_str());
+        QVERIFY(!r.complete());
+        QVERIFY2(contains(r.message, "no such file"), r.message.c_str());
 
         const QString unreadable = writeFile(dir, "locked.json", kEvents);
         QFile::setPermissions(unreadable, QFileDevice::Permissions());
         r = rs::loadTrace(unreadable.toStdString());
         if (::geteuid() != 0) { // root reads anything
-            QVERIFY(!r.ok);
-            QVERIFY2(contains(r.error, "denied"), r.error.c_str());
+            QVERIFY(!r.complete());
+            QVERIFY2(contains(r.message, "denied"), r.message.c_str());
         }
     }
 
@@ -551,7 +551,7 @@ private slots:
                 ++complete;
             const std::string where = "cut at " + std::to_string(cut) + ": " + warningsOf(r);
             if (cut < arrayStart) {
-                QVERIFY2(!r.ok && !r.error.empty(), where.c_str());
+                QVERIFY2(!r.complete() && !r.message.empty(), where.c_str());
                 continue;
             }
             QVERIFY2(r.trace, where.c_str());
@@ -570,11 +570,11 @@ private slots:
         QVERIFY(files.size() >= 6);
         for (const QString& name : files) {
             const LoadResult r = rs::loadTrace(dir.filePath(name).toStdString());
-            QVERIFY2(r.ok || !r.error.empty(), qPrintable(name));
+            QVERIFY2(r.complete() || !r.message.empty(), qPrintable(name));
             if (!r.trace) continue;
             for (std::uint32_t f = 0; f < r.trace->stackFrames().size(); ++f)
                 QVERIFY2(walkLength(*r.trace, f) != rs::kNone, qPrintable(name));
-            QVERIFY2(r.ok || !r.trace->warnings().empty(), qPrintable(name));
+            QVERIFY2(r.complete() || !r.trace->warnings().empty(), qPrintable(name));
         }
     }
 
@@ -586,16 +586,16 @@ private slots:
 {"ph":"X","name":"b","pid":1,"tid":1,"ts":2,"dur":1},
   {"ph":"X" "name":"c"},
 {"ph":"X","name":"d","pid":1,"tid":1,"ts":3,"dur":1}])");
-        QVERIFY(!r.ok);
-        QVERIFY2(contains(r.error, "byte 128") && contains(r.error, "line 4") &&
-                     contains(r.error, "column 18"),
-                 r.error.c_str());
+        QVERIFY(!r.complete());
+        QVERIFY2(contains(r.message, "byte 128") && contains(r.message, "line 4") &&
+                     contains(r.message, "column 18"),
+                 r.message.c_str());
         QVERIFY(r.trace);
         QCOMPARE(r.trace->slices().size(), std::size_t(2));
         QVERIFY(anyWarning(*r.trace, "partial"));
         // Trailing garbage after a complete document is an error too, not silently ignored.
         const LoadResult g = loadText(std::string(kEvents) + " garbage");
-        QVERIFY(!g.ok || anyWarning(*g.trace, "garbage"));
+        QVERIFY(!g.complete() || anyWarning(*g.trace, "garbage"));
     }
 };
 

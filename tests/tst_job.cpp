@@ -7,6 +7,7 @@
 #include "tests/testutil.h"
 
 #include <QTemporaryDir>
+#include <QFile>
 #include <QtTest>
 
 using namespace rs;
@@ -172,6 +173,15 @@ private slots:
         cancelled.cancel = true;
         const JobLoadResult none = loadJob(inputs, {}, &cancelled);
         QVERIFY(none.cancelled);
+        // A rank cut short is loaded with what it holds and named in the warnings.
+        QFile cut(dir.filePath("cut.json"));
+        QVERIFY(cut.open(QIODevice::WriteOnly));
+        cut.write(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1},{"ph":"X")");
+        cut.close();
+        const JobLoadResult partial = loadJob({{cut.fileName().toStdString(), 7}});
+        QCOMPARE(partial.traces.size(), size_t(1));
+        QCOMPARE(partial.warnings.size(), size_t(1));
+        QVERIFY(partial.errors.empty());
     }
 };
 

@@ -52,7 +52,7 @@ private slots:
         std::vector<TracePtr> ranks;
         for (int r = 0; r < 3; ++r) {
             LoadResult l = test::loadText(smallTrace(r, r * 3));
-            QVERIFY2(l.ok, l.error.c_str());
+            QVERIFY2(l.complete(), l.message.c_str());
             ranks.push_back(l.trace);
         }
         QCOMPARE(*ranks[2]->rank(), 2);
@@ -181,7 +181,7 @@ private slots:
         std::vector<ReportPtr> reports;
         for (int r = 0; r < o.ranks; ++r) {
             LoadResult l = test::loadText(gen::seedCaseTrace(o, r));
-            QVERIFY2(l.ok, l.error.c_str());
+            QVERIFY2(l.complete(), l.message.c_str());
             traces.push_back(l.trace);
             reports.push_back(analyze(l.trace));
         }

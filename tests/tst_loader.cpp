@@ -44,13 +44,13 @@ private slots:
     void bareArrayAndObject()
     {
         auto a = test::loadText(R"([{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1}])");
-        QVERIFY2(a.ok, a.error.c_str());
+        QVERIFY2(a.complete(), a.message.c_str());
         QCOMPARE(a.trace->slices().size(), size_t(1));
         auto o = test::loadText(R"({"displayTimeUnit":"ns","otherData":{"v":1},
             "distributedInfo":{"rank":3,"world_size":8},"deviceProperties":[{"id":0}],
             "traceEvents":[{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1}],
             "schemaVersion":1})");
-        QVERIFY2(o.ok, o.error.c_str());
+        QVERIFY2(o.complete(), o.message.c_str());
         const Trace& t = *o.trace;
         QCOMPARE(t.slices().size(), size_t(1));
         QCOMPARE(t.metadata()["displayTimeUnit"].get<std::string>(), std::string("ns"));
@@ -69,7 +69,7 @@ private slots:
             {"name":"grand","ph":"X","ts":11,"dur":1,"pid":1,"tid":1},
             {"name":"sibling","ph":"X","ts":20,"dur":5,"pid":1,"tid":1},
             {"name":"same-start-short","ph":"X","ts":0,"dur":50,"pid":1,"tid":1}])");
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         const Trace& t = *r.trace;
         QCOMPARE(t.tracks().size(), size_t(1));
         auto sl = t.trackSlices(0);
@@ -94,7 +94,7 @@ private slots:
             {"name":"k1","ph":"X","ts":0,"dur":10,"pid":0,"tid":7},
             {"name":"k2","ph":"X","ts":8,"dur":10,"pid":0,"tid":7},
             {"name":"k3","ph":"X","ts":19,"dur":1,"pid":0,"tid":7}])");
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         const Trace& t = *r.trace;
         QCOMPARE(t.slices().size(), size_t(3));
         const Slice* k2 = findSlice(t, "k2");
@@ -113,7 +113,7 @@ private slots:
             {"ph":"E","ts":11,"pid":1,"tid":1},
             {"name":"open","ph":"B","ts":12,"pid":1,"tid":2},
             {"name":"x","ph":"X","ts":20,"dur":5,"pid":1,"tid":2}])");
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         const Trace& t = *r.trace;
         const Slice* outer = findSlice(t, "outer");
         QCOMPARE(outer->dur, 10000);
@@ -143,7 +143,7 @@ private slots:
             {"name":"HBM","ph":"C","ts":1,"pid":7,"args":{"read":1.5,"write":"2"}},
             {"name":"HBM","ph":"C","ts":0,"pid":7,"args":{"read":1.0,"write":3}},
             {"name":"x","ph":"X","ts":0,"dur":1,"pid":7,"tid":3}])");
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         const Trace& t = *r.trace;
         // Sort index -1 puts HCCL before Python.
         QCOMPARE(t.processLabel(0), std::string("HCCL"));
@@ -183,7 +183,7 @@ private slots:
             {"ph":"s","id":9,"ts":3,"pid":1,"tid":1,"cat":"next"},
             {"name":"v2a","ph":"X","ts":100,"dur":1,"pid":1,"tid":1,"bind_id":"0x10","flow_out":true},
             {"name":"v2b","ph":"X","ts":200,"dur":1,"pid":2,"tid":7,"bind_id":"0x10","flow_in":true}])");
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         const Trace& t = *r.trace;
         const EventId launch = findId(t, "launch");
         const EventId kernel = findId(t, "kernel");
@@ -226,7 +226,7 @@ private slots:
             {"ph":"f","id":"0","ts":61,"pid":1,"tid":4,"cat":"z","bp":"e"},
             {"ph":"s","id":"","ts":4,"pid":1,"tid":1,"cat":"e"},
             {"ph":"f","id":"","ts":41,"pid":1,"tid":3,"cat":"e","bp":"e"}])");
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         const Trace& t = *r.trace;
         std::map<std::string, std::string> byTarget; // target name -> "cat id idIsText"
         for (const Flow& f : t.flows()) {
@@ -251,7 +251,7 @@ private slots:
             {"name":"req","cat":"c","ph":"n","id":1,"ts":6,"pid":1,"tid":1},
             {"name":"req","cat":"c","ph":"e","id":1,"ts":10,"pid":1,"tid":1},
             {"name":"req","cat":"c","ph":"e","id":2,"ts":20,"pid":1,"tid":1}])");
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         const Trace& t = *r.trace;
         const TrackId at = t.findTrack(0, "req", TrackKind::Async);
         QVERIFY(at != kNone);
@@ -269,7 +269,7 @@ private slots:
             {"name":"b","ph":"X","ts":2,"dur":1,"pid":1,"tid":1,"stack":["main","f","g"]}],
             "stackFrames":{"1":{"name":"main","category":"py"},"2":{"name":"f","parent":"1"},
                            "3":{"name":"g","parent":"2"},"4":{"name":"self","parent":"4"}}})");
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         const Trace& t = *r.trace;
         std::uint32_t f = t.eventStackFrame(findId(t, "a"));
         QVERIFY(f != kNone);
@@ -297,7 +297,7 @@ private slots:
             {"name":"npu","ph":"X","ts":"1736408883732241.564","dur":12.5,"pid":3170820576,"tid":0},
             {"name":"kin","ph":"X","ts":4458676983543.183,"dur":"3","pid":"18446744073709551615","tid":"stream 7"},
             {"name":"big","ph":"X","ts":1,"dur":1,"pid":18446744073709551615,"tid":-1}])");
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         const Trace& t = *r.trace;
         const Slice* npu = findSlice(t, "npu");
         QCOMPARE(npu->start, 1736408883732241564LL);
@@ -328,7 +328,7 @@ private slots:
             test::loadText("[{\"name\":\"a\",\"ph\":\"X\",\"ts\":0,\"dur\":1,\"pid\":1,\"tid\":1,"
                            "\"args\":{\"Call stack\":\"f1;\\r\\nf2\",\"n\":[1,{\"x\":null}],"
                            "\"s\":\"}\\\"{\"}}]");
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         const Trace& t = *r.trace;
         const auto args = t.args(0);
         QCOMPARE(args["Call stack"].get<std::string>(), std::string("f1;\r\nf2"));
@@ -346,7 +346,7 @@ private slots:
                                  "\"pid\":1,\"tid\":1}]";
         std::string json = head + big + tail;
         auto r = test::loadText(json);
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         QCOMPARE(r.trace->args(findId(*r.trace, "a"))["blob"].get<std::string>().size(),
                  big.size());
         QCOMPARE(r.trace->slices().size(), size_t(2));
@@ -360,20 +360,20 @@ private slots:
         const QString gz = dir.filePath("t.json.gz");
         writeFile(gz, test::gzip(json));
         auto r = loadTrace(gz.toStdString());
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         QCOMPARE(r.trace->slices().size(), size_t(1));
         // Gzip found by its magic bytes whatever the name.
         const QString disguised = dir.filePath("t.json");
         writeFile(disguised, test::gzip(json));
         r = loadTrace(disguised.toStdString());
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         // Two concatenated gzip members are one stream.
         const QString multi = dir.filePath("m.json.gz");
         writeFile(multi,
                   test::gzip(R"([{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1},)") +
                       test::gzip(R"({"name":"b","ph":"X","ts":3,"dur":2,"pid":1,"tid":1}])"));
         r = loadTrace(multi.toStdString());
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         QCOMPARE(r.trace->slices().size(), size_t(2));
     }
 
@@ -384,7 +384,8 @@ private slots:
         // Cut inside the third event, after the second event, and just before the closing ].
         for (std::size_t cut : {full.size() - 10, full.find(R"({"name":"c")"), full.size() - 2}) {
             auto r = test::loadText(full.substr(0, cut));
-            QVERIFY2(r.ok, r.error.c_str());
+            QVERIFY2(r.status == LoadStatus::Partial && r.stop == LoadStop::Truncated,
+                     r.message.c_str());
             QVERIFY(r.trace->stats().truncated);
             const std::size_t expect = cut >= full.size() - 2 ? 3 : 2;
             QCOMPARE(r.trace->slices().size(), expect);
@@ -398,7 +399,7 @@ private slots:
         const std::string gz = test::gzip(full);
         writeFile(dir.filePath("cut.json.gz"), gz.substr(0, gz.size() - 20));
         auto r = loadTrace(dir.filePath("cut.json.gz").toStdString());
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.stop == LoadStop::Truncated && r.trace, r.message.c_str());
         QVERIFY(r.trace->stats().truncated);
     }
 
@@ -407,10 +408,10 @@ private slots:
         auto r = test::loadText(
             "[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1},\n"
             "{\"name\":\"b\",\"ph\":\"X\",\"ts\":tru,\"pid\":1}, {}]");
-        QVERIFY(!r.ok);
-        QVERIFY2(r.error.find("byte 85") != std::string::npos, r.error.c_str());
-        QVERIFY2(r.error.find("line 2") != std::string::npos, r.error.c_str());
-        QVERIFY2(r.error.find("column") != std::string::npos, r.error.c_str());
+        QVERIFY(!r.complete());
+        QVERIFY2(r.message.find("byte 85") != std::string::npos, r.message.c_str());
+        QVERIFY2(r.message.find("line 2") != std::string::npos, r.message.c_str());
+        QVERIFY2(r.message.find("column") != std::string::npos, r.message.c_str());
         QVERIFY(r.trace); // the partial trace before the error
         QCOMPARE(r.trace->slices().size(), size_t(1));
     }
@@ -418,14 +419,14 @@ private slots:
     void emptyAndNotATrace()
     {
         auto r = test::loadText("");
-        QVERIFY(!r.ok);
-        QVERIFY2(r.error.find("empty") != std::string::npos, r.error.c_str());
+        QVERIFY(!r.complete());
+        QVERIFY2(r.message.find("empty") != std::string::npos, r.message.c_str());
         r = test::loadText("   \n");
-        QVERIFY(!r.ok);
+        QVERIFY(!r.complete());
         r = test::loadText("42");
-        QVERIFY(!r.ok);
+        QVERIFY(!r.complete());
         r = test::loadText("[]");
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         QCOMPARE(r.trace->slices().size(), size_t(0));
     }
 
@@ -439,7 +440,7 @@ private slots:
             {"name":"e","ph":"X","ts":1,"dur":"NaN","pid":1,"tid":1},
             7,
             {"name":"ok","ph":"X","ts":1,"dur":1,"pid":1,"tid":1}])");
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         const Trace& t = *r.trace;
         QCOMPARE(t.stats().unknownPhase, 1u);
         QCOMPARE(t.stats().badFields, 4u);
@@ -452,12 +453,12 @@ private slots:
     void missingPathAndDirectory()
     {
         auto r = loadTrace("/nonexistent/trace.json");
-        QVERIFY(!r.ok);
-        QVERIFY(r.error.find("no such file") != std::string::npos);
+        QVERIFY(!r.complete());
+        QVERIFY(r.message.find("no such file") != std::string::npos);
         QTemporaryDir dir;
         r = loadTrace(dir.path().toStdString());
-        QVERIFY(!r.ok);
-        QVERIFY2(r.error.find("no trace") != std::string::npos, r.error.c_str());
+        QVERIFY(!r.complete());
+        QVERIFY2(r.message.find("no trace") != std::string::npos, r.message.c_str());
     }
 
     void ascendFolderResolves()
@@ -469,10 +470,10 @@ private slots:
                   R"([{"name":"a","ph":"X","ts":"1.5","dur":2,"pid":1,"tid":1}])");
         writeFile(d.filePath("host_123_ascend_pt/profiler_info_5.json"), R"({"rank_id": 5})");
         auto r = loadTrace(d.filePath("host_123_ascend_pt").toStdString());
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         QCOMPARE(*r.trace->rank(), 5);
         r = loadTrace(d.filePath("host_123_ascend_pt/ASCEND_PROFILER_OUTPUT").toStdString());
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         QCOMPARE(*r.trace->rank(), 5);
     }
 
@@ -488,14 +489,56 @@ private slots:
         writeFile(path, json);
         LoadProgress progress;
         auto r = loadTrace(path.toStdString(), {}, &progress);
-        QVERIFY(r.ok);
+        QVERIFY(r.complete());
         QCOMPARE(progress.total.load(), std::uint64_t(json.size()));
         QCOMPARE(progress.done.load(), std::uint64_t(json.size()));
         LoadProgress cancelled;
         cancelled.cancel = true;
         r = loadTrace(path.toStdString(), {}, &cancelled);
-        QVERIFY(!r.ok);
-        QVERIFY(r.cancelled);
+        QVERIFY(!r.complete());
+        QVERIFY(r.cancelled());
+    }
+
+    // One contract for every caller: status, why it stopped, the message, the warnings.
+    void loadResultContract()
+    {
+        const std::string good = R"([{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1},)"
+                                 R"({"name":"b","ph":"X","ts":3,"dur":2,"pid":1,"tid":1}])";
+        auto check = [](const LoadResult& r, LoadStatus status, LoadStop stop, const char* what) {
+            QVERIFY2(r.status == status && r.stop == stop, (what + (": " + r.message)).c_str());
+            QCOMPARE(r.complete(), status == LoadStatus::Complete);
+            QCOMPARE(r.failed(), status == LoadStatus::Failed);
+            QCOMPARE(r.trace != nullptr, status != LoadStatus::Failed);
+            QCOMPARE(r.message.empty(), status == LoadStatus::Complete);
+            if (r.trace) QCOMPARE(r.warnings, r.trace->warnings());
+        };
+        check(test::loadText(good), LoadStatus::Complete, LoadStop::None, "complete");
+        const LoadResult cut = test::loadText(good.substr(0, good.size() - 10));
+        check(cut, LoadStatus::Partial, LoadStop::Truncated, "cut");
+        QVERIFY(cut.message.find("truncated at byte") != std::string::npos);
+        QCOMPARE(cut.trace->slices().size(), std::size_t(1));
+        std::string bad = good;
+        bad[good.find("\"b\"")] = 'x';
+        const LoadResult malformed = test::loadText(bad);
+        check(malformed, LoadStatus::Partial, LoadStop::Malformed, "malformed after an event");
+        QVERIFY(malformed.message.find("malformed JSON at byte") != std::string::npos);
+        check(test::loadText("[x]"), LoadStatus::Failed, LoadStop::Malformed, "malformed");
+        check(test::loadText(""), LoadStatus::Failed, LoadStop::Malformed, "empty");
+        LoadOptions tiny;
+        tiny.maxMemoryBytes = 1;
+        check(test::loadText(good, tiny), LoadStatus::Failed, LoadStop::OverBudget, "budget");
+        check(loadTrace("/nonexistent/t.json"), LoadStatus::Failed, LoadStop::Unreadable,
+              "missing");
+        QTemporaryDir dir;
+        const QString path = dir.filePath("t.json");
+        writeFile(path, good);
+        LoadProgress cancelled;
+        cancelled.cancel = true;
+        const LoadResult c = loadTrace(path.toStdString(), {}, &cancelled);
+        check(c, LoadStatus::Failed, LoadStop::Cancelled, "cancelled");
+        QVERIFY(c.cancelled());
+        // A file's messages name it (callers print them as they are).
+        QVERIFY(loadTrace(path.toStdString() + ".none").message.rfind(path.toStdString(), 0) == 0);
     }
 
     void memoryBudgetRefuses()
@@ -509,9 +552,9 @@ private slots:
         LoadOptions o;
         o.maxMemoryBytes = 1 << 20;
         auto r = test::loadText(json, o);
-        QVERIFY(!r.ok);
-        QVERIFY2(r.error.find("budget") != std::string::npos, r.error.c_str());
-        QVERIFY2(r.error.find("projected") != std::string::npos, r.error.c_str());
+        QVERIFY(!r.complete());
+        QVERIFY2(r.message.find("budget") != std::string::npos, r.message.c_str());
+        QVERIFY2(r.message.find("projected") != std::string::npos, r.message.c_str());
     }
 };
 

@@ -85,11 +85,11 @@ private slots:
         LoadOptions options;
         options.maxMemoryBytes = 4u << 20;
         const LoadResult r = rs::test::loadText(text, options);
-        QVERIFY(!r.ok);
+        QVERIFY(!r.complete());
         QVERIFY(!r.trace); // refused, not half-built
-        QVERIFY2(r.error.find("budget of 4.0 MiB") != std::string::npos, r.error.c_str());
-        QVERIFY2(r.error.find("--max-memory") != std::string::npos, r.error.c_str());
-        QVERIFY2(estimateIn(r.error) > 4.0 * 1048576, r.error.c_str());
+        QVERIFY2(r.message.find("budget of 4.0 MiB") != std::string::npos, r.message.c_str());
+        QVERIFY2(r.message.find("--max-memory") != std::string::npos, r.message.c_str());
+        QVERIFY2(estimateIn(r.message) > 4.0 * 1048576, r.message.c_str());
     }
 
     void estimateTracksTheModel_data()
@@ -105,21 +105,21 @@ private slots:
         const std::string json = makeTrace(400000);
         const std::string text = compressed ? gzip(json) : json;
         const LoadResult full = rs::test::loadText(text);
-        QVERIFY2(full.ok, full.error.c_str());
+        QVERIFY2(full.complete(), full.message.c_str());
         const double model =
             static_cast<double>(full.trace->modelBytes() + full.trace->argsBytes());
         LoadOptions options;
         options.maxMemoryBytes = 1u << 20;
         const LoadResult r = rs::test::loadText(text, options);
-        QVERIFY(!r.ok);
-        const double estimate = modelIn(r.error);
+        QVERIFY(!r.complete());
+        const double estimate = modelIn(r.message);
         qInfo("%s: %.1f MB input, model %.1f MiB, refused at %s", compressed ? "gzip" : "json",
-              text.size() / 1e6, model / 1048576, r.error.c_str());
-        QVERIFY2(estimate > 0, r.error.c_str());
+              text.size() / 1e6, model / 1048576, r.message.c_str());
+        QVERIFY2(estimate > 0, r.message.c_str());
         // Never below the model (the budget would let through what does not fit), and not so
         // far above that a trace that fits is refused.
-        QVERIFY2(estimate >= model * 0.9, r.error.c_str());
-        QVERIFY2(estimate <= model * 3.0, r.error.c_str());
+        QVERIFY2(estimate >= model * 0.9, r.message.c_str());
+        QVERIFY2(estimate <= model * 3.0, r.message.c_str());
     }
 
     void projectionCoversThePeak_data()
@@ -156,7 +156,7 @@ private slots:
         const std::uint64_t before = rs::bench::statusBytes("VmRSS");
         {
             const LoadResult full = rs::test::loadText(text);
-            QVERIFY2(full.ok, full.error.c_str());
+            QVERIFY2(full.complete(), full.message.c_str());
         }
         const std::uint64_t hwm = rs::bench::statusBytes("VmHWM");
         if (hwm == 0 || before == 0) QSKIP("no /proc/self/status here");
@@ -164,13 +164,13 @@ private slots:
         LoadOptions options;
         options.maxMemoryBytes = 1u << 20;
         const LoadResult r = rs::test::loadText(text, options);
-        QVERIFY(!r.ok);
-        const double projected = estimateIn(r.error);
+        QVERIFY(!r.complete());
+        const double projected = estimateIn(r.message);
         qInfo("%s: %.1f MB input, peak during load +%.1f MiB, projected %.1f MiB (%.2fx)",
               QTest::currentDataTag(), text.size() / 1e6, peak / 1048576, projected / 1048576,
               projected / std::max(peak, 1.0));
-        QVERIFY2(projected >= peak * 0.9, r.error.c_str());
-        QVERIFY2(projected <= peak * 3.0, r.error.c_str());
+        QVERIFY2(projected >= peak * 0.9, r.message.c_str());
+        QVERIFY2(projected <= peak * 3.0, r.message.c_str());
     }
 
     void underBudgetLoads()
@@ -179,7 +179,7 @@ private slots:
         LoadOptions options;
         options.maxMemoryBytes = 256u << 20;
         const LoadResult r = rs::test::loadText(text, options);
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         QCOMPARE(r.trace->stats().events, std::uint64_t(100000));
     }
 

@@ -44,7 +44,7 @@ private slots:
     void initTestCase()
     {
         LoadResult r = test::loadText(kJson);
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         m_trace = r.trace;
     }
 

@@ -23,7 +23,7 @@ namespace {
 std::string fingerprint(const LoadResult& r)
 {
     std::ostringstream o;
-    o << "ok " << r.ok << " cancelled " << r.cancelled << " error " << r.error << "\n";
+    o << "status " << int(r.status) << " stop " << int(r.stop) << " message " << r.message << "\n";
     if (!r.trace) return o.str();
     const Trace& t = *r.trace;
     const LoadStats& s = t.stats();
@@ -223,7 +223,7 @@ private slots:
             auto fast = loadTraceParallelFromMemory(bytes.data(), bytes.size(), "<t>", lo);
             if (budget < bytes.size()) QVERIFY(!fast);
             const LoadResult pub = loadTraceFromMemory(bytes.data(), bytes.size(), lo, "<test>");
-            if (budget < bytes.size()) QVERIFY(!pub.ok);
+            if (budget < bytes.size()) QVERIFY(pub.failed());
             ::setenv("RINGSCOPE_LOADER", "sax", 1);
             const LoadResult sax = loadTraceFromMemory(bytes.data(), bytes.size(), lo, "<test>");
             ::unsetenv("RINGSCOPE_LOADER");
@@ -271,7 +271,7 @@ private slots:
         LoadProgress cancelled;
         cancelled.cancel = true;
         auto r = loadTraceParallel(writeTemp(dir, "gen.json.gz", gz), std::nullopt, {}, &cancelled);
-        QVERIFY(r && r->cancelled && !r->ok);
+        QVERIFY(r && r->cancelled() && r->failed());
     }
 
     void publicTracesMatchSax()

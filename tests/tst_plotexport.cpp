@@ -26,7 +26,7 @@ ReportPtr analyzeSeedRank(int rank)
 {
     gen::SeedCaseOptions o;
     const LoadResult r = test::loadText(gen::seedCaseTrace(o, rank));
-    return r.ok ? analyze(r.trace) : nullptr;
+    return r.complete() ? analyze(r.trace) : nullptr;
 }
 
 // Set RINGSCOPE_PLOT_DUMP=dir to keep the exported images for a look.
@@ -266,7 +266,7 @@ void TestPlotExport::publicTraces()
     std::vector<ReportPtr> reports;
     for (const QString& f : files) {
         const LoadResult r = loadTrace(test::publicTrace(f).toStdString());
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         reports.push_back(analyze(r.trace));
         QVERIFY(!reports.back()->steps.empty());
     }

@@ -51,9 +51,9 @@ TracePtr load(const QString& relative)
 {
     const QString path = test::publicTrace(relative);
     LoadResult r = loadTrace(path.toStdString());
-    if (!r.ok)
-        qWarning("%s", r.error.c_str());
-    return r.ok ? r.trace : nullptr;
+    if (!r.complete())
+        qWarning("%s", r.message.c_str());
+    return r.complete() ? r.trace : nullptr;
 }
 
 } // namespace

@@ -49,7 +49,7 @@ TracePtr writeAndLoad(const QString& file, int shift = 0)
     f.write(QByteArray::fromStdString(traceJson(shift)));
     f.close();
     LoadResult r = loadTrace(file.toStdString());
-    return r.ok ? r.trace : nullptr;
+    return r.complete() ? r.trace : nullptr;
 }
 
 EventId findSlice(const Trace& t, const std::string& name, TimeNs start)

@@ -98,7 +98,7 @@ private slots:
     void initTestCase()
     {
         LoadResult r = test::loadText(syntheticJson());
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         m_trace = r.trace;
     }
 
@@ -181,7 +181,7 @@ private slots:
     void lodFoldMatchesExactFold()
     {
         LoadResult r = test::loadText(denseFoldJson());
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         const Trace& tr = *r.trace;
         TimelineIndex index(r.trace);
         int rowsChecked = 0;
@@ -248,7 +248,7 @@ private slots:
         // the exact fold puts them: pixels inside a block or slice are not background, and
         // pixels in gaps of two fold widths or more are.
         LoadResult r = test::loadText(denseFoldJson());
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         const Trace& tr = *r.trace;
         TimelineRenderer ren;
         ren.setTrace(r.trace);
@@ -568,7 +568,7 @@ private slots:
         // Rank 0 of the seed case copies: its AllReduce of steps 2 and 4 carry an extra Memcpy.
         const std::string json = gen::seedCaseTrace(gen::SeedCaseOptions{}, 0);
         LoadResult r = loadTraceFromMemory(json.data(), json.size());
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         ReportPtr rep = analyze(r.trace);
         QVERIFY(rep);
         TimelineView view;
@@ -608,7 +608,7 @@ private slots:
         RS_REQUIRE_PUBLIC_TRACES();
         LoadResult r = loadTrace(
             test::publicTrace("ascend_torchnpu_level1_2rank/rank0_ascend_pt").toStdString());
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         TimelineRenderer ren;
         ren.setTrace(r.trace);
         ren.setReport(analyze(r.trace));

@@ -47,7 +47,7 @@ private slots:
         QVERIFY(st.bytes < o.targetBytes + (1u << 20)); // stops at the next step boundary
 
         const LoadResult r = loadTrace(path);
-        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY2(r.complete(), r.message.c_str());
         const Trace& t = *r.trace;
         QCOMPARE(t.stats().events, st.events);
         QCOMPARE(t.stats().phases, st.phases);
@@ -104,7 +104,7 @@ private slots:
             const QByteArray bytes = f.readAll();
             QVERIFY(bytes.size() < 300 * 1024);
             const LoadResult r = loadTraceFromMemory(bytes.constData(), bytes.size());
-            QVERIFY2(r.ok, r.error.c_str());
+            QVERIFY2(r.complete(), r.message.c_str());
             QVERIFY(r.trace->warnings().empty());
             QCOMPARE(r.trace->producer(), Producer::TorchNpu);
             QCOMPARE(countSlices(*r.trace, "ProfilerStep#"), std::uint64_t(4));

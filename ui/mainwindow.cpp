@@ -323,13 +323,13 @@ void MainWindow::onLoaded(const QString& path, std::shared_ptr<LoadResult> resul
 {
     m_progress->setVisible(false);
     m_cancel->setVisible(false);
-    if (result->cancelled) {
+    if (result->cancelled()) {
         m_status->setText(tr("Loading %1 cancelled").arg(QDir::toNativeSeparators(path)));
         updateStatus();
         return;
     }
-    if (!result->ok || !result->trace) {
-        m_lastError = QString::fromStdString(result->error);
+    if (result->failed() || !result->trace) {
+        m_lastError = QString::fromStdString(result->message);
         m_status->setText(tr("Cannot open %1").arg(QDir::toNativeSeparators(path)));
         // Not modal-blocking: tests and scripted runs must keep going.
         auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open trace"),
@@ -344,6 +344,9 @@ void MainWindow::onLoaded(const QString& path, std::shared_ptr<LoadResult> resul
     m_session.reset();
     setJobUi(false);
     m_trace = result->trace;
+    // A partial load (cut or malformed file) is shown with what was read; the status bar says so.
+    m_partial = !result->complete();
+    if (m_partial) m_lastError = QString::fromStdString(result->message);
     m_report.reset();
     m_path = path;
     addRecent(path);
@@ -750,6 +753,7 @@ void MainWindow::updateStatus()
     parts << tr("%1 events").arg(QLocale().toString(static_cast<qulonglong>(t.stats().events)));
     parts << QString::fromStdString(formatDuration(t.endNs() - t.startNs()));
     parts << tr("%n warning(s)", nullptr, static_cast<int>(t.warnings().size()));
+    if (m_partial && !m_session) parts << tr("partial: %1").arg(m_lastError);
     if (m_report) {
         int flagged = 0;
         for (const Collective& c : m_report->collectives)

@@ -119,6 +119,7 @@ private:
     ReportPtr m_report;
     QString m_path;
     QString m_lastError;
+    bool m_partial = false;   // the shown trace is what a cut or malformed file held
     quint64 m_generation = 0; // bumped per load: analysis results of older loads are dropped
     bool m_analysisRunning = false;
     // Jobs: one counter for loads and rebuilds; results of superseded ones are dropped.

@@ -221,11 +221,13 @@ JobLoadResult loadJob(const std::vector<RankInput>& inputs, const LoadOptions& o
     std::vector<std::pair<int, TracePtr>> loaded;
     for (std::size_t i = 0; i < n; ++i) {
         LoadResult& r = results[i];
-        if (!r.ok && !(r.trace && r.trace->stats().truncated)) {
-            if (!r.cancelled && !r.error.empty())
-                result.errors.push_back(r.error);
+        if (r.failed()) {
+            if (!r.cancelled() && !r.message.empty())
+                result.errors.push_back(r.message);
             continue;
         }
+        if (!r.complete())
+            result.warnings.push_back(r.message);
         const int rank = r.trace->rank() ? *r.trace->rank()
                                          : inputs[i].rank ? *inputs[i].rank
                                                           : static_cast<int>(i);

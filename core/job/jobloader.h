@@ -33,6 +33,7 @@ struct JobProgress {
 struct JobLoadResult {
     std::vector<TracePtr> traces; // loaded ranks, sorted by rank
     std::vector<std::string> errors; // one line per rank that failed
+    std::vector<std::string> warnings; // one line per rank loaded partially (cut, malformed)
     bool cancelled = false;
 };
 

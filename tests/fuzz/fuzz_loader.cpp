@@ -71,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.maxMemoryBytes = 256ull << 20;
     const rs::LoadResult r =
         rs::loadTraceFromMemory(reinterpret_cast<const char*>(data), size, options, "<fuzz>");
-    check(r.ok || !r.error.empty(), "a failed load says why");
+    check(r.complete() || !r.message.empty(), "a failed load says why");
     if (r.trace) checkTrace(*r.trace);
     return 0;
 }
