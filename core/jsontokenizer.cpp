@@ -1,0 +1,589 @@
+#include "core/jsontokenizer.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <system_error>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace rs {
+
+namespace {
+
+constexpr const char* kRanOut = "the text ends here";
+
+enum class Field : std::uint8_t {
+    None,
+    Ph,
+    Name,
+    Cat,
+    Bp,
+    Scope,
+    Args,
+    Stack,
+    Ts,
+    Dur,
+    Pid,
+    Tid,
+    Id,
+    BindId,
+    Sf,
+    FlowIn,
+    FlowOut
+};
+
+Field classify(std::string_view k)
+{
+    switch (k.size()) {
+    case 1:
+        return k == "s" ? Field::Scope : Field::None;
+    case 2:
+        if (k == "ph") return Field::Ph;
+        if (k == "ts") return Field::Ts;
+        if (k == "id") return Field::Id;
+        if (k == "bp") return Field::Bp;
+        if (k == "sf") return Field::Sf;
+        return Field::None;
+    case 3:
+        if (k == "cat") return Field::Cat;
+        if (k == "dur") return Field::Dur;
+        if (k == "pid") return Field::Pid;
+        if (k == "tid") return Field::Tid;
+        return Field::None;
+    case 4:
+        if (k == "name") return Field::Name;
+        if (k == "args") return Field::Args;
+        return Field::None;
+    case 5:
+        return k == "stack" ? Field::Stack : Field::None;
+    case 7:
+        if (k == "bind_id") return Field::BindId;
+        if (k == "flow_in") return Field::FlowIn;
+        return Field::None;
+    case 8:
+        return k == "flow_out" ? Field::FlowOut : Field::None;
+    default:
+        return Field::None;
+    }
+}
+
+int hexValue(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+void appendUtf8(std::string& out, std::uint32_t cp)
+{
+    if (cp < 0x80) {
+        out.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+        out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+        out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else {
+        out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+        out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
+}
+
+// from_chars (no locale, unlike strtod) says "out of range" for both overflow and underflow;
+// the wider long double tells them apart, the exponent's sign beyond that.
+bool overflowsDouble(const char* p, const char* s)
+{
+    double d = 0;
+    if (std::from_chars(p, s, d).ec != std::errc::result_out_of_range) return false;
+    long double ld = 0;
+    if (std::from_chars(p, s, ld).ec != std::errc::result_out_of_range) return ld > 1 || ld < -1;
+    const std::string_view t(p, static_cast<std::size_t>(s - p));
+    const auto e = t.find_first_of("eE");
+    return e == std::string_view::npos || e + 1 >= t.size() || t[e + 1] != '-';
+}
+
+bool isDigit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+// A string field takes strings and numbers (as written; the integer "-0" is "0"); null leaves
+// it as it was; anything else is a bad type.
+void stringField(TextRef& field, const JsonScalar& v, JsonEvent& ev)
+{
+    static const char zero[] = "0";
+    switch (v.kind) {
+    case JsonScalar::String:
+    case JsonScalar::Float:
+    case JsonScalar::UInt:
+        field = v.text;
+        break;
+    case JsonScalar::Int:
+        field = v.bits == 0 ? TextRef{zero, 1} : v.text;
+        break;
+    case JsonScalar::Bool:
+        ++ev.badTypes;
+        break;
+    default:
+        break;
+    }
+}
+
+} // namespace
+
+void JsonEvent::clear()
+{
+    offset = 0;
+    ph = name = cat = bp = scope = args = TextRef{};
+    ts = dur = pid = tid = id = bindId = sf = JsonScalar{};
+    stack.clear();
+    flowIn = flowOut = false;
+    badTypes = 0;
+    arena.clear();
+}
+
+const char* JsonTokenizer::string(const char* p, TextRef& out, std::deque<std::string>* arena)
+{
+    const char* s = p + 1;
+    for (;;) {
+        // Skip plain ASCII 16 (or 8) bytes at a time: stop at '"', '\\', a control byte or a
+        // byte >= 0x80 (UTF-8, validated below).
+#if defined(__SSE2__)
+        while (m_end - s >= 16) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+            const __m128i special =
+                _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                          _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                             _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))); // signed: >= 0x80 too
+            const int mask = _mm_movemask_epi8(special);
+            if (mask) {
+                s += __builtin_ctz(static_cast<unsigned>(mask));
+                break;
+            }
+            s += 16;
+        }
+#endif
+        if (s >= m_end) return fail(m_end, kRanOut);
+        const auto c = static_cast<unsigned char>(*s);
+        if (c == '"') {
+            if (s - (p + 1) > 0xffffffffll) return fail(p, "a string longer than 4 GiB");
+            out.p = p + 1;
+            out.n = static_cast<std::uint32_t>(s - (p + 1));
+            return s + 1;
+        }
+        if (c == '\\') return escaped(p, s, out, arena);
+        if (c < 0x20) return fail(s, "a control character inside a string");
+        if (c >= 0x80) {
+            if (!(s = utf8(s))) return nullptr;
+        } else {
+            ++s;
+        }
+    }
+}
+
+// One UTF-8 sequence, checked against the ranges of RFC 3629 (as nlohmann checks them).
+const char* JsonTokenizer::utf8(const char* s)
+{
+    const auto c = static_cast<unsigned char>(s[0]);
+    int n;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 1;
+    } else if (c == 0xE0) {
+        n = 2;
+        lo = 0xA0;
+    } else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
+        n = 2;
+    } else if (c == 0xED) {
+        n = 2;
+        hi = 0x9F;
+    } else if (c == 0xF0) {
+        n = 3;
+        lo = 0x90;
+    } else if (c >= 0xF1 && c <= 0xF3) {
+        n = 3;
+    } else if (c == 0xF4) {
+        n = 3;
+        hi = 0x8F;
+    } else {
+        return fail(s, "a byte that is not UTF-8");
+    }
+    for (int i = 1; i <= n; ++i) {
+        if (s + i >= m_end) return fail(m_end, kRanOut);
+        const auto b = static_cast<unsigned char>(s[i]);
+        if (b < lo || b > hi) return fail(s + i, "a byte that is not UTF-8");
+        lo = 0x80;
+        hi = 0xBF;
+    }
+    return s + n + 1;
+}
+
+// The slow path of string(), s at the first backslash: decoded into the arena when there is
+// one, else only checked.
+const char* JsonTokenizer::escaped(const char* p, const char* s, TextRef& out,
+                                   std::deque<std::string>* arena)
+{
+    std::string* buf = arena ? &arena->emplace_back(p + 1, s) : nullptr;
+    auto hex4 = [&](const char* h, std::uint32_t& cp) -> bool {
+        cp = 0;
+        for (int i = 0; i < 4; ++i) {
+            if (h + i >= m_end) return fail(m_end, kRanOut), false;
+            const int v = hexValue(h[i]);
+            if (v < 0) return fail(h + i, "an invalid \\u escape"), false;
+            cp = cp * 16 + static_cast<std::uint32_t>(v);
+        }
+        return true;
+    };
+    while (s < m_end) {
+        const auto c = static_cast<unsigned char>(*s);
+        if (c == '"') {
+            if (buf) {
+                out.p = buf->data();
+                out.n = static_cast<std::uint32_t>(buf->size());
+            } else {
+                out.p = p + 1;
+                out.n = static_cast<std::uint32_t>(s - (p + 1));
+            }
+            return s + 1;
+        }
+        if (c < 0x20) return fail(s, "a control character inside a string");
+        if (c >= 0x80) {
+            const char* next = utf8(s);
+            if (!next) return nullptr;
+            if (buf) buf->append(s, next);
+            s = next;
+            continue;
+        }
+        if (c != '\\') {
+            if (buf) buf->push_back(static_cast<char>(c));
+            ++s;
+            continue;
+        }
+        if (++s >= m_end) return fail(m_end, kRanOut);
+        char plain = 0;
+        switch (*s) {
+        case '"':
+        case '\\':
+        case '/':
+            plain = *s;
+            break;
+        case 'b':
+            plain = '\b';
+            break;
+        case 'f':
+            plain = '\f';
+            break;
+        case 'n':
+            plain = '\n';
+            break;
+        case 'r':
+            plain = '\r';
+            break;
+        case 't':
+            plain = '\t';
+            break;
+        case 'u': {
+            std::uint32_t cp;
+            if (!hex4(s + 1, cp)) return nullptr;
+            s += 4;
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                // A high surrogate must be followed by an escaped low one.
+                for (int i = 1; i <= 2; ++i) {
+                    if (s + i >= m_end) return fail(m_end, kRanOut);
+                    if (s[i] != "\\u"[i - 1]) return fail(s + i, "a lone surrogate escape");
+                }
+                std::uint32_t low;
+                if (!hex4(s + 3, low)) return nullptr;
+                if (low < 0xDC00 || low > 0xDFFF) return fail(s + 3, "a lone surrogate escape");
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+                s += 6;
+            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                return fail(s - 5, "a lone surrogate escape"); // at its backslash
+            }
+            if (buf) appendUtf8(*buf, cp);
+            break;
+        }
+        default:
+            return fail(s, "an invalid escape");
+        }
+        if (plain && buf) buf->push_back(plain);
+        ++s;
+    }
+    return fail(m_end, kRanOut);
+}
+
+const char* JsonTokenizer::number(const char* p, JsonScalar& out)
+{
+    const char* s = p;
+    const bool neg = *s == '-';
+    if (neg) ++s;
+    if (s >= m_end) return fail(m_end, kRanOut);
+    const char* digits = s;
+    if (*s == '0') {
+        ++s;
+    } else if (*s >= '1' && *s <= '9') {
+        while (s < m_end && isDigit(*s))
+            ++s;
+    } else {
+        return fail(s, "an invalid number");
+    }
+    const char* intEnd = s;
+    bool isFloat = false;
+    if (s < m_end && *s == '.') {
+        if (++s >= m_end) return fail(m_end, kRanOut);
+        if (!isDigit(*s)) return fail(s, "an invalid number");
+        while (s < m_end && isDigit(*s))
+            ++s;
+        isFloat = true;
+    }
+    if (s < m_end && (*s == 'e' || *s == 'E')) {
+        ++s;
+        if (s < m_end && (*s == '+' || *s == '-')) ++s;
+        if (s >= m_end) return fail(m_end, kRanOut);
+        if (!isDigit(*s)) return fail(s, "an invalid number");
+        while (s < m_end && isDigit(*s))
+            ++s;
+        isFloat = true;
+    }
+    // Inside a document a number is always followed by something; at the end it may go on.
+    if (s >= m_end) return fail(m_end, kRanOut);
+    out.text = {p, static_cast<std::uint32_t>(s - p)};
+    out.boolean = false;
+    if (!isFloat) {
+        std::uint64_t v = 0;
+        bool overflow = false;
+        for (const char* d = digits; d < intEnd && !overflow; ++d)
+            overflow = __builtin_mul_overflow(v, 10u, &v) ||
+                       __builtin_add_overflow(v, static_cast<unsigned>(*d - '0'), &v);
+        if (!overflow && !neg) {
+            out.kind = JsonScalar::UInt;
+            out.bits = v;
+            return s;
+        }
+        if (!overflow && v <= (1ull << 63)) {
+            out.kind = JsonScalar::Int;
+            out.bits = 0 - v;
+            return s;
+        }
+    }
+    // A double; like nlohmann, one that overflows to infinity is refused (underflow is not).
+    if ((s - p > 300 || std::memchr(p, 'e', static_cast<std::size_t>(s - p)) ||
+         std::memchr(p, 'E', static_cast<std::size_t>(s - p))) &&
+        overflowsDouble(p, s))
+        return fail(p, "a number too large for a double");
+    out.kind = JsonScalar::Float;
+    out.bits = 0;
+    return s;
+}
+
+const char* JsonTokenizer::literal(const char* p, const char* word, std::size_t n)
+{
+    for (std::size_t i = 0; i < n; ++i) {
+        if (p + i >= m_end) return fail(m_end, kRanOut);
+        if (p[i] != word[i]) return fail(p + i, "an invalid literal");
+    }
+    return p + n;
+}
+
+const char* JsonTokenizer::scalar(const char* p, JsonScalar& out, std::deque<std::string>* arena)
+{
+    if (p >= m_end) return fail(m_end, kRanOut);
+    switch (*p) {
+    case '"':
+        out.kind = JsonScalar::String;
+        out.boolean = false;
+        out.bits = 0;
+        return string(p, out.text, arena);
+    case 't':
+        out = JsonScalar{JsonScalar::Bool, true, 0, {}};
+        return literal(p, "true", 4);
+    case 'f':
+        out = JsonScalar{JsonScalar::Bool, false, 0, {}};
+        return literal(p, "false", 5);
+    case 'n':
+        out = JsonScalar{JsonScalar::Null, false, 0, {}};
+        return literal(p, "null", 4);
+    default:
+        if (*p == '-' || isDigit(*p)) return number(p, out);
+        return fail(p, "expected a value");
+    }
+}
+
+const char* JsonTokenizer::skipValue(const char* p, int depth)
+{
+    if (p >= m_end) return fail(m_end, kRanOut);
+    if (*p != '{' && *p != '[') {
+        JsonScalar s;
+        return scalar(p, s, nullptr);
+    }
+    if (depth >= kMaxDepth) return fail(p, "nesting deeper than 2048 levels");
+    const bool object = *p == '{';
+    const char close = object ? '}' : ']';
+    p = ws(p + 1);
+    if (p < m_end && *p == close) return p + 1;
+    for (;;) {
+        if (object) {
+            TextRef key;
+            if (p >= m_end) return fail(m_end, kRanOut);
+            if (*p != '"') return fail(p, "expected a string (an object key)");
+            if (!(p = string(p, key, nullptr))) return nullptr;
+            p = ws(p);
+            if (p >= m_end) return fail(m_end, kRanOut);
+            if (*p != ':') return fail(p, "expected ':' after an object key");
+            p = ws(p + 1);
+        }
+        if (!(p = skipValue(p, depth + 1))) return nullptr;
+        p = ws(p);
+        if (p >= m_end) return fail(m_end, kRanOut);
+        if (*p == ',') {
+            p = ws(p + 1);
+            continue;
+        }
+        if (*p == close) return p + 1;
+        return fail(p, object ? "expected ',' or '}' after an object member"
+                              : "expected ',' or ']' after an array element");
+    }
+}
+
+const char* JsonTokenizer::stackField(const char* p, JsonEvent& ev, int depth)
+{
+    if (depth >= kMaxDepth) return fail(p, "nesting deeper than 2048 levels");
+    p = ws(p + 1);
+    if (p < m_end && *p == ']') return p + 1;
+    for (;;) {
+        if (p >= m_end) return fail(m_end, kRanOut);
+        if (*p == '"') {
+            TextRef s;
+            if (!(p = string(p, s, &ev.arena))) return nullptr;
+            ev.stack.push_back(s);
+        } else {
+            if (!(p = skipValue(p, depth + 1))) return nullptr;
+            ++ev.badTypes; // a frame that is not a name
+        }
+        p = ws(p);
+        if (p >= m_end) return fail(m_end, kRanOut);
+        if (*p == ',') {
+            p = ws(p + 1);
+            continue;
+        }
+        if (*p == ']') return p + 1;
+        return fail(p, "expected ',' or ']' after an array element");
+    }
+}
+
+const char* JsonTokenizer::event(const char* p, JsonEvent& ev, int depth)
+{
+    ev.clear();
+    ev.offset = offsetOf(p);
+    if (depth >= kMaxDepth) return fail(p, "nesting deeper than 2048 levels");
+    p = ws(p + 1);
+    if (p < m_end && *p == '}') return p + 1;
+    for (;;) {
+        TextRef key;
+        if (p >= m_end) return fail(m_end, kRanOut);
+        if (*p != '"') return fail(p, "expected a string (an object key)");
+        if (!(p = string(p, key, &ev.arena))) return nullptr;
+        p = ws(p);
+        if (p >= m_end) return fail(m_end, kRanOut);
+        if (*p != ':') return fail(p, "expected ':' after an object key");
+        p = ws(p + 1);
+        if (p >= m_end) return fail(m_end, kRanOut);
+        const Field f = classify(key.view());
+        if (*p == '{' || *p == '[') {
+            const char* v = f == Field::Stack && *p == '[' ? stackField(p, ev, depth + 1)
+                                                           : skipValue(p, depth + 1);
+            if (!v) return nullptr;
+            if (f == Field::Args)
+                ev.args = {
+                    p, static_cast<std::uint32_t>(std::min<std::ptrdiff_t>(v - p, 0xffffffffll))};
+            else if (f != Field::None && f != Field::Stack)
+                ++ev.badTypes; // a container where a scalar belongs
+            p = v;
+        } else {
+            JsonScalar v;
+            if (!(p = scalar(p, v, &ev.arena))) return nullptr;
+            switch (f) {
+            case Field::Ph:
+                stringField(ev.ph, v, ev);
+                break;
+            case Field::Name:
+                stringField(ev.name, v, ev);
+                break;
+            case Field::Cat:
+                stringField(ev.cat, v, ev);
+                break;
+            case Field::Bp:
+                stringField(ev.bp, v, ev);
+                break;
+            case Field::Scope:
+                stringField(ev.scope, v, ev);
+                break;
+            case Field::Ts:
+                ev.ts = v;
+                break;
+            case Field::Dur:
+                ev.dur = v;
+                break;
+            case Field::Pid:
+                ev.pid = v;
+                break;
+            case Field::Tid:
+                ev.tid = v;
+                break;
+            case Field::Id:
+                ev.id = v;
+                break;
+            case Field::BindId:
+                ev.bindId = v;
+                break;
+            case Field::Sf:
+                ev.sf = v;
+                break;
+            case Field::FlowIn:
+            case Field::FlowOut:
+                (f == Field::FlowIn ? ev.flowIn : ev.flowOut) =
+                    v.kind == JsonScalar::Bool && v.boolean;
+                ev.badTypes += v.kind != JsonScalar::Bool && v.kind != JsonScalar::Null;
+                break;
+            case Field::Args:
+            case Field::Stack:
+                ev.badTypes += v.kind != JsonScalar::Null;
+                break;
+            default:
+                break;
+            }
+        }
+        p = ws(p);
+        if (p >= m_end) return fail(m_end, kRanOut);
+        if (*p == ',') {
+            p = ws(p + 1);
+            continue;
+        }
+        if (*p == '}') return p + 1;
+        return fail(p, "expected ',' or '}' after an object member");
+    }
+}
+
+std::string JsonTokenizer::errorText() const
+{
+    std::string s = m_errorWhat ? m_errorWhat : "invalid JSON";
+    if (!m_errorAt || m_errorAt >= m_end) return s + " (the text ends there)";
+    const auto c = static_cast<unsigned char>(*m_errorAt);
+    char buf[16];
+    if (c >= 0x20 && c < 0x7f)
+        std::snprintf(buf, sizeof buf, "'%c'", c);
+    else
+        std::snprintf(buf, sizeof buf, "byte 0x%02x", c);
+    return s + ", found " + buf;
+}
+
+} // namespace rs

@@ -1,0 +1,112 @@
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rs {
+
+// A run of text: a view into the input, or into an event's arena for a string with escapes.
+struct TextRef {
+    const char* p = nullptr;
+    std::uint32_t n = 0;
+    std::string_view view() const { return p ? std::string_view(p, n) : std::string_view(); }
+};
+
+// A JSON scalar as read. Numbers keep their text as written, so times and ids convert exactly
+// (no double in between); Int/UInt/Float follow nlohmann's classification (an integer that
+// does not fit 64 bits is a Float).
+struct JsonScalar {
+    enum Kind : std::uint8_t { Absent, Null, Bool, Int, UInt, Float, String };
+    Kind kind = Absent;
+    bool boolean = false;
+    std::uint64_t bits = 0; // Int: the value, two's complement; UInt: the value
+    TextRef text;           // Int, UInt, Float: as written; String: decoded
+
+    bool present() const { return kind > Null; }
+    bool isInteger() const { return kind == Int || kind == UInt; }
+};
+
+// The fields of one trace event that the model uses. String fields hold their text (numbers
+// as written; "-0" as "0"); null leaves a field as it was. `args` is the raw JSON text of an
+// object or array value. `badTypes` counts fields of a type the field cannot take (an object
+// where a scalar belongs, a bool for a name, a non-string stack frame...).
+struct JsonEvent {
+    std::uint64_t offset = 0; // of its '{' in the text
+    TextRef ph, name, cat, bp, scope, args;
+    JsonScalar ts, dur, pid, tid, id, bindId, sf;
+    std::vector<TextRef> stack; // "stack": frame names, innermost last as written
+    bool flowIn = false, flowOut = false;
+    std::uint32_t badTypes = 0;
+    std::deque<std::string> arena; // decoded strings (a deque: addresses stay put)
+
+    void clear();
+};
+
+// A strict JSON tokenizer over contiguous text: RFC 8259 (UTF-8 checked, no comments, no
+// NaN), numbers that overflow a double refused as nlohmann refuses them. It never reads past
+// end. A call that fails returns nullptr and records where: at the first byte that is not
+// valid JSON, or at end when the text ran out first (ranOut(): a cut document or event).
+class JsonTokenizer {
+public:
+    // Containers open at once (as nlohmann's SAX path allowed).
+    static constexpr int kMaxDepth = 2048;
+
+    // offset: the text offset of begin (for JsonEvent::offset and error offsets).
+    JsonTokenizer(const char* begin, const char* end, std::uint64_t offset = 0)
+        : m_begin(begin), m_end(end), m_offset(offset)
+    {}
+
+    const char* begin() const { return m_begin; }
+    const char* end() const { return m_end; }
+    std::uint64_t offsetOf(const char* p) const
+    {
+        return m_offset + static_cast<std::uint64_t>(p - m_begin);
+    }
+
+    const char* ws(const char* p) const
+    {
+        while (p < m_end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+            ++p;
+        return p;
+    }
+    // p at '"'; returns past the closing quote. A string with escapes is decoded into arena
+    // (without an arena it is only checked and out points at its raw text).
+    const char* string(const char* p, TextRef& out, std::deque<std::string>* arena);
+    const char* scalar(const char* p, JsonScalar& out, std::deque<std::string>* arena);
+    // Checks any value and returns past it; depth = containers already open around it.
+    const char* skipValue(const char* p, int depth);
+    // p at an event's '{' (depth containers open around it): its fields into ev.
+    const char* event(const char* p, JsonEvent& ev, int depth);
+
+    // Where and why the last failing call stopped.
+    const char* errorAt() const { return m_errorAt; }
+    const char* errorWhat() const { return m_errorWhat; }
+    bool ranOut() const { return m_errorAt == m_end; }
+    // Records an error (also for callers' structural checks); returns nullptr.
+    const char* fail(const char* at, const char* what)
+    {
+        m_errorAt = at;
+        m_errorWhat = what;
+        return nullptr;
+    }
+    // "expected X, found 'y'" for the byte at errorAt() (or "the text ends").
+    std::string errorText() const;
+
+private:
+    const char* number(const char* p, JsonScalar& out);
+    const char* literal(const char* p, const char* word, std::size_t n);
+    const char* utf8(const char* s);
+    const char* escaped(const char* p, const char* s, TextRef& out, std::deque<std::string>* arena);
+    const char* stackField(const char* p, JsonEvent& ev, int depth);
+
+    const char* m_begin;
+    const char* m_end;
+    std::uint64_t m_offset;
+    const char* m_errorAt = nullptr;
+    const char* m_errorWhat = "";
+};
+
+} // namespace rs

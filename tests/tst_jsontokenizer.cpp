@@ -1,0 +1,507 @@
+// The JSON tokenizer (core/jsontokenizer.h) on its own: tokens, errors and where they are, the
+// difference between text that is wrong and text that ran out, and event fields. Then the
+// differential test: it must read every document exactly as nlohmann's SAX parser does (the
+// oracle, tests/support/jsonoracle.h) on the public traces, generated traces, the oddities
+// file, every prefix of it and many one-byte corruptions.
+#include "bench/tracegen_large.h"
+#include "bench/tracegen_seed.h"
+#include "core/jsontokenizer.h"
+#include "tests/support/jsonoracle.h"
+#include "tests/testutil.h"
+
+#include <QDirIterator>
+#include <QFile>
+#include <QtTest>
+
+#include <cstdio>
+#include <zlib.h>
+
+using namespace rs;
+using test::OracleDocument;
+using test::OracleEvent;
+
+namespace {
+
+std::string readFile(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    const QByteArray bytes = f.readAll();
+    if (bytes.size() < 2 || static_cast<unsigned char>(bytes[0]) != 0x1f)
+        return bytes.toStdString();
+    // gzip: inflate (the tokenizer reads text).
+    std::string out;
+    z_stream z{};
+    inflateInit2(&z, 16 + MAX_WBITS);
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+    z.avail_in = static_cast<uInt>(bytes.size());
+    char buf[1 << 16];
+    int rc = Z_OK;
+    while (rc == Z_OK) {
+        z.next_out = reinterpret_cast<Bytef*>(buf);
+        z.avail_out = sizeof buf;
+        rc = inflate(&z, Z_NO_FLUSH);
+        out.append(buf, sizeof buf - z.avail_out);
+    }
+    inflateEnd(&z);
+    return out;
+}
+
+std::string scalarText(const JsonScalar& v)
+{
+    switch (v.kind) {
+    case JsonScalar::Absent:
+        return "";
+    case JsonScalar::Null:
+        return "null";
+    case JsonScalar::Bool:
+        return v.boolean ? "b:true" : "b:false";
+    case JsonScalar::Int:
+        return "i:" + std::to_string(static_cast<std::int64_t>(v.bits));
+    case JsonScalar::UInt:
+        return "u:" + std::to_string(v.bits);
+    case JsonScalar::Float:
+        return "f:" + std::string(v.text.view());
+    case JsonScalar::String:
+        return "s:" + std::string(v.text.view());
+    }
+    return "?";
+}
+
+OracleEvent asOracle(const JsonEvent& e)
+{
+    OracleEvent o;
+    o.ph = e.ph.view();
+    o.name = e.name.view();
+    o.cat = e.cat.view();
+    o.bp = e.bp.view();
+    o.scope = e.scope.view();
+    o.ts = scalarText(e.ts);
+    o.dur = scalarText(e.dur);
+    o.pid = scalarText(e.pid);
+    o.tid = scalarText(e.tid);
+    o.id = scalarText(e.id);
+    o.bindId = scalarText(e.bindId);
+    o.sf = scalarText(e.sf);
+    o.flowIn = e.flowIn;
+    o.flowOut = e.flowOut;
+    for (const TextRef& s : e.stack)
+        o.stack.emplace_back(s.view());
+    if (e.args.n) o.args = nlohmann::json::parse(e.args.view());
+    return o;
+}
+
+// The document as read with the tokenizer alone (a small walker over its public calls).
+struct Tokenized {
+    bool valid = false;
+    bool ranOut = false;
+    std::size_t errorAt = 0;
+    std::string error;
+    std::vector<OracleEvent> events;
+    std::uint64_t nonObjects = 0;
+    std::map<std::string, nlohmann::json> metadata;
+};
+
+Tokenized tokenize(const std::string& text)
+{
+    Tokenized out;
+    JsonTokenizer tok(text.data(), text.data() + text.size());
+    const char* end = tok.end();
+    auto failed = [&](const char*) {
+        out.ranOut = tok.ranOut();
+        out.errorAt = static_cast<std::size_t>(tok.offsetOf(tok.errorAt()));
+        out.error = tok.errorText();
+        return out;
+    };
+    JsonEvent ev;
+    // The entries of an array at p (past '['); returns past ']'.
+    auto array = [&](const char* p, int depth) -> const char* {
+        p = tok.ws(p);
+        if (p < end && *p == ']') return p + 1;
+        for (;;) {
+            if (p >= end) return tok.fail(end, "end");
+            const char* q;
+            if (*p == '{') {
+                if ((q = tok.event(p, ev, depth))) out.events.push_back(asOracle(ev));
+            } else if ((q = tok.skipValue(p, depth))) {
+                ++out.nonObjects;
+            }
+            if (!q) return nullptr;
+            p = tok.ws(q);
+            if (p >= end) return tok.fail(end, "end");
+            if (*p == ',') {
+                p = tok.ws(p + 1);
+                continue;
+            }
+            if (*p == ']') return p + 1;
+            return tok.fail(p, "sep");
+        }
+    };
+    const char* p = tok.ws(tok.begin());
+    if (p >= end) return failed(tok.fail(end, "empty"));
+    if (*p == '[') {
+        if (!(p = array(p + 1, 1))) return failed(p);
+    } else if (*p == '{') {
+        p = tok.ws(p + 1);
+        if (p < end && *p == '}') {
+            ++p;
+        } else {
+            for (;;) {
+                if (p >= end) return failed(tok.fail(end, "end"));
+                TextRef key;
+                std::deque<std::string> arena;
+                if (*p != '"') return failed(tok.fail(p, "key"));
+                if (!(p = tok.string(p, key, &arena))) return failed(p);
+                p = tok.ws(p);
+                if (p >= end) return failed(tok.fail(end, "end"));
+                if (*p != ':') return failed(tok.fail(p, ":"));
+                p = tok.ws(p + 1);
+                const std::string k(key.view());
+                if (k == "traceEvents" && p < end && *p == '[') {
+                    if (!(p = array(p + 1, 2))) return failed(p);
+                } else {
+                    const char* v = tok.skipValue(p, 1);
+                    if (!v) return failed(v);
+                    out.metadata[k] = nlohmann::json::parse(p, v);
+                    p = v;
+                }
+                p = tok.ws(p);
+                if (p >= end) return failed(tok.fail(end, "end"));
+                if (*p == ',') {
+                    p = tok.ws(p + 1);
+                    continue;
+                }
+                if (*p != '}') return failed(tok.fail(p, "}"));
+                ++p;
+                break;
+            }
+        }
+    } else {
+        return failed(tok.fail(p, "not a trace"));
+    }
+    if (tok.ws(p) != end) return failed(tok.fail(tok.ws(p), "after"));
+    out.valid = true;
+    return out;
+}
+
+// The tokenizer and nlohmann agree: both accept or both refuse, a cut text is a cut text for
+// both, the same events and metadata come out, and the tokenizer's error is at or before
+// where nlohmann stopped (it names the first bad byte; nlohmann the end of the bad token).
+void agree(const std::string& text, const char* what)
+{
+    const OracleDocument o = test::oracleRead(text);
+    const Tokenized t = tokenize(text);
+    const std::string where = std::string(what) + " (" + std::to_string(text.size()) +
+                              " bytes): tokenizer " + t.error + " at " + std::to_string(t.errorAt) +
+                              ", nlohmann at " + std::to_string(o.errorAt);
+    // A single value is valid JSON (nlohmann's SAX stops it) but not a trace for either.
+    const bool oracleSaysNotATrace = !o.valid && o.errorAt == 0 && !o.endOfInput;
+    if (!oracleSaysNotATrace) {
+        QVERIFY2(t.valid == o.valid, where.c_str());
+        if (!o.valid) {
+            // Where nlohmann ran into the end, the tokenizer ran out; where the tokenizer ran
+            // out, nlohmann read to the end; else the tokenizer names a byte at or before
+            // nlohmann's (it names the first bad byte, nlohmann the end of the bad token).
+            if (o.endOfInput) QVERIFY2(t.ranOut, where.c_str());
+            if (t.ranOut) QVERIFY2(o.errorAt >= text.size(), where.c_str());
+            if (!t.ranOut)
+                QVERIFY2(t.errorAt < text.size() && t.errorAt <= o.errorAt, where.c_str());
+        }
+    }
+    QVERIFY2(t.events.size() == o.events.size(), where.c_str());
+    for (std::size_t i = 0; i < t.events.size(); ++i)
+        QVERIFY2(t.events[i] == o.events[i], (where + ", event " + std::to_string(i)).c_str());
+    if (o.valid) {
+        QVERIFY2(t.nonObjects == o.nonObjects, where.c_str());
+        QVERIFY2(t.metadata == o.metadata, where.c_str());
+    }
+}
+
+std::string generated(tracegen::Shape shape)
+{
+    std::FILE* f = std::tmpfile();
+    tracegen::LargeTraceOptions o;
+    o.shape = shape;
+    o.targetBytes = 1 << 20;
+    std::string text;
+    if (f && tracegen::writeLargeTrace(f, o, nullptr)) {
+        text.resize(static_cast<std::size_t>(std::ftell(f)));
+        std::rewind(f);
+        if (std::fread(text.data(), 1, text.size(), f) != text.size()) text.clear();
+    }
+    if (f) std::fclose(f);
+    return text;
+}
+
+// Scalar read at the start of text.
+JsonScalar scalarOf(const std::string& text, const char** errorWhat = nullptr,
+                    bool* ranOut = nullptr, std::size_t* errorAt = nullptr)
+{
+    JsonTokenizer tok(text.data(), text.data() + text.size());
+    JsonScalar v;
+    std::deque<std::string> arena;
+    const char* q = tok.scalar(text.data(), v, &arena);
+    if (!q) {
+        v.kind = JsonScalar::Absent;
+        if (errorWhat) *errorWhat = tok.errorWhat();
+        if (ranOut) *ranOut = tok.ranOut();
+        if (errorAt) *errorAt = static_cast<std::size_t>(tok.offsetOf(tok.errorAt()));
+    }
+    static std::deque<std::string> keep; // decoded strings outlive the call for the checks
+    keep.insert(keep.end(), arena.begin(), arena.end());
+    if (v.kind == JsonScalar::String && !arena.empty()) v.text = {keep.back().data(), v.text.n};
+    return v;
+}
+
+} // namespace
+
+class TstJsonTokenizer : public QObject {
+    Q_OBJECT
+private slots:
+    void numbers()
+    {
+        struct Case {
+            const char* text; // followed by ',' so the number ends
+            JsonScalar::Kind kind;
+            std::uint64_t bits;
+        };
+        for (const Case& c :
+             {Case{"0,", JsonScalar::UInt, 0}, Case{"-0,", JsonScalar::Int, 0},
+              Case{"18446744073709551615,", JsonScalar::UInt, ~0ull},
+              Case{"18446744073709551616,", JsonScalar::Float, 0},
+              Case{"-9223372036854775808,", JsonScalar::Int, 1ull << 63},
+              Case{"-9223372036854775809,", JsonScalar::Float, 0},
+              Case{"1.5,", JsonScalar::Float, 0}, Case{"1e3,", JsonScalar::Float, 0},
+              Case{"-2E-3,", JsonScalar::Float, 0}, Case{"1e-400,", JsonScalar::Float, 0}}) {
+            const JsonScalar v = scalarOf(c.text);
+            QVERIFY2(v.kind == c.kind, c.text);
+            QCOMPARE(v.bits, c.bits);
+            QCOMPARE(std::string(v.text.view()) + ",", std::string(c.text)); // as written
+        }
+        // Refused where nlohmann refuses: bad syntax at the first bad byte, a double overflow
+        // at the number.
+        struct Bad {
+            const char* text;
+            std::size_t at;
+        };
+        for (const Bad& b : {Bad{"1.,", 2}, Bad{"-,", 1}, Bad{"1e,", 2}, Bad{"+1,", 0},
+                             Bad{".5,", 0}, Bad{"1e400,", 0}, Bad{"-1e400,", 0}}) {
+            std::size_t at = 99;
+            bool ranOut = true;
+            QCOMPARE(scalarOf(b.text, nullptr, &ranOut, &at).kind, JsonScalar::Absent);
+            QVERIFY2(!ranOut, b.text);
+            QVERIFY2(at == b.at, b.text);
+        }
+        // "01" is the number 0 followed by a byte that does not belong (the caller says so).
+        QCOMPARE(scalarOf("01,").text.n, std::uint32_t(1));
+        // A number that reaches the end may go on: it ran out, it is not wrong.
+        for (const char* cut : {"12", "-", "1.", "1e", "1e+", "0.5"}) {
+            bool ranOut = false;
+            QCOMPARE(scalarOf(cut, nullptr, &ranOut).kind, JsonScalar::Absent);
+            QVERIFY2(ranOut, cut);
+        }
+    }
+
+    void stringsAndEscapes()
+    {
+        QCOMPARE(std::string(scalarOf("\"plain\"").text.view()), std::string("plain"));
+        QCOMPARE(std::string(scalarOf("\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\"").text.view()),
+                 std::string("a\"b\\c/d\b\f\n\r\t"));
+        QCOMPARE(std::string(scalarOf("\"\\u0041\\u00e9\\u4e2d\\ud83d\\ude00\"").text.view()),
+                 std::string("A\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80"));
+        // Long strings go through the 16-byte scan; a quote at every position is found.
+        for (std::size_t n = 0; n < 40; ++n) {
+            const std::string s(n, 'x');
+            QCOMPARE(scalarOf("\"" + s + "\"").text.n, std::uint32_t(n));
+        }
+        struct Bad {
+            std::string text;
+            std::size_t at;
+        };
+        for (const Bad& b :
+             {Bad{"\"a\x01\"", 2}, Bad{"\"\\x\"", 2}, Bad{"\"\\u12g4\"", 5}, Bad{"\"\\ud800\"", 7},
+              Bad{"\"\\ud800\\u0041\"", 9}, Bad{"\"\\udc00\"", 1}, Bad{"\"\xff\"", 1},
+              Bad{"\"\xc0\xaf\"", 1}, Bad{"\"\xe0\x80\x80\"", 2}, Bad{"\"\xed\xa0\x80\"", 2},
+              Bad{"\"\xf4\x90\x80\x80\"", 2}, Bad{"\"\xc3\x41\"", 2},
+              Bad{std::string("\"a\0b\"", 5), 2}}) {
+            std::size_t at = 99;
+            bool ranOut = true;
+            QCOMPARE(scalarOf(b.text, nullptr, &ranOut, &at).kind, JsonScalar::Absent);
+            QVERIFY2(!ranOut, b.text.c_str());
+            QVERIFY2(at == b.at, (b.text + " at " + std::to_string(at)).c_str());
+        }
+        // Cut anywhere inside a string (also inside an escape or a UTF-8 sequence): ran out.
+        const std::string whole = "\"ab\\u00e9\\ud83d\\ude00é中\\n\"";
+        for (std::size_t n = 1; n < whole.size(); ++n) {
+            bool ranOut = false;
+            QCOMPARE(scalarOf(whole.substr(0, n), nullptr, &ranOut).kind, JsonScalar::Absent);
+            QVERIFY2(ranOut, whole.substr(0, n).c_str());
+        }
+    }
+
+    void literals()
+    {
+        QCOMPARE(scalarOf("true,").kind, JsonScalar::Bool);
+        QVERIFY(scalarOf("true,").boolean);
+        QCOMPARE(scalarOf("false,").kind, JsonScalar::Bool);
+        QCOMPARE(scalarOf("null,").kind, JsonScalar::Null);
+        std::size_t at = 0;
+        bool ranOut = true;
+        QCOMPARE(scalarOf("tru,", nullptr, &ranOut, &at).kind, JsonScalar::Absent);
+        QVERIFY(!ranOut);
+        QCOMPARE(at, std::size_t(3));
+        QCOMPARE(scalarOf("nul", nullptr, &ranOut).kind, JsonScalar::Absent);
+        QVERIFY(ranOut);
+        const char* what = nullptr;
+        QCOMPARE(scalarOf("x", &what).kind, JsonScalar::Absent);
+        QCOMPARE(std::string(what), std::string("expected a value"));
+    }
+
+    void nestingIsLimited()
+    {
+        for (int depth : {2047, 2048, 2049}) {
+            const std::string text =
+                std::string(std::size_t(depth), '[') + std::string(std::size_t(depth), ']');
+            JsonTokenizer tok(text.data(), text.data() + text.size());
+            const char* q = tok.skipValue(text.data(), 0);
+            QCOMPARE(q != nullptr, depth <= JsonTokenizer::kMaxDepth);
+            if (!q) {
+                QCOMPARE(tok.offsetOf(tok.errorAt()), std::uint64_t(JsonTokenizer::kMaxDepth));
+                QVERIFY(tok.errorText().find("nesting deeper than 2048") != std::string::npos);
+            }
+        }
+    }
+
+    void eventFields()
+    {
+        const std::string text =
+            "{\"ph\":\"X\",\"n\\u0061me\":7,\"cat\":-0,\"ts\":\"1.5\",\"dur\":2.50,\"pid\":-3,"
+            "\"tid\":\"t\","
+            "\"id\":18446744073709551616,\"bind_id\":null,\"sf\":4,\"s\":\"g\",\"bp\":\"e\","
+            "\"stack\":[\"a\",{\"x\":1},\"b\",3],\"args\":{\"k\":[1,\"}\"]},\"flow_in\":true,"
+            "\"flow_out\":1,"
+            "\"name\":null,\"ts\":{\"bad\":1},\"other\":[{}]}";
+        JsonTokenizer tok(text.data(), text.data() + text.size(), 100);
+        JsonEvent ev;
+        const char* q = tok.event(text.data(), ev, 1);
+        QVERIFY2(q == text.data() + text.size(), tok.errorText().c_str());
+        QCOMPARE(ev.offset, std::uint64_t(100));
+        QCOMPARE(std::string(ev.ph.view()), std::string("X"));
+        QCOMPARE(std::string(ev.name.view()), std::string("7")); // key escape decoded; null kept it
+        QCOMPARE(std::string(ev.cat.view()), std::string("0"));
+        QCOMPARE(ev.ts.kind, JsonScalar::String); // the object value did not replace it
+        QCOMPARE(std::string(ev.dur.text.view()), std::string("2.50"));
+        QCOMPARE(ev.pid.kind, JsonScalar::Int);
+        QCOMPARE(static_cast<std::int64_t>(ev.pid.bits), std::int64_t(-3));
+        QCOMPARE(ev.id.kind, JsonScalar::Float);
+        QCOMPARE(ev.bindId.kind, JsonScalar::Null);
+        QVERIFY(!ev.bindId.present());
+        QCOMPARE(std::string(ev.scope.view()), std::string("g"));
+        QCOMPARE(ev.stack.size(), std::size_t(2));
+        QCOMPARE(std::string(ev.args.view()), std::string("{\"k\":[1,\"}\"]}"));
+        QVERIFY(ev.flowIn);
+        QVERIFY(!ev.flowOut);
+        // Bad types: two non-string frames, flow_out 1, the object for ts.
+        QCOMPARE(ev.badTypes, std::uint32_t(4));
+    }
+
+    void errorsSayWhere()
+    {
+        const std::string text = "{\"ph\":\"X\" \"name\":\"c\"}";
+        JsonTokenizer tok(text.data(), text.data() + text.size());
+        JsonEvent ev;
+        QVERIFY(!tok.event(text.data(), ev, 1));
+        QVERIFY(!tok.ranOut());
+        QCOMPARE(tok.offsetOf(tok.errorAt()), std::uint64_t(10));
+        QCOMPARE(tok.errorText(),
+                 std::string("expected ',' or '}' after an object member, found '\"'"));
+        // Every cut of a valid event runs out; no cut is called wrong.
+        const std::string good = "{\"name\":\"a\\u00e9\",\"ph\":\"X\",\"ts\":1.5e3,\"dur\":-0,"
+                                 "\"args\":{\"a\":[true,false,null]}}";
+        for (std::size_t n = 1; n < good.size(); ++n) {
+            JsonTokenizer cut(good.data(), good.data() + n);
+            QVERIFY(!cut.event(good.data(), ev, 1));
+            QVERIFY2(cut.ranOut(), good.substr(0, n).c_str());
+        }
+    }
+
+    // --- the differential test against nlohmann --------------------------------------------
+
+    void oddities()
+    {
+        const std::string tricky = readFile(test::testDataPath("parallel_tricky.json"));
+        QVERIFY(!tricky.empty());
+        agree(tricky, "tricky");
+        for (const char* s : {"",
+                              " ",
+                              "[]",
+                              "{}",
+                              "[1,2]",
+                              "[{\"ph\":\"X\"},5,[1],\"s\"]",
+                              "{\"traceEvents\":{}}",
+                              "{\"traceEvents\":[{}],\"traceEvents\":[{\"a\":1}]}",
+                              "[{\"a\":1e999}]",
+                              "[{\"a\":\"\\ud800\"}]",
+                              "[{\"a\":\"\xC0\xAF\"}]",
+                              "[{\"a\":01}]",
+                              "[{\"ts\":1,}]",
+                              "[{}] x",
+                              "[{\"a\":tru}]",
+                              "[{\"a\":\"\t\"}]",
+                              "[{},]",
+                              "[,{}]",
+                              "{\"a\":1,}",
+                              "{\"a\" 1}",
+                              "42",
+                              "\"text\"",
+                              "null",
+                              "[{\"a\":-}]",
+                              "[{\"a\":1.}]",
+                              "[{\"\\u00e9\":\"\\u00e9\"}]"})
+            agree(s, s);
+    }
+
+    void everyPrefixAndCorruption()
+    {
+        const std::string doc = readFile(test::testDataPath("parallel_tricky.json"));
+        for (std::size_t n = 0; n <= doc.size(); ++n)
+            agree(doc.substr(0, n), "prefix");
+        const char bad[] = {'\x01', '"', '}', ']', ',', '\\', '\xff', 'x', '0', '{', '[', ':'};
+        for (std::size_t i = 0; i < doc.size(); ++i) {
+            std::string d = doc;
+            d[i] = bad[i % sizeof bad];
+            agree(d, ("corrupt at " + std::to_string(i)).c_str());
+        }
+    }
+
+    void generatedTraces()
+    {
+        agree(generated(tracegen::Shape::Kineto), "kineto");
+        agree(generated(tracegen::Shape::TorchNpu), "torch_npu");
+        for (bool kineto : {false, true}) {
+            gen::SeedCaseOptions o;
+            o.kineto = kineto;
+            agree(gen::seedCaseTrace(o, 0), "seed case");
+        }
+    }
+
+    void publicTraces()
+    {
+        RS_REQUIRE_PUBLIC_TRACES();
+        QDirIterator it(test::publicTracesDir(), {"*.json", "*.json.gz"}, QDir::Files,
+                        QDirIterator::Subdirectories);
+        int n = 0;
+        while (it.hasNext()) {
+            const QString path = it.next();
+            if (path.contains("profiler_info") || path.contains("profiler_metadata") ||
+                path.contains("communication"))
+                continue;
+            agree(readFile(path), qPrintable(path));
+            ++n;
+        }
+        QVERIFY(n >= 8);
+    }
+};
+
+QTEST_GUILESS_MAIN(TstJsonTokenizer)
+#include "tst_jsontokenizer.moc"
