@@ -1,5 +1,6 @@
 #include "ui/gui.h"
 
+#include "ui/appidentity.h"
 #include "ui/mainwindow.h"
 
 #include <QApplication>
@@ -21,8 +22,7 @@ void openFromCommandLine(MainWindow& window, const QStringList& arguments)
 int runGui(int argc, char** argv)
 {
     QApplication app(argc, argv);
-    QApplication::setApplicationName("Ringscope");
-    QApplication::setOrganizationName("Ringscope");
+    applyAppIdentity();
     MainWindow w;
     w.show();
     // Qt has removed its own options (-platform...) from arguments() by now.
