@@ -86,8 +86,12 @@ void diff(const nlohmann::json& got, const nlohmann::json& want, const std::stri
         return;
     }
     if (got.is_array()) {
-        if (got.size() != want.size())
-            line("size " + std::to_string(got.size()) + " vs " + std::to_string(want.size()));
+        if (got.size() != want.size()) {
+            const nlohmann::json& longer = got.size() > want.size() ? got : want;
+            const std::size_t first = std::min(got.size(), want.size());
+            line("size " + std::to_string(got.size()) + " vs " + std::to_string(want.size()) +
+                 " (first extra: " + longer[first].dump().substr(0, 200) + ")");
+        }
         for (std::size_t i = 0; i < std::min(got.size(), want.size()); ++i)
             diff(got[i], want[i], path + "[" + std::to_string(i) + "]", out, limit);
         return;

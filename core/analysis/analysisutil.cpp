@@ -1,17 +1,19 @@
 #include "core/analysis/analysisutil.h"
 
+#include "core/analysis/producers/producer.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 
 namespace rs::analysis {
 
-namespace {
-
 bool startsWith(std::string_view s, std::string_view p)
 {
     return s.size() >= p.size() && s.substr(0, p.size()) == p;
 }
+
+namespace {
 
 // Lowercase letters and digits only: "all_reduce", "allReduce", "AllReduce" all read "allreduce".
 std::string squash(std::string_view s)
@@ -29,66 +31,15 @@ std::string squash(std::string_view s)
 
 std::vector<TrackRole> trackRoles(const Trace& trace)
 {
-    const auto& tracks = trace.tracks();
-    std::vector<TrackRole> roles(tracks.size(), TrackRole::Other);
-    const StringPool& sp = trace.strings();
-    const StrId catKernel = sp.find("kernel");
-    const StrId catMemcpy = sp.find("gpu_memcpy");
-    const StrId catMemset = sp.find("gpu_memset");
-    const StrId catGpuAnno = sp.find("gpu_user_annotation");
-    const StrId catCpuOp = sp.find("cpu_op");
-    const StrId catRuntime = sp.find("cuda_runtime");
-    const StrId catDriver = sp.find("cuda_driver");
-    const StrId catPy = sp.find("python_function");
-    const StrId catAnno = sp.find("user_annotation");
-    for (TrackId t = 0; t < tracks.size(); ++t) {
-        const Track& tr = tracks[t];
-        if (tr.kind == TrackKind::Counter) continue;
-        const std::string& proc =
-            tr.process != kNone ? trace.str(trace.processes()[tr.process].name) : std::string();
-        const std::string& thread = trace.str(tr.name);
-        if (proc == "HCCL") {
-            if (thread.find("Communication") != std::string::npos)
-                roles[t] = TrackRole::HcclGroup;
-            else if (startsWith(thread, "Plane"))
-                roles[t] = TrackRole::HcclPlane;
-            continue;
-        }
-        if (proc == "Ascend Hardware") {
-            roles[t] = TrackRole::AscendDevice;
-            continue;
-        }
-        if (proc == "CANN") {
-            roles[t] = TrackRole::Cann;
-            continue;
-        }
-        if (proc == "Python") {
-            roles[t] = TrackRole::Host;
-            continue;
-        }
-        if (proc == "Overlap Analysis") {
-            roles[t] = TrackRole::Derived;
-            continue;
-        }
-        // Kineto (names are optional there): decide from the categories of a few slices.
-        auto sl = trace.trackSlices(t);
-        const std::size_t n = std::min<std::size_t>(sl.size(), 32);
-        int device = 0, host = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-            const StrId c = sl[i].cat;
-            if (c == kNone) continue;
-            if (c == catKernel || c == catMemcpy || c == catMemset || c == catGpuAnno)
-                ++device;
-            else if (c == catCpuOp || c == catRuntime || c == catDriver || c == catPy ||
-                     c == catAnno)
-                ++host;
-        }
-        if (device > 0 && device >= host)
-            roles[t] = TrackRole::GpuStream;
-        else if (host > 0)
-            roles[t] = TrackRole::Host;
-    }
-    return roles;
+    return producerModel(trace.producer()).trackRoles(trace);
+}
+
+void FieldErrors::add(std::string_view key)
+{
+    auto it = m_byKey.find(key);
+    if (it == m_byKey.end()) it = m_byKey.emplace(std::string(key), 0).first;
+    ++it->second;
+    ++m_total;
 }
 
 FlatArgs::FlatArgs(std::string_view t)
@@ -120,9 +71,14 @@ FlatArgs::FlatArgs(std::string_view t)
         ws();
         if (i >= t.size()) return;
         std::string_view value;
+        Kind kind = Kind::Number;
         if (t[i] == '"') {
             value = str();
+            kind = Kind::String;
         } else {
+            kind = t[i] == '{' || t[i] == '['                  ? Kind::Nested
+                   : t[i] == 't' || t[i] == 'f' || t[i] == 'n' ? Kind::Literal
+                                                               : Kind::Number;
             const std::size_t b = i;
             int depth = 0;
             while (i < t.size()) {
@@ -145,7 +101,7 @@ FlatArgs::FlatArgs(std::string_view t)
                 --e;
             value = t.substr(b, e - b);
         }
-        m_members.push_back({key, value});
+        m_members.push_back({key, value, kind});
         ws();
         if (i < t.size() && t[i] == ',')
             ++i;
@@ -154,18 +110,51 @@ FlatArgs::FlatArgs(std::string_view t)
     }
 }
 
-std::optional<std::string_view> FlatArgs::get(std::string_view key) const
+const FlatArgs::Member* FlatArgs::find(std::string_view key) const
 {
     for (const Member& m : m_members) {
-        if (m.key == key) return m.value;
+        if (m.key == key) return &m;
     }
-    return std::nullopt;
+    return nullptr;
 }
 
-std::optional<std::uint64_t> FlatArgs::u64(std::string_view key) const
+std::optional<std::string_view> FlatArgs::get(std::string_view key) const
 {
-    auto v = get(key);
-    return v ? textU64(*v) : std::nullopt;
+    const Member* m = find(key);
+    return m ? std::optional<std::string_view>(m->value) : std::nullopt;
+}
+
+std::optional<FlatArgs::Kind> FlatArgs::kind(std::string_view key) const
+{
+    const Member* m = find(key);
+    return m ? std::optional<Kind>(m->kind) : std::nullopt;
+}
+
+std::string FlatArgs::str(std::string_view key, FieldErrors* err) const
+{
+    const Member* m = find(key);
+    if (!m) return {};
+    if (m->kind == Kind::String || m->kind == Kind::Number) return std::string(m->value);
+    if (err) err->add(key);
+    return {};
+}
+
+std::optional<std::uint64_t> FlatArgs::u64(std::string_view key, FieldErrors* err) const
+{
+    const Member* m = find(key);
+    if (!m) return std::nullopt;
+    std::optional<std::uint64_t> v;
+    if (m->kind == Kind::String || m->kind == Kind::Number) v = textU64(m->value);
+    if (!v && m->kind == Kind::Number) {
+        // 2.5 or 1e3: as jsonU64 reads a JSON float (truncated, in range, not negative).
+        double d = 0;
+        auto [p, ec] = std::from_chars(m->value.data(), m->value.data() + m->value.size(), d);
+        if (ec == std::errc() && p == m->value.data() + m->value.size() && d >= 0 &&
+            d < 18446744073709551616.0)
+            v = static_cast<std::uint64_t>(d);
+    }
+    if (!v && err && m->kind != Kind::Number) err->add(key);
+    return v;
 }
 
 std::optional<std::uint64_t> textU64(std::string_view s)
@@ -224,6 +213,29 @@ std::string jsonStr(const nlohmann::json& obj, const char* key)
     if (it->is_string()) return it->get<std::string>();
     if (it->is_number()) return it->dump();
     return {};
+}
+
+std::string argStr(const nlohmann::json& obj, std::string_view key, FieldErrors* err)
+{
+    if (!obj.is_object()) return {};
+    auto it = obj.find(key);
+    if (it == obj.end()) return {};
+    if (it->is_string()) return it->get<std::string>();
+    if (it->is_number()) return it->dump();
+    if (err) err->add(key);
+    return {};
+}
+
+std::optional<std::uint64_t> argU64(const nlohmann::json& obj, std::string_view key,
+                                    FieldErrors* err)
+{
+    if (!obj.is_object()) return std::nullopt;
+    auto it = obj.find(key);
+    if (it == obj.end()) return std::nullopt;
+    auto v = jsonU64(*it);
+    // A number out of range (-1 for "none") is a value, not a type, error: not counted.
+    if (!v && err && !it->is_number()) err->add(key);
+    return v;
 }
 
 CollectiveKind kindFromName(std::string_view name)

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,25 +30,49 @@ enum class TrackRole : std::uint8_t {
     Derived       // torch_npu Overlap Analysis and other producer results: never inputs
 };
 
+// The roles of a trace's tracks, as its producer's model decides (producers/producer.h).
 std::vector<TrackRole> trackRoles(const Trace& trace);
+
+// Args of the wrong JSON type met by the analysis (a "count" that is an object, a "size(Byte)"
+// that is true): counted per key and reported as a warning, never thrown.
+class FieldErrors {
+public:
+    void add(std::string_view key);
+    std::uint64_t total() const { return m_total; }
+    const std::map<std::string, std::uint64_t, std::less<>>& byKey() const { return m_byKey; }
+
+private:
+    std::map<std::string, std::uint64_t, std::less<>> m_byKey;
+    std::uint64_t m_total = 0;
+};
 
 // The top-level members of a flat JSON object's text, without building a DOM: HCCL tasks
 // carry a dozen scalar args each and there can be millions of them. Nested values are kept
 // as raw text. Keys with escapes are kept as written.
 class FlatArgs {
 public:
+    enum class Kind : std::uint8_t { String, Number, Literal, Nested }; // literal: true/false/null
+
     explicit FlatArgs(std::string_view objectText);
     // The value's text (strings without quotes, unescaped only when they have no escapes).
     std::optional<std::string_view> get(std::string_view key) const;
-    std::string str(std::string_view key) const { return std::string(get(key).value_or("")); }
-    std::optional<std::uint64_t> u64(std::string_view key) const;
+    std::optional<Kind> kind(std::string_view key) const;
+    // A string (a number reads as its text); anything else is a bad field and reads "".
+    std::string str(std::string_view key, FieldErrors* err = nullptr) const;
+    // A non-negative integer, as a number or a decimal / hex string. Present as anything else but
+    // a number is a bad field; a number out of range (-1 for "none") reads nullopt uncounted.
+    std::optional<std::uint64_t> u64(std::string_view key, FieldErrors* err = nullptr) const;
 
 private:
     struct Member {
         std::string_view key, value;
+        Kind kind;
     };
+    const Member* find(std::string_view key) const;
     std::vector<Member> m_members;
 };
+
+bool startsWith(std::string_view s, std::string_view p);
 
 // Unsigned integer from decimal or hex text ("0x80").
 std::optional<std::uint64_t> textU64(std::string_view s);
@@ -55,6 +80,13 @@ std::optional<std::uint64_t> textU64(std::string_view s);
 // Unsigned integer from a JSON number or a decimal / hex string; nullopt otherwise.
 std::optional<std::uint64_t> jsonU64(const nlohmann::json& v);
 std::string jsonStr(const nlohmann::json& obj, const char* key);
+// Typed reads of an args object's member: absent reads empty; present with a type that cannot
+// mean the value (an object, an array, a bool, null; a non-numeric string for a number) is
+// counted in *err and reads empty. A number where a string is expected reads as its text; a
+// number out of range for a count (negative) reads empty, uncounted (a value, not a type).
+std::string argStr(const nlohmann::json& obj, std::string_view key, FieldErrors* err);
+std::optional<std::uint64_t> argU64(const nlohmann::json& obj, std::string_view key,
+                                    FieldErrors* err);
 
 // Collective kind from a name such as "hcom_allReduce__586_0_1", "nccl:all_reduce",
 // "ncclKernel_AllReduce_RING_LL_Sum_float", "allreduce"; Other when not recognised.

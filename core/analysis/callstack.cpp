@@ -1,5 +1,5 @@
-#include "core/analysis/analysisutil.h"
 #include "core/analysis/analyzer.h"
+#include "core/analysis/producers/producer.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -34,24 +34,14 @@ std::vector<std::string> splitFrames(std::string_view text)
     return out;
 }
 
-int flowPriority(const std::string& cat)
-{
-    // Launch flows first (they name the op that started the device work), then torch_npu's
-    // op-to-device and task-queue flows. fwdbwd links forward to backward: not a caller.
-    if (cat == "HostToDevice" || cat == "ac2g" || cat == "async_cpu_to_gpu") return 0;
-    if (cat == "async_npu") return 1;
-    if (cat == "async_task_queue") return 2;
-    if (cat == "fwdbwd") return -1;
-    return 3;
-}
-
 } // namespace
 
 std::vector<StackEntry> callStack(const Trace& trace, EventId e, std::size_t maxDepth)
 {
     std::vector<StackEntry> out;
     if (e >= trace.slices().size() || maxDepth == 0) return out;
-    const auto roles = analysis::trackRoles(trace);
+    const analysis::ProducerModel& model = analysis::producerModel(trace.producer());
+    const auto roles = model.trackRoles(trace);
     const StrId catPy = trace.strings().find("python_function");
     std::unordered_set<EventId> visited;
     bool haveCallStack = false, haveFrames = false;
@@ -89,10 +79,7 @@ std::vector<StackEntry> callStack(const Trace& trace, EventId e, std::size_t max
             }
         }
 
-        const analysis::TrackRole role = roles[s.track];
-        const bool device =
-            role == analysis::TrackRole::GpuStream || role == analysis::TrackRole::AscendDevice ||
-            role == analysis::TrackRole::HcclGroup || role == analysis::TrackRole::HcclPlane;
+        const bool device = analysis::isDeviceRole(roles[s.track]);
         EventId next = kNone;
         if ((s.flags & kSliceFlowIn) && (device || s.parent == kNone)) {
             int best = 99;
@@ -101,7 +88,7 @@ std::vector<StackEntry> callStack(const Trace& trace, EventId e, std::size_t max
                 if (fl.from == kNone || fl.from >= trace.slices().size() ||
                     trace.slice(fl.from).track == s.track || visited.count(fl.from))
                     continue;
-                const int p = flowPriority(trace.str(fl.cat));
+                const int p = model.flowRank(trace.str(fl.cat));
                 if (p >= 0 && p < best) {
                     best = p;
                     next = fl.from;
@@ -113,33 +100,11 @@ std::vector<StackEntry> callStack(const Trace& trace, EventId e, std::size_t max
             next = s.parent;
             kind = "slice";
         }
-        // A HCCL task belongs to the op on the Group thread whose interval holds it.
-        if (next == kNone && role == analysis::TrackRole::HcclPlane) {
-            const ProcessId p = trace.tracks()[s.track].process;
-            for (TrackId t : trace.processes()[p].tracks) {
-                if (roles[t] != analysis::TrackRole::HcclGroup) continue;
-                const EventId op = trace.sliceAt(t, s.start);
-                if (op != kNone && !visited.count(op)) {
-                    next = op;
-                    kind = "slice";
-                    break;
-                }
-            }
-        }
-        // torch_npu's CANN and Python processes share thread ids: one OS thread.
-        if (next == kNone && role == analysis::TrackRole::Cann) {
-            const std::string& tid = trace.tracks()[s.track].tid;
-            for (ProcessId p = 0; p < trace.processes().size(); ++p) {
-                if (trace.str(trace.processes()[p].name) != "Python") continue;
-                const TrackId t = trace.findTrack(p, tid);
-                if (t == kNone) continue;
-                const EventId host = trace.sliceAt(t, s.start);
-                if (host != kNone && !visited.count(host)) {
-                    next = host;
-                    kind = "host op";
-                }
-                break;
-            }
+        // Producer-specific links (an HCCL task's op, a CANN call's Python thread).
+        if (next == kNone) {
+            const char* k = "slice";
+            next = model.stackContinuation(trace, roles, cur, visited, &k);
+            if (next != kNone) kind = k;
         }
         cur = next;
     }

@@ -44,6 +44,16 @@ const char* severityName(Severity s)
     return "info";
 }
 
+double linkPeak(const AnalysisOptions& o, const std::string& name)
+{
+    if (auto it = o.linkPeaks.find(name); it != o.linkPeaks.end()) return it->second;
+    // msprof's standard bandwidths of chip v2.1.0 (HcclAnalysisTool.StandardBandWidth).
+    if (name == "HCCS") return 18.0;
+    if (name == "RDMA") return 12.5;
+    if (name == "PCIE") return 20.0;
+    return NAN;
+}
+
 std::uint8_t AnalysisReport::marks(EventId e) const
 {
     auto it = std::lower_bound(markIndex.begin(), markIndex.end(), e,

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,14 +41,54 @@ struct InternalCopy {
     bool extra = false;            // above the signature group's baseline: the anomaly's copy
 };
 
-// Bytes moved and time spent by a collective's transfer tasks over one link or transport
-// (HCCS, PCIE, SIO, RDMA; SDMA sums the SDMA transport), as communication.json reports them.
+// Bytes moved and time spent by a collective's transfers over one transport, as
+// communication.json's "Communication Bandwidth Info" reports them: RDMA, HCCS, PCIE, SIO, and
+// SDMA = the aggregate of HCCS + PCIE + SIO + other SDMA transfers (docs/analysis.md).
 struct TransferStat {
     std::string name;
     std::uint64_t bytes = 0;
-    TimeNs ns = 0; // sum of task durations
-    int tasks = 0;
+    TimeNs ns = 0; // sum of transfer durations
+    int tasks = 0; // transfer records (for SDMA its own records only, as torch_npu counts)
     double gbps() const { return ns > 0 ? double(bytes) / double(ns) : NAN; }
+    double largePacketRatio = NAN; // records above the transport's large-packet size; NaN: SDMA
+    double peakGbps = NAN;         // the link's reference peak (AnalysisOptions::linkPeaks)
+    double utilization = NAN;      // gbps() / peakGbps
+};
+
+// Where an HCCL op's time went, as communication.json's "Communication Time Info": computed on
+// the op's master plane (docs/analysis.md). Ratios are fractions rounded to 4 decimals.
+struct CommTimeInfo {
+    TimeNs elapseNs = 0;          // the op's span
+    TimeNs transitNs = 0;         // moving data (SDMA copies off the chip, RDMA transfers)
+    TimeNs waitNs = 0;            // Notify_Wait
+    TimeNs synchronizationNs = 0; // Notify_Wait before the first transfer
+    TimeNs idleNs = 0;            // elapse - transit - wait
+    double waitRatio = 0;         // wait / (wait + transit)
+    double synchronizationRatio = 0;
+    int masterPlane = -1; // the plane number the figures come from
+};
+
+// The link a Kineto collective's bus bandwidth is compared with (no per-link tasks there).
+struct LinkAssumption {
+    std::string name;         // "NVLink", "xGMI", "PCIe", "InfiniBand/RoCE"
+    double peakGbps = NAN;    // GB/s per direction per GPU
+    double utilization = NAN; // busbw / peakGbps
+    std::string basis;        // why this link: "intra-node: ranks 0-7 on one node of 8 GPUs"
+};
+
+// One link of communication_matrix.json (per rank, step, op group and src-dst pair).
+struct MatrixEntry {
+    std::optional<int> rank;
+    std::optional<int> step;
+    std::string opGroup;   // "allreduce-top1" ... "allreduce-total"
+    std::string group;     // the op's communication group as the trace names it
+    int src = 0, dst = 0;  // ranks within the group
+    std::string transport; // HCCS, PCIE, RDMA, SIO, LOCAL
+    std::uint64_t bytes = 0;
+    TimeNs ns = 0;
+    double gbps = NAN;
+    std::optional<std::string> opName; // none for *-total
+    std::vector<EventId> tasks;        // the transfer tasks behind it (not in the JSON)
 };
 
 struct Collective {
@@ -77,9 +118,11 @@ struct Collective {
     std::string verdict;    // one sentence a training engineer can paste into a ticket
     double algbwGbps = NAN; // NaN when bytes unknown
     double busbwGbps = NAN;
-    std::optional<int> step;             // ProfilerStep number it belongs to
-    std::vector<TransferStat> transfers; // per link / transport (HCCL tasks)
-    TimeNs extraMemcpyNs = 0;            // internal memcpy above the signature's baseline
+    std::optional<int> step;              // ProfilerStep number it belongs to
+    std::vector<TransferStat> transfers;  // per link / transport (HCCL tasks)
+    TimeNs extraMemcpyNs = 0;             // internal memcpy above the signature's baseline
+    std::optional<CommTimeInfo> timeInfo; // HCCL ops with tasks
+    std::optional<LinkAssumption> link;   // Kineto collectives with a bus bandwidth
 };
 
 struct DurationMode {
@@ -151,7 +194,14 @@ enum EventMark : std::uint8_t {
 struct AnalysisOptions {
     std::uint64_t sizeAlign = 512; // bytes, msprof-analyze's byte-alignment rule
     std::uint64_t addrAlign = 128; // bytes, HCCL's address requirement from the case
+    // Link peaks in GB/s by name (HCCS, RDMA, PCIE, SIO, NVLink, xGMI, PCIe, InfiniBand/RoCE),
+    // over the defaults (defaultLinkPeak): `--link-peak NAME=GBPS`, the viewer's settings.
+    std::map<std::string, double> linkPeaks;
 };
+
+// The reference peak of a link in GB/s: the options' value, else Ascend's defaults (HCCS 18,
+// RDMA 12.5, PCIE 20: msprof's chip v2.1.0 standard bandwidths), else NaN.
+double linkPeak(const AnalysisOptions& o, const std::string& name);
 
 struct AnalysisReport {
     TracePtr trace;
@@ -160,6 +210,11 @@ struct AnalysisReport {
     std::vector<SignatureGroup> signatures;
     std::vector<StepStats> steps;  // sorted by step
     std::vector<Finding> findings; // most severe first
+    // Args the analysis read that had a JSON type that cannot mean the value (a "count" that is
+    // an object): counted and skipped, never thrown. warnings says which keys.
+    std::uint64_t badFields = 0;
+    std::vector<std::string> warnings;
+    std::vector<MatrixEntry> matrix; // communication_matrix.json flattened (HCCL)
 
     // Marks of an event (0 when none); sorted lookup.
     std::uint8_t marks(EventId e) const;

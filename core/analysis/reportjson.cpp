@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 
 namespace rs {
 
@@ -26,19 +25,6 @@ nlohmann::json eventJson(const Trace& t, EventId e)
     if (e == kNone || e >= t.slices().size()) return nullptr;
     const Slice& s = t.slice(e);
     return {{"id", e}, {"name", t.str(s.name)}, {"start_ns", s.start}, {"dur_ns", s.dur}};
-}
-
-std::string fmtGbps(double v)
-{
-    if (!std::isfinite(v)) return "-";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f GB/s", v);
-    return buf;
-}
-
-std::string rankText(const std::optional<int>& r)
-{
-    return r ? "rank " + std::to_string(*r) : std::string("rank ?");
 }
 
 } // namespace
@@ -64,6 +50,8 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobRep
             for (const std::string& w : t->warnings())
                 warnings.push_back(w);
         }
+        for (const std::string& w : rep.warnings)
+            warnings.push_back(w);
         in["warnings"] = std::move(warnings);
         ins.push_back(std::move(in));
         for (const Collective& c : rep.collectives) {
@@ -206,88 +194,6 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobRep
     j["findings"] = std::move(finds);
     j["cross_rank"] = std::move(cross);
     return j;
-}
-
-std::string reportToText(const std::vector<ReportInput>& inputs, const JobReport* job)
-{
-    std::ostringstream o;
-    for (const ReportInput& in : inputs) {
-        const AnalysisReport& rep = *in.report;
-        const Trace* t = rep.trace.get();
-        int anomalous = 0, waiting = 0, withCopy = 0;
-        for (const Collective& c : rep.collectives) {
-            anomalous += c.anomalous;
-            waiting += c.waiting;
-            withCopy += c.memcpyCount > 0;
-        }
-        o << in.path << " (" << (t ? rankText(t->rank()) : "rank ?") << ", "
-          << (t ? producerName(t->producer()) : "?") << ")\n";
-        o << "  collectives: " << rep.collectives.size() << ", with internal memcpy: " << withCopy
-          << ", anomalous: " << anomalous << ", waiting: " << waiting << "\n";
-        for (const SignatureGroup& g : rep.signatures) {
-            o << "  " << g.label << ": " << g.summary;
-            if (g.baselineMemcpyNs > 0)
-                o << "; memcpy baseline " << formatDuration(g.baselineMemcpyNs);
-            o << "\n";
-        }
-        for (const Collective& c : rep.collectives) {
-            if (!c.anomalous && !c.waiting) continue;
-            o << "    " << c.name << (c.step ? " step " + std::to_string(*c.step) : "") << ": "
-              << c.verdict << "\n";
-        }
-        if (!rep.steps.empty()) {
-            o << "  step      computing   communication   overlapped   comm not overlapped   "
-                 "free\n";
-            for (const StepStats& s : rep.steps) {
-                char line[256];
-                std::snprintf(line, sizeof line, "  %-8d  %-10s  %-14s  %-11s  %-20s  %s\n", s.step,
-                              formatDuration(s.computing).c_str(),
-                              formatDuration(s.communication).c_str(),
-                              formatDuration(s.overlapped).c_str(),
-                              formatDuration(s.communicationNotOverlapped).c_str(),
-                              formatDuration(s.free).c_str());
-                o << line;
-            }
-        }
-        // Bandwidth of the first ops of each signature, where bytes are known.
-        int shown = 0;
-        for (const Collective& c : rep.collectives) {
-            if (!std::isfinite(c.algbwGbps) || shown >= 8) continue;
-            if (shown++ == 0) o << "  bandwidth:\n";
-            o << "    " << c.name << ": " << formatDuration(c.dur) << ", algbw "
-              << fmtGbps(c.algbwGbps) << ", busbw " << fmtGbps(c.busbwGbps);
-            for (const TransferStat& ts : c.transfers)
-                o << ", " << ts.name << " " << fmtGbps(ts.gbps());
-            o << "\n";
-        }
-        if (rep.findings.empty()) o << "  no findings\n";
-        for (const Finding& f : rep.findings) {
-            o << "  [" << severityName(f.severity) << "] " << f.rule << ": " << f.title << "\n";
-            std::size_t n = 0;
-            for (const StackEntry& s : f.stack) {
-                if (++n > 8) {
-                    o << "      ... " << (f.stack.size() - 8) << " more\n";
-                    break;
-                }
-                o << "      " << (n == 1 ? "at " : "in ") << s.text << " (" << s.kind << ")\n";
-            }
-            if (!f.recommendation.empty()) o << "      -> " << f.recommendation << "\n";
-        }
-        o << "\n";
-    }
-    if (job && job->ranks.size() > 1) {
-        int delayed = 0;
-        for (const CrossRankCollective& c : job->collectives)
-            delayed += c.delayingRank.has_value();
-        o << "job: " << job->ranks.size() << " ranks, " << job->collectives.size()
-          << " collectives matched across ranks, " << delayed << " delayed by one rank\n";
-        if (job->findings.empty()) o << "  no job findings\n";
-        for (const Finding& f : job->findings) {
-            o << "  [" << severityName(f.severity) << "] " << f.rule << ": " << f.title << "\n";
-            if (!f.recommendation.empty()) o << "      -> " << f.recommendation << "\n";
-        }
-    }
-    return o.str();
 }
 
 std::optional<Severity> worstSeverity(const std::vector<ReportInput>& inputs, const JobReport* job)

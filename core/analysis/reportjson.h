@@ -21,8 +21,7 @@ struct ReportInput {
 
 // With a job (several ranks), its findings join "findings" (with "rank": null and "ranks")
 // and its matched collectives fill "cross_rank".
-nlohmann::json reportToJson(const std::vector<ReportInput>& inputs,
-                            const JobReport* job = nullptr);
+nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobReport* job = nullptr);
 std::string reportToText(const std::vector<ReportInput>& inputs, const JobReport* job = nullptr);
 
 // Highest finding severity over the inputs (and the job); nullopt when there is no finding.

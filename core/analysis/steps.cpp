@@ -9,33 +9,6 @@ namespace {
 
 using Intervals = std::vector<std::pair<TimeNs, TimeNs>>;
 
-bool contains(std::string_view s, std::string_view p)
-{
-    return s.find(p) != std::string_view::npos;
-}
-
-// torch_npu's computing task types. Older CANN writes "Other" for every kernel: there a
-// named task that is not a runtime or HCCL task counts as computing.
-bool computeTaskType(std::string_view type, std::string_view name)
-{
-    static const std::string_view compute[] = {"AI_CORE", "AI_VECTOR_CORE", "MIX_AIC",
-                                               "MIX_AIV", "AI_CPU",         "DSA_SQE"};
-    for (std::string_view c : compute) {
-        if (type == c) return true;
-    }
-    if (type == "Other" || type.empty()) {
-        static const std::string_view notCompute[] = {
-            "MEMCPY", "Memcpy", "EVENT_", "Notify", "Write Value",   "SDMA", "PLACE_HOLDER",
-            "hcom",   "Memset", "MEMSET", "STARS",  "Reduce_Inline", "RDMA"};
-        if (name.empty()) return false;
-        for (std::string_view n : notCompute) {
-            if (contains(name, n)) return false;
-        }
-        return true;
-    }
-    return false;
-}
-
 struct StepSpan {
     int number = 0;
     EventId event = kNone;
@@ -44,16 +17,17 @@ struct StepSpan {
 
 } // namespace
 
-std::vector<StepStats> computeSteps(const StepInput& in, std::vector<Collective>& collectives)
+std::vector<StepStats> computeSteps(AnalysisContext& ctx, const ProducerModel& model,
+                                    std::vector<Collective>& collectives)
 {
-    const Trace& t = in.trace;
+    const Trace& t = ctx.trace;
     const auto sl = t.slices();
     const auto& tracks = t.tracks();
 
     // ProfilerStep#N on host threads; a number seen twice keeps its longest slice.
     std::map<int, StepSpan> byNumber;
     for (TrackId tr = 0; tr < tracks.size(); ++tr) {
-        if (in.roles[tr] != TrackRole::Host) continue;
+        if (ctx.roles[tr] != TrackRole::Host) continue;
         for (EventId e = tracks[tr].begin; e < tracks[tr].end; ++e) {
             const Slice& s = sl[e];
             const std::string& name = t.str(s.name);
@@ -81,8 +55,8 @@ std::vector<StepStats> computeSteps(const StepInput& in, std::vector<Collective>
         return time < it->end ? int(it - steps.begin()) : -1;
     };
     auto launchOf = [&](EventId dev) -> EventId {
-        auto it = std::lower_bound(in.launch.begin(), in.launch.end(), std::make_pair(dev, 0u));
-        return it != in.launch.end() && it->first == dev ? it->second : kNone;
+        auto it = std::lower_bound(ctx.launch.begin(), ctx.launch.end(), std::make_pair(dev, 0u));
+        return it != ctx.launch.end() && it->first == dev ? it->second : kNone;
     };
     // Device work belongs to the step whose host op launched it, else to the step its device
     // start falls in.
@@ -98,14 +72,7 @@ std::vector<StepStats> computeSteps(const StepInput& in, std::vector<Collective>
     std::vector<Intervals> compute(steps.size()), comm(steps.size());
     std::vector<TimeNs> memcpyNs(steps.size(), 0);
 
-    // Events that are part of a collective are communication, never computing.
-    // Only Kineto kernels need the lookup: Ascend tasks of HCCL are excluded by their type.
-    std::vector<EventId> inCollective;
     for (Collective& c : collectives) {
-        if (in.roles[sl[c.event].track] == TrackRole::GpuStream) {
-            inCollective.push_back(c.event);
-            inCollective.insert(inCollective.end(), c.tasks.begin(), c.tasks.end());
-        }
         const int s = stepOfDevice(c.event, c.hostEvent);
         if (s < 0) continue;
         c.step = steps[std::size_t(s)].number;
@@ -113,29 +80,13 @@ std::vector<StepStats> computeSteps(const StepInput& in, std::vector<Collective>
         memcpyNs[std::size_t(s)] += c.memcpyNs;
     }
 
-    std::sort(inCollective.begin(), inCollective.end());
-    const StringPool& sp = t.strings();
-    const StrId catKernel = sp.find("kernel");
-    std::vector<std::int8_t> ascendCompute(sp.size(), -1); // per task name: its type decides
+    model.prepareComputing(ctx, collectives);
     for (TrackId tr = 0; tr < tracks.size(); ++tr) {
-        const TrackRole role = in.roles[tr];
+        const TrackRole role = ctx.roles[tr];
         if (role != TrackRole::AscendDevice && role != TrackRole::GpuStream) continue;
         for (EventId e = tracks[tr].begin; e < tracks[tr].end; ++e) {
             const Slice& s = sl[e];
-            bool isCompute = false;
-            if (role == TrackRole::GpuStream) {
-                isCompute = s.cat == catKernel &&
-                            !std::binary_search(inCollective.begin(), inCollective.end(), e);
-            } else {
-                std::int8_t& known = ascendCompute[s.name];
-                if (known < 0) {
-                    // One args parse per distinct task name.
-                    const nlohmann::json a = t.args(e);
-                    known = computeTaskType(jsonStr(a, "Task Type"), t.str(s.name)) ? 1 : 0;
-                }
-                isCompute = known == 1;
-            }
-            if (!isCompute || s.dur <= 0) continue;
+            if (s.dur <= 0 || !model.isComputing(ctx, e)) continue;
             const int st = stepOfDevice(e, kNone);
             if (st >= 0) compute[std::size_t(st)].emplace_back(s.start, s.end());
         }

@@ -3,22 +3,16 @@
 // Per-step figures with torch_npu's definitions (computing, communication, overlapped,
 // communication not overlapped, free), computed from the device timeline.
 
-#include "core/analysis/analysisutil.h"
+#include "core/analysis/producers/producer.h"
 #include "core/analysis/report.h"
 
-#include <utility>
 #include <vector>
 
 namespace rs::analysis {
 
-struct StepInput {
-    const Trace& trace;
-    const std::vector<TrackRole>& roles;
-    // (device event, launching host slice), sorted by device event.
-    const std::vector<std::pair<EventId, EventId>>& launch;
-};
-
-// Steps from ProfilerStep#N slices; sets Collective::step. Empty when the trace has no steps.
-std::vector<StepStats> computeSteps(const StepInput& in, std::vector<Collective>& collectives);
+// Steps from ProfilerStep#N slices; sets Collective::step. Which device tasks are computing is
+// the producer's call (ProducerModel::isComputing). Empty when the trace has no steps.
+std::vector<StepStats> computeSteps(AnalysisContext& ctx, const ProducerModel& model,
+                                    std::vector<Collective>& collectives);
 
 } // namespace rs::analysis

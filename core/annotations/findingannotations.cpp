@@ -1,6 +1,7 @@
 #include "core/annotations/findingannotations.h"
 
 #include "core/analysis/analyzer.h"
+#include "core/analysis/presentation.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -29,13 +30,6 @@ const StackEntry* sourceEntry(const std::vector<StackEntry>& stack, const std::s
 }
 
 } // namespace
-
-std::string modeLetter(int mode)
-{
-    if (mode < 0) return "?";
-    if (mode < 26) return std::string(1, static_cast<char>('A' + mode));
-    return std::to_string(mode + 1);
-}
 
 std::vector<Annotation> findingAnnotations(const AnalysisReport& report, std::size_t maxCollectives)
 {

@@ -22,7 +22,4 @@ inline constexpr const char* kColourSource = "#7b3fb5";    // the source frame o
 std::vector<Annotation> findingAnnotations(const AnalysisReport& report,
                                            std::size_t maxCollectives = 0);
 
-// "B" for mode 1: modes are named by letter as in the seed case ("mode A ~200 ms").
-std::string modeLetter(int mode);
-
 } // namespace rs

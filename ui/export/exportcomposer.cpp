@@ -274,7 +274,7 @@ void ExportComposer::paintLegend(QPainter& p, const QRectF& area)
     const int rows = std::max(1, static_cast<int>(std::ceil(entries.size() / 2.0)));
     const double rowH = std::min(19.0, (area.height() - 6) / rows);
     const double colW = area.width() / 2;
-    const QColor collective(0x3b, 0x6f, 0xc4);
+    const QColor collective = st.collective;
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const std::size_t col = i / static_cast<std::size_t>(rows); // two columns, filled down
         const std::size_t row = i % static_cast<std::size_t>(rows);
@@ -309,7 +309,7 @@ void ExportComposer::paintLegend(QPainter& p, const QRectF& area)
         case LegendEntry::InternalCopy:
         case LegendEntry::ExtraCopy:
             p.fillRect(sw, st.internalCopy);
-            p.fillRect(sw, QBrush(QColor(150, 60, 0), Qt::BDiagPattern));
+            p.fillRect(sw, QBrush(st.copyHatch, Qt::BDiagPattern));
             if (entries[i].swatch == LegendEntry::ExtraCopy) {
                 p.setPen(QPen(st.anomaly, 1.5, Qt::DashLine));
                 p.drawRect(sw);
@@ -319,14 +319,14 @@ void ExportComposer::paintLegend(QPainter& p, const QRectF& area)
             p.fillRect(sw, st.internalCopy);
             QPolygonF tri;
             tri << sw.topLeft() << sw.topLeft() + QPointF(8, 0) << sw.topLeft() + QPointF(0, 8);
-            p.setPen(QPen(QColor(90, 0, 0), 0.8));
+            p.setPen(QPen(st.unalignedEdge, 0.8));
             p.setBrush(st.anomaly);
             p.drawPolygon(tri);
             break;
         }
         case LegendEntry::Waiting:
-            p.fillRect(sw, QColor(200, 200, 200));
-            p.fillRect(sw, QBrush(QColor(90, 90, 90), Qt::BDiagPattern));
+            p.fillRect(sw, st.waiting);
+            p.fillRect(sw, QBrush(st.waitHatch, Qt::BDiagPattern));
             break;
         case LegendEntry::Selection:
             p.setPen(QPen(st.selection, 2.5));

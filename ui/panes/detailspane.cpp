@@ -1,5 +1,7 @@
 #include "ui/panes/detailspane.h"
 
+#include "core/analysis/presentation.h"
+
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
@@ -119,7 +121,8 @@ QString DetailsPane::verdictText(const Trace& trace, const AnalysisReport& repor
     if (c && c->event == e) {
         if (!c->verdict.empty()) lines << q(c->verdict);
         QString head = QStringLiteral("%1").arg(collectiveKindName(c->kind));
-        if (c->mode) head += QStringLiteral(", mode %1").arg(QChar('A' + *c->mode));
+        if (c->mode)
+            head += QStringLiteral(", mode %1").arg(QString::fromStdString(modeLetter(*c->mode)));
         if (c->step) head += QStringLiteral(", step %1").arg(*c->step);
         if (c->rank) head += QStringLiteral(", rank %1").arg(*c->rank);
         lines << head;
@@ -153,7 +156,8 @@ QString DetailsPane::verdictText(const Trace& trace, const AnalysisReport& repor
     } else if (c) {
         QString line = QStringLiteral("Task of %1 (%2)")
                            .arg(q(c->name), q(trace.str(trace.slice(c->event).name)));
-        if (c->mode) line += QStringLiteral(", mode %1").arg(QChar('A' + *c->mode));
+        if (c->mode)
+            line += QStringLiteral(", mode %1").arg(QString::fromStdString(modeLetter(*c->mode)));
         lines << line;
         for (const InternalCopy& cp : c->copies) {
             if (cp.event != e) continue;

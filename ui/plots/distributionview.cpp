@@ -2,6 +2,8 @@
 
 #include "ui/plots/plotexport.h"
 
+#include "core/analysis/presentation.h"
+
 #include <qcustomplot.h>
 
 #include <QComboBox>
@@ -20,9 +22,9 @@ using namespace plots;
 
 namespace {
 
-QString modeLetter(int i)
+QString modeLabel(int i)
 {
-    return i < 26 ? QString(QChar('A' + i)) : QStringLiteral("M%1").arg(i + 1);
+    return QString::fromStdString(rs::modeLetter(i));
 }
 
 // Linear-interpolated quantile of a sorted sample.
@@ -425,7 +427,7 @@ void DistributionView::rebuild()
     }
     auto rowTicker = QSharedPointer<QCPAxisTickerText>::create();
     for (int r = 0; r < rows; ++r)
-        rowTicker->addTick(r, nModes ? modeLetter(r) : QStringLiteral("all"));
+        rowTicker->addTick(r, nModes ? modeLabel(r) : QStringLiteral("all"));
     sy->setTicker(rowTicker);
     sy->setRange(-0.6, rows - 0.4);
 
@@ -433,7 +435,7 @@ void DistributionView::rebuild()
     for (int k = 0; k < nModes; ++k) {
         const DurationMode& mode = sig.modes[size_t(k)];
         const double mean = toMs(mode.meanNs);
-        const QString letter = modeLetter(k);
+        const QString letter = modeLabel(k);
         m_modeMarks.emplace_back(letter, mean);
         auto* line = new QCPItemStraightLine(m_plot);
         line->setClipAxisRect(m_histRect);
@@ -491,7 +493,7 @@ void DistributionView::rebuild()
     for (int k = 0; k < nModes; ++k) {
         const DurationMode& mode = sig.modes[size_t(k)];
         QString line = QStringLiteral("%1: mean %2, n=%3, %4..%5")
-                           .arg(modeLetter(k), formatMsShort(toMs(mode.meanNs)))
+                           .arg(modeLabel(k), formatMsShort(toMs(mode.meanNs)))
                            .arg(mode.members)
                            .arg(formatMsShort(toMs(mode.minNs)), formatMsShort(toMs(mode.maxNs)));
         lines << line;
@@ -545,7 +547,7 @@ QString DistributionView::toolTipAt(const QPoint& pos) const
         if (c->step) head += QStringLiteral(" · step %1").arg(*c->step);
         lines << head;
         QString dur = QStringLiteral("duration: %1").arg(formatMsExact(c->dur));
-        if (c->mode) dur += QStringLiteral(" · mode %1").arg(modeLetter(*c->mode));
+        if (c->mode) dur += QStringLiteral(" · mode %1").arg(modeLabel(*c->mode));
         lines << dur;
         if (c->memcpyCount > 0 || c->memcpyNs > 0) {
             QString mem = QStringLiteral("internal memcpy: %1 × %2")

@@ -65,6 +65,10 @@ TimelineStyle TimelineStyle::light()
     s.internalCopy = QColor(0xf0, 0x8c, 0x2a);
     s.waiting = QColor(0x9a, 0x9a, 0x9a);
     s.flow = QColor(0x50, 0x50, 0x60, 170);
+    s.collective = QColor(kCollectivePalette[0]);
+    s.copyHatch = QColor(150, 60, 0);
+    s.waitHatch = QColor(90, 90, 90);
+    s.unalignedEdge = QColor(90, 0, 0);
     return s;
 }
 
@@ -381,8 +385,8 @@ void TimelineRenderer::paintSlice(QPainter& p, const TimelineGeometry& /*g*/, Ev
     if (!dimmed && (marks & (kMarkInternalMemcpy | kMarkExtraMemcpy | kMarkWaiting))) {
         // Hatching sets internal copies and waits apart from ordinary memcpy at any zoom.
         const QColor ink = (marks & kMarkWaiting) && !(marks & kMarkInternalMemcpy)
-                               ? QColor(90, 90, 90)
-                               : QColor(150, 60, 0);
+                               ? m_style.waitHatch
+                               : m_style.copyHatch;
         p.fillRect(r, QBrush(ink, Qt::BDiagPattern));
     }
     if (r.width() >= 4) {
@@ -637,7 +641,7 @@ void TimelineRenderer::paintMarks(QPainter& p, const TimelineGeometry& g) const
                 const QPointF a(raw.left(), r.top());
                 QPolygonF tri;
                 tri << a << a + QPointF(7, 0) << a + QPointF(0, 7);
-                p.setPen(QPen(QColor(90, 0, 0), 0.8));
+                p.setPen(QPen(m_style.unalignedEdge, 0.8));
                 p.setBrush(m_style.anomaly);
                 p.drawPolygon(tri);
             }

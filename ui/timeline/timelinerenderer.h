@@ -24,6 +24,11 @@ struct TimelineStyle {
     bool dark = false;
     QColor background, text, dimText, grid, header, headerText, labelBackground, ruler;
     QColor selection, cursor, collectiveOutline, anomaly, internalCopy, waiting, flow;
+    // Inks of the marks, shared with the export legend so both draw one thing one way.
+    QColor collective;    // a collective's fill (names hash over three shades of it)
+    QColor copyHatch;     // hatching over an internal memcpy
+    QColor waitHatch;     // hatching over a collective that only waited
+    QColor unalignedEdge; // outline of the unaligned-transfer triangle
 
     static TimelineStyle fromPalette(const QPalette& palette);
     static TimelineStyle light();
@@ -158,9 +163,9 @@ private:
     ReportPtr m_report;
     std::shared_ptr<const TimelineIndex> m_index;
     std::shared_ptr<const TimelineLayout> m_layout;
-    std::vector<bool> m_collapsed; // per process
+    std::vector<bool> m_collapsed;   // per process
     std::vector<bool> m_trackFilter; // per track, empty: all
-    std::vector<QRgb> m_nameColor; // per StrId
+    std::vector<QRgb> m_nameColor;   // per StrId
     std::vector<EventId> m_highlights;
     EventId m_selected = kNone;
     TimeNs m_rangeBegin = 0, m_rangeEnd = 0;

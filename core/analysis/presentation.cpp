@@ -1,0 +1,293 @@
+#include "core/analysis/presentation.h"
+
+#include "core/analysis/reportjson.h"
+#include "core/timeconv.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace rs {
+
+std::string modeLetter(int mode)
+{
+    if (mode < 0) return "?";
+    std::string s;
+    for (int m = mode + 1; m > 0; m = (m - 1) / 26)
+        s.insert(s.begin(), char('A' + (m - 1) % 26));
+    return s;
+}
+
+namespace presentation {
+
+std::string signatureLabel(const Collective& c)
+{
+    std::string label = collectiveKindName(c.kind);
+    if (!c.group.empty()) label += " · group " + c.group;
+    if (c.count) label += " · " + formatCount(c.count) + (c.dtype.empty() ? "" : " × ") + c.dtype;
+    if (!c.algorithm.empty()) label += " · " + c.algorithm;
+    return label;
+}
+
+std::string groupSummary(const SignatureGroup& g, const std::vector<Collective>& cols)
+{
+    if (g.modes.size() < 2) {
+        return std::to_string(g.members.size()) + " op" + (g.members.size() == 1 ? "" : "s") +
+               ", one duration mode (" + formatDuration(g.modes.empty() ? 0 : g.modes[0].meanNs) +
+               ")";
+    }
+    std::string s;
+    const TimeNs fast = g.modes[0].meanNs;
+    for (std::size_t m = 1; m < g.modes.size(); ++m) {
+        const DurationMode& dm = g.modes[m];
+        char ratio[32];
+        std::snprintf(ratio, sizeof ratio, "%.1fx", fast > 0 ? double(dm.meanNs) / fast : 0.0);
+        if (!s.empty()) s += "; ";
+        s += "mode " + modeLetter(int(m)) + " = " + ratio + " mode A (" +
+             formatDuration(dm.meanNs) + " vs " + formatDuration(fast) + ")";
+        // Describe the extra copies of this mode's members.
+        int withExtra = 0, waiting = 0, extraCount = 0;
+        TimeNs extraNs = 0;
+        for (auto i : g.members) {
+            const Collective& c = cols[i];
+            if (!c.mode || std::size_t(*c.mode) != m) continue;
+            int n = 0;
+            for (const InternalCopy& cp : c.copies) {
+                if (cp.extra) {
+                    ++n;
+                    extraNs += cp.dur;
+                }
+            }
+            withExtra += n > 0;
+            extraCount += n;
+            waiting += c.waiting;
+        }
+        const std::string letter = modeLetter(int(m));
+        if (withExtra == dm.members && withExtra > 0) {
+            const int per = extraCount / withExtra;
+            s += "; every mode-" + letter + " op has " +
+                 (per == 1 ? std::string("one") : std::to_string(per)) + " extra Memcpy" + " of ~" +
+                 formatDuration(extraNs / std::max(1, extraCount));
+        } else if (withExtra > 0) {
+            s += "; " + std::to_string(withExtra) + " of " + std::to_string(dm.members) + " mode-" +
+                 letter + " ops have an extra Memcpy";
+        } else if (waiting == dm.members) {
+            s += "; mode-" + letter + " ops waited for a slower peer, no extra Memcpy";
+        } else {
+            s += "; mode-" + letter + " ops have no extra Memcpy";
+        }
+    }
+    int slowerWithExtra = 0;
+    for (std::size_t m = 1; m < g.modes.size(); ++m)
+        slowerWithExtra += g.modes[m].withExtraCopy;
+    if (slowerWithExtra > 0 && g.modes[0].withExtraCopy == 0) s += "; no mode-A op has it";
+    return s;
+}
+
+std::string verdict(const Collective& c, const SignatureGroup& g, bool peers, bool waitRecorded)
+{
+    const std::string kind = collectiveKindName(c.kind);
+    const TimeNs fast = g.modes.empty() ? c.dur : g.modes[0].meanNs;
+    int extra = 0;
+    TimeNs extraNs = 0;
+    for (const InternalCopy& cp : c.copies) {
+        if (cp.extra) {
+            ++extra;
+            extraNs += cp.dur;
+        }
+    }
+    char buf[512];
+    if (c.anomalous && peers) {
+        std::snprintf(buf, sizeof buf,
+                      "Anomalous: %s took %s, %.1fx its fast mode (%s); %d extra internal "
+                      "Memcpy of %s explain%s the difference: its input was likely "
+                      "misaligned or not contiguous.",
+                      kind.c_str(), formatDuration(c.dur).c_str(),
+                      fast > 0 ? double(c.dur) / fast : 0.0, formatDuration(fast).c_str(), extra,
+                      formatDuration(extraNs).c_str(), extra == 1 ? "s" : "");
+    } else if (c.anomalous) {
+        std::snprintf(buf, sizeof buf,
+                      "Anomalous: internal memcpy takes %s of its %s (%.0f%%); no peer op "
+                      "to compare with.",
+                      formatDuration(c.memcpyNs).c_str(), formatDuration(c.dur).c_str(),
+                      c.dur > 0 ? 100.0 * double(c.memcpyNs) / double(c.dur) : 0.0);
+    } else if (c.waiting) {
+        std::snprintf(
+            buf, sizeof buf,
+            "Waiting: %s took %s, %.1fx its fast mode, with no extra memcpy%s; "
+            "this rank waited for a slower peer, look at the other ranks.",
+            kind.c_str(), formatDuration(c.dur).c_str(), fast > 0 ? double(c.dur) / fast : 0.0,
+            waitRecorded ? (" (" + formatDuration(c.waitNs) + " in Notify_Wait)").c_str() : "");
+    } else if (c.mode && *c.mode > 0) {
+        std::snprintf(buf, sizeof buf,
+                      "Slow: %s took %s, %.1fx the fast mode of its signature, not "
+                      "explained by internal memcpy (%s) nor by waiting (the trace may not "
+                      "give its size).",
+                      kind.c_str(), formatDuration(c.dur).c_str(),
+                      fast > 0 ? double(c.dur) / fast : 0.0, formatDuration(c.memcpyNs).c_str());
+    } else {
+        std::snprintf(buf, sizeof buf, "Normal: %s took %s with %d internal memcpy (%s).",
+                      kind.c_str(), formatDuration(c.dur).c_str(), c.memcpyCount,
+                      formatDuration(c.memcpyNs).c_str());
+    }
+    return buf;
+}
+
+FindingText extraMemcpy(const Collective& c, const AnalysisOptions& o, const std::string& src)
+{
+    const std::string kind = collectiveKindName(c.kind);
+    FindingText t;
+    t.title = kind + " " + c.name + " carries " + formatDuration(c.extraMemcpyNs) +
+              " of extra internal memcpy (" + formatDuration(c.dur) + " in all)";
+    t.recommendation =
+        "The collective copied its input internally, the mark of an input whose address or size "
+        "is not aligned (HCCL needs " +
+        std::to_string(o.addrAlign) +
+        "-byte aligned addresses) or that is not contiguous. Allocate the tensor aligned and "
+        "contiguous before the " +
+        kind + " (e.g. instead of a torch.empty / view / slice result)" +
+        (src.empty() ? std::string(".") : " in " + src + ".");
+    return t;
+}
+
+FindingText waiting(const Collective& c)
+{
+    FindingText t;
+    t.title = std::string(collectiveKindName(c.kind)) + " " + c.name +
+              " waited for a slower peer (" + formatDuration(c.dur) + ")";
+    t.recommendation = "Not a problem of this rank: find the rank whose op of the same step is "
+                       "anomalous or started late.";
+    return t;
+}
+
+FindingText unaligned(const Collective& c, const AnalysisOptions& o, std::size_t count,
+                      bool address, const std::string& src)
+{
+    FindingText t;
+    t.title = std::to_string(count) + " transfer" + (count == 1 ? "" : "s") + " in " +
+              collectiveKindName(c.kind) + " " + c.name +
+              (address ? " with an address not a multiple of " + std::to_string(o.addrAlign) + " B"
+                       : " with a size not a multiple of " + std::to_string(o.sizeAlign) + " B");
+    t.recommendation = "Pad the communicated tensor to a multiple of " +
+                       std::to_string(o.sizeAlign) + " bytes and allocate it " +
+                       std::to_string(o.addrAlign) + "-byte aligned" +
+                       (src.empty() ? std::string(".") : " in " + src + ".");
+    return t;
+}
+
+std::string badFields(const std::map<std::string, std::uint64_t, std::less<>>& byKey)
+{
+    std::uint64_t total = 0;
+    std::string keys;
+    for (const auto& [k, n] : byKey) {
+        total += n;
+        if (!keys.empty()) keys += ", ";
+        keys += k + " (" + std::to_string(n) + ")";
+    }
+    return "analysis: " + std::to_string(total) + " arg" + (total == 1 ? "" : "s") +
+           " of the wrong JSON type ignored: " + keys;
+}
+
+} // namespace presentation
+
+namespace {
+
+std::string fmtGbps(double v)
+{
+    if (!std::isfinite(v)) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f GB/s", v);
+    return buf;
+}
+
+std::string rankText(const std::optional<int>& r)
+{
+    return r ? "rank " + std::to_string(*r) : std::string("rank ?");
+}
+
+} // namespace
+
+std::string reportToText(const std::vector<ReportInput>& inputs, const JobReport* job)
+{
+    std::ostringstream o;
+    for (const ReportInput& in : inputs) {
+        const AnalysisReport& rep = *in.report;
+        const Trace* t = rep.trace.get();
+        int anomalous = 0, waiting = 0, withCopy = 0;
+        for (const Collective& c : rep.collectives) {
+            anomalous += c.anomalous;
+            waiting += c.waiting;
+            withCopy += c.memcpyCount > 0;
+        }
+        o << in.path << " (" << (t ? rankText(t->rank()) : "rank ?") << ", "
+          << (t ? producerName(t->producer()) : "?") << ")\n";
+        o << "  collectives: " << rep.collectives.size() << ", with internal memcpy: " << withCopy
+          << ", anomalous: " << anomalous << ", waiting: " << waiting << "\n";
+        for (const SignatureGroup& g : rep.signatures) {
+            o << "  " << g.label << ": " << g.summary;
+            if (g.baselineMemcpyNs > 0)
+                o << "; memcpy baseline " << formatDuration(g.baselineMemcpyNs);
+            o << "\n";
+        }
+        for (const Collective& c : rep.collectives) {
+            if (!c.anomalous && !c.waiting) continue;
+            o << "    " << c.name << (c.step ? " step " + std::to_string(*c.step) : "") << ": "
+              << c.verdict << "\n";
+        }
+        if (!rep.steps.empty()) {
+            o << "  step      computing   communication   overlapped   comm not overlapped   "
+                 "free\n";
+            for (const StepStats& s : rep.steps) {
+                char line[256];
+                std::snprintf(line, sizeof line, "  %-8d  %-10s  %-14s  %-11s  %-20s  %s\n", s.step,
+                              formatDuration(s.computing).c_str(),
+                              formatDuration(s.communication).c_str(),
+                              formatDuration(s.overlapped).c_str(),
+                              formatDuration(s.communicationNotOverlapped).c_str(),
+                              formatDuration(s.free).c_str());
+                o << line;
+            }
+        }
+        // Bandwidth of the first ops of each signature, where bytes are known.
+        int shown = 0;
+        for (const Collective& c : rep.collectives) {
+            if (!std::isfinite(c.algbwGbps) || shown >= 8) continue;
+            if (shown++ == 0) o << "  bandwidth:\n";
+            o << "    " << c.name << ": " << formatDuration(c.dur) << ", algbw "
+              << fmtGbps(c.algbwGbps) << ", busbw " << fmtGbps(c.busbwGbps);
+            for (const TransferStat& ts : c.transfers)
+                o << ", " << ts.name << " " << fmtGbps(ts.gbps());
+            o << "\n";
+        }
+        if (rep.findings.empty()) o << "  no findings\n";
+        for (const Finding& f : rep.findings) {
+            o << "  [" << severityName(f.severity) << "] " << f.rule << ": " << f.title << "\n";
+            std::size_t n = 0;
+            for (const StackEntry& s : f.stack) {
+                if (++n > 8) {
+                    o << "      ... " << (f.stack.size() - 8) << " more\n";
+                    break;
+                }
+                o << "      " << (n == 1 ? "at " : "in ") << s.text << " (" << s.kind << ")\n";
+            }
+            if (!f.recommendation.empty()) o << "      -> " << f.recommendation << "\n";
+        }
+        o << "\n";
+    }
+    if (job && job->ranks.size() > 1) {
+        int delayed = 0;
+        for (const CrossRankCollective& c : job->collectives)
+            delayed += c.delayingRank.has_value();
+        o << "job: " << job->ranks.size() << " ranks, " << job->collectives.size()
+          << " collectives matched across ranks, " << delayed << " delayed by one rank\n";
+        if (job->findings.empty()) o << "  no job findings\n";
+        for (const Finding& f : job->findings) {
+            o << "  [" << severityName(f.severity) << "] " << f.rule << ": " << f.title << "\n";
+            if (!f.recommendation.empty()) o << "      -> " << f.recommendation << "\n";
+        }
+    }
+    return o.str();
+}
+
+} // namespace rs

@@ -1,0 +1,47 @@
+#pragma once
+
+// Every sentence the analysis writes for a person: mode letters, signature labels, group
+// summaries, verdicts, finding titles and recommendations, and the `ringscope analyze` text
+// (reportToText, declared in reportjson.h). The rules decide; this file words it. No producer
+// knowledge here: what a producer calls things arrives as data.
+
+#include "core/analysis/report.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace rs {
+
+// Letter of duration mode m (0 = fastest): "A".."Z", then "AA", "AB"... (bijective base 26,
+// as spreadsheet columns); "?" for a negative mode. The one definition the viewer, the
+// exports, the annotations and the report share.
+std::string modeLetter(int mode);
+
+namespace presentation {
+
+// "AllReduce · group 0 · 67,108,864 × FP32 · MESH-RING"
+std::string signatureLabel(const Collective& c);
+// "mode B = 2.0x mode A (400 ms vs 200 ms); every mode-B op has one extra Memcpy of ~200 ms;
+// no mode-A op has it"
+std::string groupSummary(const SignatureGroup& g, const std::vector<Collective>& collectives);
+// One sentence per collective (Anomalous / Waiting / Slow / Normal). `peers`: the signature
+// has other members; `waitRecorded`: the trace records the op's waits (HCCL Notify_Wait).
+std::string verdict(const Collective& c, const SignatureGroup& g, bool peers, bool waitRecorded);
+
+struct FindingText {
+    std::string title, recommendation;
+};
+// collective-extra-memcpy; `source` is the user frame to name (may be empty).
+FindingText extraMemcpy(const Collective& c, const AnalysisOptions& o, const std::string& source);
+// collective-waiting
+FindingText waiting(const Collective& c);
+// unaligned-transfer-size / unaligned-address over `count` transfers.
+FindingText unaligned(const Collective& c, const AnalysisOptions& o, std::size_t count,
+                      bool address, const std::string& source);
+
+// "3 args of the wrong type were ignored: count (2), size(Byte) (1)"
+std::string badFields(const std::map<std::string, std::uint64_t, std::less<>>& byKey);
+
+} // namespace presentation
+} // namespace rs

@@ -1,0 +1,21 @@
+#pragma once
+
+// The Kineto model's parts, for the generic model that combines every producer's conventions
+// (generic.cpp). Use kinetoModel() otherwise.
+
+#include "core/analysis/producers/producer.h"
+
+namespace rs::analysis {
+
+std::uint8_t kinetoNameClass(std::string_view name);
+// NCCL kernels whose launch flow is missing: the runtime call with the same correlation id.
+void addKinetoLaunches(AnalysisContext& ctx);
+// Collective host ops with the kernels and copies they launched; lone NCCL kernels.
+void findKinetoCollectives(AnalysisContext& ctx, std::vector<Collective>& out);
+// The events inside collectives on GPU streams, for kinetoComputing.
+void prepareKinetoComputing(AnalysisContext& ctx, const std::vector<Collective>& collectives);
+// A GPU kernel that is not part of a collective.
+bool kinetoComputing(AnalysisContext& ctx, EventId e);
+int kinetoFlowRank(std::string_view category);
+
+} // namespace rs::analysis

@@ -1,0 +1,299 @@
+// torch_npu (Ascend PyTorch Profiler) traces: processes named after the CANN stack (Python,
+// CANN, Ascend Hardware, HCCL, Overlap Analysis), HCCL ops on "Group N Communication" threads
+// with their tasks on "Plane N" threads (../shared/docs/trace-formats.md, comm-health.md).
+
+#include "core/analysis/producers/torchnpu.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace rs::analysis {
+
+namespace {
+
+class TorchNpuModel final : public ProducerModel {
+public:
+    Producer id() const override { return Producer::TorchNpu; }
+
+    std::vector<TrackRole> trackRoles(const Trace& trace) const override
+    {
+        const auto& tracks = trace.tracks();
+        std::vector<TrackRole> roles(tracks.size(), TrackRole::Other);
+        for (TrackId t = 0; t < tracks.size(); ++t) {
+            if (tracks[t].kind == TrackKind::Counter) continue;
+            roles[t] = torchNpuRole(trace, t);
+        }
+        return roles;
+    }
+
+    std::uint8_t classifyName(std::string_view n) const override { return torchNpuNameClass(n); }
+
+    void findCollectives(AnalysisContext& ctx, std::vector<Collective>& out) const override
+    {
+        findHcclCollectives(ctx, out);
+    }
+
+    void prepareComputing(AnalysisContext& ctx, const std::vector<Collective>&) const override
+    {
+        ctx.computeByName.assign(ctx.trace.strings().size(), -1);
+    }
+
+    bool isComputing(AnalysisContext& ctx, EventId e) const override
+    {
+        return ascendTaskComputing(ctx, e);
+    }
+
+    int flowRank(std::string_view cat) const override { return torchNpuFlowRank(cat); }
+
+    EventId stackContinuation(const Trace& trace, const std::vector<TrackRole>& roles, EventId e,
+                              const std::unordered_set<EventId>& visited,
+                              const char** kind) const override
+    {
+        return torchNpuStackContinuation(trace, roles, e, visited, kind);
+    }
+};
+
+// Prefer the Python op (torch_to_npu) over the CANN launch: it carries the stack.
+EventId pickHost(const Trace& t, const std::vector<EventId>& launches)
+{
+    EventId best = kNone;
+    for (EventId h : launches) {
+        const ProcessId p = t.tracks()[t.slice(h).track].process;
+        const bool python = p != kNone && t.str(t.processes()[p].name) == "Python";
+        if (best == kNone || python) best = h;
+        if (python) break;
+    }
+    return best;
+}
+
+void addHcclOp(AnalysisContext& ctx, EventId e, const std::string& group,
+               const std::vector<TrackId>& planes, std::vector<Collective>& out)
+{
+    const Trace& t = ctx.trace;
+    const Slice& s = t.slice(e);
+    Collective c;
+    c.event = e;
+    c.rank = t.rank();
+    c.name = t.str(s.name);
+    c.kind = kindFromName(c.name);
+    c.group = group;
+    c.start = s.start;
+    c.dur = s.dur;
+    const nlohmann::json a = t.args(e);
+    c.algorithm = argStr(a, "alg_type", ctx.errors);
+    c.dtype = argStr(a, "data_type", ctx.errors);
+    c.count = argU64(a, "count", ctx.errors).value_or(0);
+    c.bytes = c.count * std::uint64_t(std::max(0, dtypeBytes(c.dtype)));
+    c.hostEvent = pickHost(t, ctx.launchesOf(e));
+
+    std::vector<std::pair<TimeNs, TimeNs>> waits;
+    std::set<std::uint64_t> ranks;
+    std::map<std::string, TransferStat> transfers;
+    const AnalysisOptions& opt = ctx.options;
+    for (TrackId p : planes) {
+        EventId i = t.firstSliceEndingAfter(p, s.start);
+        if (i == kNone) continue;
+        const Track& pt = t.tracks()[p];
+        for (; i < pt.end; ++i) {
+            const Slice& task = t.slice(i);
+            if (task.start >= s.end()) break;
+            if (task.start < s.start) continue;
+            c.tasks.push_back(i);
+            // HCCL tasks are many: read their flat args without a JSON DOM.
+            const FlatArgs ta(t.argsText(i));
+            std::string type = ta.str("task type", ctx.errors);
+            if (type.empty()) type = t.str(task.name);
+            const std::string transport = ta.str("transport type", ctx.errors);
+            const std::string link = ta.str("link type", ctx.errors);
+            const std::uint64_t size = ta.u64("size(Byte)", ctx.errors).value_or(0);
+            for (const char* k : {"src rank", "dst rank"}) {
+                auto r = ta.u64(k, ctx.errors);
+                if (r && *r < 65536) ranks.insert(*r);
+            }
+            if (type == "Notify_Wait") waits.emplace_back(task.start, task.end());
+            // msprof-analyze's byte-alignment rule: SDMA transfers off the chip above the
+            // boundary.
+            const bool sizeRule = transport == "SDMA" && link != "ON_CHIP" &&
+                                  size > opt.sizeAlign && opt.sizeAlign > 0;
+            const bool badSize = sizeRule && size % opt.sizeAlign != 0;
+            bool badAddr = false;
+            checkAddresses(ta, opt.addrAlign, &badAddr);
+            if (badSize || badAddr) {
+                ++c.unalignedCount;
+                ctx.unaligned.push_back(i);
+            }
+            if (size > 0 && !link.empty() && link != "ON_CHIP" && link != "INVALID_TYPE" &&
+                (transport == "SDMA" || transport == "RDMA")) {
+                // communication.json reports per link (HCCS, PCIE, SIO...) and per transport
+                // (SDMA, RDMA): the same task counts under both.
+                std::vector<std::string> keys{link == "ROCE" ? std::string("RDMA") : link};
+                if (transport != keys.front()) keys.push_back(transport);
+                for (const std::string& key : keys) {
+                    TransferStat& ts = transfers[key];
+                    ts.name = key;
+                    ts.bytes += size;
+                    ts.ns += task.dur;
+                    ++ts.tasks;
+                }
+            }
+            if (type == "Memcpy" || t.str(task.name) == "Memcpy") {
+                InternalCopy cp;
+                cp.event = i;
+                cp.start = task.start;
+                cp.dur = task.dur;
+                cp.bytes = size;
+                cp.transport = transport;
+                cp.link = link;
+                cp.unalignedSize = badSize;
+                cp.unalignedAddress = badAddr;
+                c.copies.push_back(std::move(cp));
+            }
+        }
+    }
+    c.waitNs = unionLength(std::move(waits));
+    c.groupSize = static_cast<int>(ranks.size());
+    for (auto& [k, v] : transfers)
+        c.transfers.push_back(v);
+    out.push_back(std::move(c));
+}
+
+// torch_npu's computing task types. Older CANN writes "Other" for every kernel: there a named
+// task that is not a runtime or HCCL task counts as computing.
+bool computeTaskType(std::string_view type, std::string_view name)
+{
+    static const std::string_view compute[] = {"AI_CORE", "AI_VECTOR_CORE", "MIX_AIC",
+                                               "MIX_AIV", "AI_CPU",         "DSA_SQE"};
+    for (std::string_view c : compute) {
+        if (type == c) return true;
+    }
+    if (type == "Other" || type.empty()) {
+        static const std::string_view notCompute[] = {
+            "MEMCPY", "Memcpy", "EVENT_", "Notify", "Write Value",   "SDMA", "PLACE_HOLDER",
+            "hcom",   "Memset", "MEMSET", "STARS",  "Reduce_Inline", "RDMA"};
+        if (name.empty()) return false;
+        for (std::string_view n : notCompute) {
+            if (name.find(n) != std::string_view::npos) return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
+TrackRole torchNpuRole(const Trace& trace, TrackId t)
+{
+    const Track& tr = trace.tracks()[t];
+    const std::string& proc =
+        tr.process != kNone ? trace.str(trace.processes()[tr.process].name) : std::string();
+    const std::string& thread = trace.str(tr.name);
+    if (proc == "HCCL") {
+        if (thread.find("Communication") != std::string::npos) return TrackRole::HcclGroup;
+        if (startsWith(thread, "Plane")) return TrackRole::HcclPlane;
+        return TrackRole::Other;
+    }
+    if (proc == "Ascend Hardware") return TrackRole::AscendDevice;
+    if (proc == "CANN") return TrackRole::Cann;
+    if (proc == "Python") return TrackRole::Host;
+    if (proc == "Overlap Analysis") return TrackRole::Derived;
+    // Not one of torch_npu's processes: judge by categories as for any Chrome trace.
+    return roleFromCategories(trace, t);
+}
+
+std::uint8_t torchNpuNameClass(std::string_view n)
+{
+    std::uint8_t c = 0;
+    if (startsWith(n, "hcom_")) c |= kNcHcom;
+    if (startsWith(n, "ProfilerStep#")) c |= kNcStep;
+    return c;
+}
+
+void findHcclCollectives(AnalysisContext& ctx, std::vector<Collective>& out)
+{
+    const Trace& t = ctx.trace;
+    const auto& tracks = t.tracks();
+    for (TrackId tr = 0; tr < tracks.size(); ++tr) {
+        if (ctx.roles[tr] != TrackRole::HcclGroup) continue;
+        std::vector<TrackId> planes;
+        for (TrackId p : t.processes()[tracks[tr].process].tracks) {
+            if (ctx.roles[p] == TrackRole::HcclPlane) planes.push_back(p);
+        }
+        std::string group = t.str(tracks[tr].name);
+        if (startsWith(group, "Group ")) group = group.substr(6, group.find(' ', 6) - 6);
+        for (EventId e = tracks[tr].begin; e < tracks[tr].end; ++e) {
+            if (!(ctx.classOf(t.slice(e).name) & kNcHcom)) continue;
+            addHcclOp(ctx, e, group, planes, out);
+        }
+    }
+}
+
+bool ascendTaskComputing(AnalysisContext& ctx, EventId e)
+{
+    const Trace& t = ctx.trace;
+    const Slice& s = t.slice(e);
+    if (ctx.roles[s.track] != TrackRole::AscendDevice) return false;
+    if (s.name >= ctx.computeByName.size()) ctx.computeByName.resize(s.name + 1, -1);
+    std::int8_t& known = ctx.computeByName[s.name];
+    if (known < 0) {
+        // One args parse per distinct task name.
+        const nlohmann::json a = t.args(e);
+        known = computeTaskType(argStr(a, "Task Type", ctx.errors), t.str(s.name)) ? 1 : 0;
+    }
+    return known == 1;
+}
+
+int torchNpuFlowRank(std::string_view cat)
+{
+    // Launch flows first (they name the op that started the device work), then torch_npu's
+    // op-to-device and task-queue flows. fwdbwd links forward to backward: not a caller.
+    if (cat == "HostToDevice") return 0;
+    if (cat == "async_npu") return 1;
+    if (cat == "async_task_queue") return 2;
+    if (cat == "fwdbwd") return -1;
+    return 3;
+}
+
+EventId torchNpuStackContinuation(const Trace& trace, const std::vector<TrackRole>& roles,
+                                  EventId e, const std::unordered_set<EventId>& visited,
+                                  const char** kind)
+{
+    const Slice& s = trace.slice(e);
+    const TrackRole role = roles[s.track];
+    // A HCCL task belongs to the op on the Group thread whose interval holds it.
+    if (role == TrackRole::HcclPlane) {
+        const ProcessId p = trace.tracks()[s.track].process;
+        for (TrackId t : trace.processes()[p].tracks) {
+            if (roles[t] != TrackRole::HcclGroup) continue;
+            const EventId op = trace.sliceAt(t, s.start);
+            if (op != kNone && !visited.count(op)) {
+                *kind = "slice";
+                return op;
+            }
+        }
+    }
+    // torch_npu's CANN and Python processes share thread ids: one OS thread.
+    if (role == TrackRole::Cann) {
+        const std::string& tid = trace.tracks()[s.track].tid;
+        for (ProcessId p = 0; p < trace.processes().size(); ++p) {
+            if (trace.str(trace.processes()[p].name) != "Python") continue;
+            const TrackId t = trace.findTrack(p, tid);
+            if (t == kNone) continue;
+            const EventId host = trace.sliceAt(t, s.start);
+            if (host != kNone && !visited.count(host)) {
+                *kind = "host op";
+                return host;
+            }
+            break;
+        }
+    }
+    return kNone;
+}
+
+const ProducerModel& torchNpuModel()
+{
+    static const TorchNpuModel model;
+    return model;
+}
+
+} // namespace rs::analysis
