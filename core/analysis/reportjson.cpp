@@ -53,6 +53,7 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobRep
         for (const std::string& w : rep.warnings)
             warnings.push_back(w);
         in["warnings"] = std::move(warnings);
+        in["bad_fields"] = rep.badFields;
         ins.push_back(std::move(in));
         for (const Collective& c : rep.collectives) {
             cols.push_back({{"input", i},
