@@ -9,10 +9,27 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 
+#include <cmath>
 #include <iostream>
 #include <set>
 
 namespace rs::cli {
+
+bool parseLinkPeaks(const QStringList& values, AnalysisOptions* options, std::string* error)
+{
+    for (const QString& v : values) {
+        const int eq = v.indexOf('=');
+        bool ok = false;
+        const double gbps = eq > 0 ? v.mid(eq + 1).toDouble(&ok) : 0.0;
+        if (eq <= 0 || !ok || !(gbps > 0) || !std::isfinite(gbps)) {
+            *error = "--link-peak takes NAME=GBPS with a positive number, e.g. HCCS=28 (got " +
+                     v.toStdString() + ")";
+            return false;
+        }
+        options->linkPeaks[v.left(eq).trimmed().toStdString()] = gbps;
+    }
+    return true;
+}
 
 int analyze(const QStringList& args)
 {
@@ -33,6 +50,10 @@ int analyze(const QStringList& args)
         {"fail-on", "Exit 1 when a finding of this severity or worse exists.", "warning|error"});
     parser.addOption(
         {"max-memory", "Memory budget for loading, in MiB (default: 75% of RAM).", "MiB"});
+    parser.addOption({"link-peak",
+                      "A link's peak in GB/s for utilisation, repeatable (HCCS=28, RDMA=25, "
+                      "NVLink=450...; defaults in docs/analysis.md).",
+                      "NAME=GBPS"});
     if (!parser.parse(QStringList{"ringscope analyze"} + args)) {
         std::cerr << "ringscope analyze: " << parser.errorText().toStdString() << "\n";
         return kExitInput;
@@ -52,6 +73,11 @@ int analyze(const QStringList& args)
     options.addrAlign = parser.value("addr-align").toULongLong(&ok2);
     if (!ok1 || !ok2) {
         std::cerr << "ringscope analyze: --size-align and --addr-align take a number of bytes\n";
+        return kExitInput;
+    }
+    std::string peakError;
+    if (!parseLinkPeaks(parser.values("link-peak"), &options, &peakError)) {
+        std::cerr << "ringscope analyze: " << peakError << "\n";
         return kExitInput;
     }
     std::optional<Severity> failOn;
@@ -77,8 +103,7 @@ int analyze(const QStringList& args)
     std::string discoverError;
     const std::vector<RankInput> ranks = discoverJob(given, &discoverError);
     bool inputError = !discoverError.empty();
-    if (!discoverError.empty())
-        std::cerr << "ringscope analyze: " << discoverError << "\n";
+    if (!discoverError.empty()) std::cerr << "ringscope analyze: " << discoverError << "\n";
     const JobLoadResult loaded = loadJob(ranks, load);
     for (const std::string& e : loaded.errors)
         std::cerr << "ringscope analyze: " << e << "\n";
@@ -97,8 +122,7 @@ int analyze(const QStringList& args)
     for (const TracePtr& t : loaded.traces)
         if (t->rank()) rankIds.insert(*t->rank());
     std::optional<JobReport> job;
-    if (reports.size() > 1 && rankIds.size() == reports.size())
-        job = analyzeJob(reports);
+    if (reports.size() > 1 && rankIds.size() == reports.size()) job = analyzeJob(reports);
     const JobReport* jobPtr = job ? &*job : nullptr;
     if (parser.isSet("json"))
         std::cout << reportToJson(inputs, jobPtr).dump(2) << "\n";

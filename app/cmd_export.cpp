@@ -126,6 +126,10 @@ int exportImage(const QStringList& args)
     if (isView && selectors > 0)
         return usageError("--view draws every step: --range, --finding and --step do not apply");
 
+    AnalysisOptions analysisOptions;
+    std::string peakError;
+    if (!parseLinkPeaks(parser.values("link-peak"), &analysisOptions, &peakError))
+        return usageError(QString::fromStdString(peakError));
     LoadOptions loadOptions;
     if (parser.isSet("max-memory"))
         loadOptions.maxMemoryBytes = parser.value("max-memory").toULongLong() << 20;
@@ -135,7 +139,7 @@ int exportImage(const QStringList& args)
         if (r.failed()) return usageError(QString::fromStdString(r.message));
         if (!r.complete())
             std::cerr << "ringscope export: warning: " << r.message << " (using what was read)\n";
-        reports.push_back(analyze(r.trace));
+        reports.push_back(analyze(r.trace, analysisOptions));
     }
 
     if (isView) {

@@ -2,6 +2,12 @@
 
 #include <QStringList>
 
+#include <string>
+
+namespace rs {
+struct AnalysisOptions;
+}
+
 // Headless subcommands of the `ringscope` binary. Each takes the arguments after the
 // subcommand name and returns the process exit code.
 namespace rs::cli {
@@ -10,6 +16,9 @@ namespace rs::cli {
 constexpr int kExitOk = 0;
 constexpr int kExitFailOn = 1; // analyze --fail-on met
 constexpr int kExitInput = 2;  // input cannot be read or parsed, or bad usage
+
+// `--link-peak NAME=GBPS` values into options.linkPeaks; false with a message when one is bad.
+bool parseLinkPeaks(const QStringList& values, AnalysisOptions* options, std::string* error);
 
 int info(const QStringList& args);
 int analyze(const QStringList& args);

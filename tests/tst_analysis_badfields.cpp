@@ -153,8 +153,8 @@ std::string kinetoTrace(const std::string& key, const json& value, bool onCopy)
 ReportPtr analyzeText(const std::string& text)
 {
     LoadResult r = test::loadText(text);
-    if (!r.ok) qWarning("load failed: %s in %s", r.error.c_str(), text.c_str());
-    return r.ok ? analyze(r.trace) : nullptr;
+    if (r.failed()) qWarning("load failed: %s in %s", r.message.c_str(), text.c_str());
+    return !r.failed() ? analyze(r.trace) : nullptr;
 }
 
 void expectCounted(const ReportPtr& rep, bool ok, const std::string& key)

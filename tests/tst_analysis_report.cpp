@@ -246,6 +246,23 @@ private slots:
                  0);
         const auto k = nlohmann::json::parse(out.toStdString());
         QCOMPARE(k["options"]["size_align"].get<int>(), 32);
+        // Link peaks reach the analysis; a bad one is a usage error.
+        QCOMPARE(run({dir.path() + "/rank0_ascend_pt", "--json", "--link-peak", "HCCS=28",
+                      "--link-peak", "RDMA=25"},
+                     &out),
+                 0);
+        const auto lp = nlohmann::json::parse(out.toStdString());
+        QCOMPARE(lp["options"]["link_peaks"]["HCCS"].get<double>(), 28.0);
+        QCOMPARE(lp["options"]["link_peaks"]["RDMA"].get<double>(), 25.0);
+        for (const auto& c : lp["collectives"])
+            for (const auto& t : c["transfers"])
+                if (t["name"] == "HCCS") QCOMPARE(t["peak_gbps"].get<double>(), 28.0);
+        QCOMPARE(run({dir.path(), "--link-peak", "HCCS"}, nullptr), 2);
+        QCOMPARE(run({dir.path(), "--link-peak", "HCCS=-1"}, nullptr), 2);
+        // The text has the communication section per rank and the matrix summary of the job.
+        QCOMPARE(run({dir.path()}, &out), 0);
+        QVERIFY(out.contains("communication (slowest ops):"));
+        QVERIFY(out.contains("communication matrix"));
         for (const auto& c : k["collectives"])
             QCOMPARE(c["unaligned_count"].get<int>(), 0);
     }

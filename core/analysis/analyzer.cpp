@@ -139,7 +139,10 @@ ReportPtr analyze(TracePtr trace, const AnalysisOptions& options)
         finishCollective(c);
     rules::judgeCollectives(*rep, ctx);
     rep->steps = computeSteps(ctx, model, rep->collectives);
+    model.finishCommunication(ctx, *rep);
     rules::collectiveFindings(*rep, ctx);
+    rules::communicationFindings(*rep);
+    rules::sortFindings(*rep);
     buildIndex(*rep, ctx.unaligned);
     rep->badFields = errors.total();
     if (errors.total() > 0) rep->warnings.push_back(presentation::badFields(errors.byKey()));

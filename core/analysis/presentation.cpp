@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 namespace rs {
@@ -176,6 +177,118 @@ FindingText unaligned(const Collective& c, const AnalysisOptions& o, std::size_t
     return t;
 }
 
+namespace {
+
+std::string pct(double f)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.0f%%", 100.0 * f);
+    return b;
+}
+
+std::string gbpsText(double v)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f GB/s", v);
+    return b;
+}
+
+std::string mbText(std::uint64_t bytes)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f MB", double(bytes) / 1e6);
+    return b;
+}
+
+} // namespace
+
+FindingText linkUnderutilized(const LinkUse& u)
+{
+    FindingText t;
+    if (u.busbw) {
+        const double mean = u.transfers ? u.sumUtilization / u.transfers : 0.0;
+        t.title = std::to_string(u.slow) + " of " + std::to_string(u.transfers) +
+                  " large collectives reach under " + pct(0.6) + " of " + u.link + "'s " +
+                  gbpsText(u.peakGbps) + " in bus bandwidth (mean " + pct(mean) + ", lowest " +
+                  pct(u.worst) + "; " + u.basis + ")";
+        t.recommendation =
+            "These collectives are large enough to be bandwidth-bound, yet their bus bandwidth is "
+            "far below the link's peak. Check that the group really runs over " +
+            u.link +
+            " (NCCL_DEBUG=INFO names the transport; NCCL_P2P / NCCL_NET settings, GPU-NIC "
+            "affinity), that nothing else shares the link, and that the peak fits this system "
+            "(--link-peak " +
+            u.link + "=GBPS).";
+        return t;
+    }
+    const double gbps = u.ns > 0 ? double(u.bytes) / double(u.ns) : 0.0;
+    t.title = u.link + " ran under " + pct(0.6) + " of its " + gbpsText(u.peakGbps) + " peak on " +
+              std::to_string(u.slow) + " of " + std::to_string(u.transfers) +
+              " ops' large transfers (" + gbpsText(gbps) + " over " + mbText(u.bytes) +
+              ", lowest " + pct(u.worst) + ")";
+    t.recommendation =
+        "The transfers are large enough to be bandwidth-bound, so the link itself was slow: "
+        "check its health and contention (other traffic on the same " +
+        u.link +
+        " link, e.g. overlapping collectives of another group), the NPUs' placement, and that "
+        "the peak fits this chip (--link-peak " +
+        u.link + "=28 on newer Ascend chips).";
+    return t;
+}
+
+FindingText smallPackets(const PacketUse& u)
+{
+    FindingText t;
+    const double mean = u.records ? double(u.bytes) / u.records / 1e6 : 0.0;
+    char b[64];
+    std::snprintf(b, sizeof b, "%.2f MB", mean);
+    t.title = std::to_string(u.ops) + " op" + (u.ops == 1 ? "" : "s") + " move " + u.transport +
+              " traffic in small packets: " + std::to_string(u.records) +
+              " transfers, none or few above the large-packet size, " + b + " on average";
+    t.recommendation =
+        "Small transfers cannot fill the link. Fuse small collectives into larger ones (bucket "
+        "the gradients: a larger DDP bucket_cap_mb, fewer and larger AllReduce calls) and keep "
+        "HCCL_BUFFSIZE large enough for one transfer per chunk.";
+    return t;
+}
+
+FindingText syncDominated(int ops, int withInfo, TimeNs syncNs, TimeNs transitNs)
+{
+    FindingText t;
+    const double r = syncNs + transitNs > 0 ? double(syncNs) / double(syncNs + transitNs) : 0.0;
+    t.title = std::to_string(ops) + " of " + std::to_string(withInfo) +
+              " HCCL ops spent most of their time waiting for peers before any data moved " +
+              "(synchronization " + formatDuration(syncNs) + " vs transit " +
+              formatDuration(transitNs) + ", ratio " + pct(r) + ")";
+    t.recommendation =
+        "Not a bandwidth problem: the other ranks reached the collective later (skew) or one "
+        "rank is a straggler. Open the whole job: the rank the others wait for is named in the "
+        "job's cross-rank view (cross_rank[].delaying_rank, the Ranks heatmap); look there for "
+        "extra compute, an internal memcpy or a late launch.";
+    return t;
+}
+
+FindingText unexpectedTransport(int ops, std::uint64_t pcieBytes,
+                                const std::vector<std::string>& mixedLinks)
+{
+    FindingText t;
+    if (pcieBytes > 0) {
+        t.title = std::to_string(ops) + " op" + (ops == 1 ? "" : "s") + " sent " +
+                  mbText(pcieBytes) + " over PCIe while their other transfers use HCCS";
+    } else {
+        t.title = "links carried over more than one transport:";
+    }
+    for (std::size_t i = 0; i < mixedLinks.size() && i < 4; ++i)
+        t.title += (i == 0 ? (pcieBytes > 0 ? "; mixed links " : " ") : ", ") + mixedLinks[i];
+    if (mixedLinks.size() > 4) t.title += ", ...";
+    t.recommendation =
+        "Traffic between NPUs of one server should stay on HCCS. A PCIe path means the ranks "
+        "are not where HCCL expects them (device mapping, ASCEND_RT_VISIBLE_DEVICES, a rank "
+        "table that crosses HCCS domains) or a link is down: check the topology (npu-smi info "
+        "-t topo) and the rank placement.";
+    return t;
+}
+
 std::string badFields(const std::map<std::string, std::uint64_t, std::less<>>& byKey)
 {
     std::uint64_t total = 0;
@@ -199,6 +312,91 @@ std::string fmtGbps(double v)
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.2f GB/s", v);
     return buf;
+}
+
+std::string ms(TimeNs ns)
+{
+    return formatDuration(ns);
+}
+
+std::string utilText(double u)
+{
+    if (!std::isfinite(u)) return "";
+    char b[32];
+    std::snprintf(b, sizeof b, "%.0f%%", 100.0 * u);
+    return b;
+}
+
+// Per rank: where the slowest ops' time went and how busy their links were.
+void communicationText(std::ostringstream& o, const AnalysisReport& rep)
+{
+    std::vector<const Collective*> ops;
+    for (const Collective& c : rep.collectives)
+        if (c.timeInfo || c.link) ops.push_back(&c);
+    if (ops.empty()) return;
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](const Collective* a, const Collective* b) { return a->dur > b->dur; });
+    o << "  communication (slowest ops):\n";
+    for (std::size_t i = 0; i < ops.size() && i < 3; ++i) {
+        const Collective& c = *ops[i];
+        o << "    " << c.name << (c.step ? " step " + std::to_string(*c.step) : "") << ": "
+          << ms(c.dur);
+        if (c.timeInfo) {
+            const CommTimeInfo& t = *c.timeInfo;
+            o << " = transit " << ms(t.transitNs) << " + wait " << ms(t.waitNs) << " (sync "
+              << ms(t.synchronizationNs) << ") + idle " << ms(t.idleNs) << "; wait ratio "
+              << utilText(t.waitRatio);
+            for (const TransferStat& ts : c.transfers) {
+                if (ts.name == "SDMA" && c.transfers.size() > 1) continue;
+                o << "; " << ts.name << " " << fmtGbps(ts.gbps());
+                if (std::isfinite(ts.utilization))
+                    o << " (" << utilText(ts.utilization) << " of " << fmtGbps(ts.peakGbps) << ")";
+            }
+        }
+        if (c.link) {
+            o << "; busbw " << fmtGbps(c.busbwGbps) << " = " << utilText(c.link->utilization)
+              << " of " << c.link->name << " " << fmtGbps(c.link->peakGbps) << " (" << c.link->basis
+              << ")";
+        }
+        o << "\n";
+    }
+}
+
+// For a job: the matrix's totals per op group, over every rank's links.
+void matrixText(std::ostringstream& o, const std::vector<ReportInput>& inputs, const JobReport*)
+{
+    struct Sum {
+        int links = 0;
+        std::uint64_t bytes = 0;
+        TimeNs ns = 0;
+        double lo = INFINITY, hi = 0;
+        std::string slowest;
+    };
+    std::map<std::string, Sum> groups;
+    for (const ReportInput& in : inputs) {
+        for (const MatrixEntry& m : in.report->matrix) {
+            if (m.opName || m.transport == "LOCAL") continue; // the totals, between ranks
+            Sum& s = groups[m.opGroup];
+            ++s.links;
+            s.bytes += m.bytes;
+            s.ns += m.ns;
+            if (std::isfinite(m.gbps) && m.gbps < s.lo) {
+                s.lo = m.gbps;
+                s.slowest = (m.rank ? "rank " + std::to_string(*m.rank) + " " : std::string()) +
+                            std::to_string(m.src) + "-" + std::to_string(m.dst) + " " + m.transport;
+            }
+            if (std::isfinite(m.gbps)) s.hi = std::max(s.hi, m.gbps);
+        }
+    }
+    if (groups.empty()) return;
+    o << "  communication matrix (links between ranks, all steps):\n";
+    for (const auto& [g, s] : groups) {
+        char line[256];
+        std::snprintf(line, sizeof line, "    %-22s %3d links, %.1f MB, %s-%s; slowest %s\n",
+                      g.c_str(), s.links, double(s.bytes) / 1e6, fmtGbps(s.lo).c_str(),
+                      fmtGbps(s.hi).c_str(), s.slowest.c_str());
+        o << line;
+    }
 }
 
 std::string rankText(const std::optional<int>& r)
@@ -260,6 +458,7 @@ std::string reportToText(const std::vector<ReportInput>& inputs, const JobReport
                 o << ", " << ts.name << " " << fmtGbps(ts.gbps());
             o << "\n";
         }
+        communicationText(o, rep);
         if (rep.findings.empty()) o << "  no findings\n";
         for (const Finding& f : rep.findings) {
             o << "  [" << severityName(f.severity) << "] " << f.rule << ": " << f.title << "\n";
@@ -281,6 +480,7 @@ std::string reportToText(const std::vector<ReportInput>& inputs, const JobReport
             delayed += c.delayingRank.has_value();
         o << "job: " << job->ranks.size() << " ranks, " << job->collectives.size()
           << " collectives matched across ranks, " << delayed << " delayed by one rank\n";
+        matrixText(o, inputs, job);
         if (job->findings.empty()) o << "  no job findings\n";
         for (const Finding& f : job->findings) {
             o << "  [" << severityName(f.severity) << "] " << f.rule << ": " << f.title << "\n";

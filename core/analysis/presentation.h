@@ -7,6 +7,7 @@
 
 #include "core/analysis/report.h"
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -39,6 +40,30 @@ FindingText waiting(const Collective& c);
 // unaligned-transfer-size / unaligned-address over `count` transfers.
 FindingText unaligned(const Collective& c, const AnalysisOptions& o, std::size_t count,
                       bool address, const std::string& source);
+
+// Communication health (rules/commhealth.cpp).
+struct LinkUse {
+    std::string link;
+    double peakGbps = NAN;
+    std::string basis;  // how the link was chosen (Kineto)
+    bool busbw = false; // judged by bus bandwidth (Kineto), not per-link tasks (HCCL)
+    std::uint64_t bytes = 0;
+    TimeNs ns = 0;
+    int transfers = 0, slow = 0; // bandwidth-bound transfers (collectives), below the threshold
+    double worst = 1.0;          // lowest utilisation met
+    double sumUtilization = 0;   // busbw: sum over the transfers
+};
+FindingText linkUnderutilized(const LinkUse& u);
+struct PacketUse {
+    std::string transport;
+    int records = 0, ops = 0;
+    std::uint64_t bytes = 0;
+    TimeNs ns = 0;
+};
+FindingText smallPackets(const PacketUse& u);
+FindingText syncDominated(int ops, int withInfo, TimeNs syncNs, TimeNs transitNs);
+FindingText unexpectedTransport(int ops, std::uint64_t pcieBytes,
+                                const std::vector<std::string>& mixedLinks);
 
 // "3 args of the wrong type were ignored: count (2), size(Byte) (1)"
 std::string badFields(const std::map<std::string, std::uint64_t, std::less<>>& byKey);

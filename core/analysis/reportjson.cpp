@@ -35,7 +35,7 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobRep
     j["schema"] = "ringscope.report/1";
     nlohmann::json ins = nlohmann::json::array(), cols = nlohmann::json::array(),
                    steps = nlohmann::json::array(), finds = nlohmann::json::array(),
-                   sigs = nlohmann::json::array();
+                   sigs = nlohmann::json::array(), matrix = nlohmann::json::array();
     AnalysisOptions opt;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         const AnalysisReport& rep = *inputs[i].report;
@@ -88,8 +88,31 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobRep
                               {"bytes", ts.bytes},
                               {"ns", ts.ns},
                               {"tasks", ts.tasks},
-                              {"gbps", num(ts.gbps())}});
+                              {"gbps", num(ts.gbps())},
+                              {"large_packet_ratio", num(ts.largePacketRatio)},
+                              {"peak_gbps", num(ts.peakGbps)},
+                              {"utilization", num(ts.utilization)}});
             cols.back()["transfers"] = std::move(tr);
+            nlohmann::json ti = nullptr;
+            if (c.timeInfo) {
+                const CommTimeInfo& x = *c.timeInfo;
+                ti = {{"elapse_ns", x.elapseNs},
+                      {"transit_ns", x.transitNs},
+                      {"wait_ns", x.waitNs},
+                      {"synchronization_ns", x.synchronizationNs},
+                      {"idle_ns", x.idleNs},
+                      {"wait_ratio", x.waitRatio},
+                      {"synchronization_ratio", x.synchronizationRatio},
+                      {"master_plane", x.masterPlane}};
+            }
+            cols.back()["time_info"] = std::move(ti);
+            nlohmann::json link = nullptr;
+            if (c.link)
+                link = {{"name", c.link->name},
+                        {"peak_gbps", num(c.link->peakGbps)},
+                        {"utilization", num(c.link->utilization)},
+                        {"basis", c.link->basis}};
+            cols.back()["link"] = std::move(link);
         }
         for (const SignatureGroup& g : rep.signatures) {
             nlohmann::json modes = nlohmann::json::array();
@@ -105,6 +128,21 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobRep
                             {"baseline_memcpy_ns", g.baselineMemcpyNs},
                             {"modes", std::move(modes)},
                             {"summary", g.summary}});
+        }
+        for (const MatrixEntry& m : rep.matrix) {
+            matrix.push_back(
+                {{"input", i},
+                 {"rank", optInt(m.rank)},
+                 {"step", optInt(m.step)},
+                 {"op_group", m.opGroup},
+                 {"group", m.group},
+                 {"src", m.src},
+                 {"dst", m.dst},
+                 {"transport", m.transport},
+                 {"bytes", m.bytes},
+                 {"ns", m.ns},
+                 {"gbps", num(m.gbps)},
+                 {"op_name", m.opName ? nlohmann::json(*m.opName) : nlohmann::json(nullptr)}});
         }
         for (const StepStats& s : rep.steps) {
             steps.push_back({{"input", i},
@@ -187,13 +225,21 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobRep
                              {"ranks", std::move(ops)}});
         }
     }
-    j["options"] = {{"size_align", opt.sizeAlign}, {"addr_align", opt.addrAlign}};
+    // The peaks in force: the defaults and what the options set.
+    nlohmann::json peaks = nlohmann::json::object();
+    for (const char* n : {"HCCS", "RDMA", "PCIE"})
+        peaks[n] = linkPeak(opt, n);
+    for (const auto& [n, v] : opt.linkPeaks)
+        peaks[n] = num(v);
+    j["options"] = {
+        {"size_align", opt.sizeAlign}, {"addr_align", opt.addrAlign}, {"link_peaks", peaks}};
     j["inputs"] = std::move(ins);
     j["collectives"] = std::move(cols);
     j["signatures"] = std::move(sigs);
     j["steps"] = std::move(steps);
     j["findings"] = std::move(finds);
     j["cross_rank"] = std::move(cross);
+    j["matrix"] = std::move(matrix);
     return j;
 }
 

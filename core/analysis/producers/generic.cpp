@@ -48,6 +48,12 @@ public:
         return ascendTaskComputing(ctx, e) || kinetoComputing(ctx, e);
     }
 
+    void finishCommunication(AnalysisContext& ctx, AnalysisReport& rep) const override
+    {
+        hcclFinishCommunication(ctx, rep);
+        kinetoFinishCommunication(ctx, rep);
+    }
+
     int flowRank(std::string_view cat) const override
     {
         return std::min(torchNpuFlowRank(cat), kinetoFlowRank(cat));

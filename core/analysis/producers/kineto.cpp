@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -43,7 +45,71 @@ public:
         return kinetoComputing(ctx, e);
     }
     int flowRank(std::string_view cat) const override { return kinetoFlowRank(cat); }
+    void finishCommunication(AnalysisContext& ctx, AnalysisReport& rep) const override
+    {
+        kinetoFinishCommunication(ctx, rep);
+    }
 };
+
+// Nominal per-direction bandwidth per GPU (GB/s) from the vendors' data sheets, by the device
+// name Kineto writes in deviceProperties: the intra-node GPU link, the host link (PCIe cards),
+// and a typical NIC of that generation's systems (one per GPU).
+struct DeviceLinks {
+    const char* match;     // substring of the device name
+    const char* intraName; // NVLink or xGMI
+    double intra;          // GB/s
+    double pcie;           // GB/s, x16 per direction
+    double net;            // GB/s per NIC
+};
+
+// Ordered: the first match wins ("H100 PCIe" before "H100").
+const DeviceLinks kDeviceLinks[] = {
+    {"V100", "NVLink", 150, 16, 12.5}, // NVLink2 300 GB/s bidirectional; EDR 100 Gb/s
+    {"A100-PCIE", "PCIe", 32, 32, 25}, // PCIe card: Gen4 x16; HDR 200 Gb/s
+    {"A100", "NVLink", 300, 32, 25},   // NVLink3 600 GB/s bidirectional (SXM4, PG509)
+    {"H100 PCIe", "PCIe", 64, 64, 50}, // Gen5 x16; NDR 400 Gb/s
+    {"H100", "NVLink", 450, 64, 50},   // NVLink4 900 GB/s bidirectional
+    {"H200", "NVLink", 450, 64, 50},
+    {"H800", "NVLink", 200, 64, 50}, // NVLink 400 GB/s bidirectional (export part)
+    {"A800", "NVLink", 200, 32, 25},
+    {"B200", "NVLink", 900, 64, 50}, // NVLink5 1.8 TB/s bidirectional
+    {"GB200", "NVLink", 900, 64, 50},
+    {"B100", "NVLink", 900, 64, 50},
+    {"MI300X", "xGMI", 448, 64, 50}, // 7 Infinity Fabric links, 896 GB/s bidirectional
+    {"MI250", "xGMI", 200, 32, 25},  // 8 links x 50 GB/s per direction (OAM)
+};
+
+const DeviceLinks* deviceLinks(const std::string& device)
+{
+    for (const DeviceLinks& d : kDeviceLinks) {
+        if (device.find(d.match) != std::string::npos) return &d;
+    }
+    return nullptr;
+}
+
+// "[0, 1, 2]" (a string, as Kineto writes it) or an array of numbers.
+std::vector<int> parseRanks(const nlohmann::json& v)
+{
+    std::vector<int> out;
+    if (v.is_array()) {
+        for (const auto& x : v)
+            if (auto r = jsonU64(x)) out.push_back(int(*r));
+    } else if (v.is_string()) {
+        const std::string& s = v.get_ref<const std::string&>();
+        for (std::size_t i = 0; i < s.size();) {
+            if (s[i] < '0' || s[i] > '9') {
+                ++i;
+                continue;
+            }
+            std::size_t j = i;
+            while (j < s.size() && s[j] >= '0' && s[j] <= '9')
+                ++j;
+            out.push_back(std::atoi(s.substr(i, j - i).c_str()));
+            i = j;
+        }
+    }
+    return out;
+}
 
 std::string algorithmFromKernel(std::string_view n)
 {
@@ -141,6 +207,14 @@ void fillKineto(AnalysisContext& ctx, Collective& c,
         if (c.dtype.empty()) c.dtype = argStr(a, "dtype", err);
         if (c.groupSize == 0) c.groupSize = int(argU64(a, "Group size", err).value_or(0));
         if (c.group.empty()) c.group = argStr(a, "Process Group Name", err);
+        if (a.is_object() && !ctx.groupRanks.count(c.event)) {
+            if (auto it = a.find("Process Group Ranks"); it != a.end()) {
+                if (it->is_string() || it->is_array())
+                    ctx.groupRanks[c.event] = parseRanks(*it);
+                else if (err)
+                    err->add("Process Group Ranks");
+            }
+        }
     }
     if (c.kind == CollectiveKind::Other) c.kind = kindFromName(c.name);
     // ncclDevKernel_Generic says nothing: a GPU annotation around it ("nccl:all_reduce") may.
@@ -344,6 +418,73 @@ int kinetoFlowRank(std::string_view cat)
     if (cat == "ac2g" || cat == "async_cpu_to_gpu") return 0;
     if (cat == "fwdbwd") return -1;
     return 3;
+}
+
+void kinetoFinishCommunication(AnalysisContext& ctx, AnalysisReport& rep)
+{
+    const Trace& t = ctx.trace;
+    const auto& md = t.metadata();
+    // deviceProperties lists the GPUs the process saw: the node's.
+    std::string device;
+    int gpusPerNode = 0;
+    if (auto it = md.find("deviceProperties"); it != md.end() && it->is_array()) {
+        gpusPerNode = int(it->size());
+        if (!it->empty()) device = argStr(it->front(), "name", ctx.errors);
+    }
+    std::map<std::string, std::vector<int>> pgRanks; // distributedInfo.pg_config
+    int world = 0;
+    if (auto di = md.find("distributedInfo"); di != md.end() && di->is_object()) {
+        world = int(argU64(*di, "world_size", nullptr).value_or(0));
+        if (auto pg = di->find("pg_config"); pg != di->end() && pg->is_array()) {
+            for (const auto& g : *pg) {
+                if (!g.is_object()) continue;
+                const std::string name = argStr(g, "pg_name", ctx.errors);
+                if (auto r = g.find("ranks"); r != g.end()) pgRanks[name] = parseRanks(*r);
+            }
+        }
+    }
+    const DeviceLinks* dl = deviceLinks(device);
+    for (Collective& c : rep.collectives) {
+        if (!std::isfinite(c.busbwGbps) ||
+            ctx.roles[t.slice(c.event).track] != TrackRole::GpuStream)
+            continue;
+        std::vector<int> ranks;
+        if (auto it = ctx.groupRanks.find(c.event); it != ctx.groupRanks.end()) ranks = it->second;
+        if (ranks.empty())
+            if (auto it = pgRanks.find(c.group); it != pgRanks.end()) ranks = it->second;
+        // A group of one rank moves nothing between GPUs: no link to compare with.
+        if ((!ranks.empty() && ranks.size() < 2) || (ranks.empty() && c.groupSize == 1)) continue;
+        bool intra = false;
+        std::string basis;
+        const std::string node = "nodes of " + std::to_string(gpusPerNode) + " GPUs";
+        if (!ranks.empty() && gpusPerNode > 0) {
+            std::set<int> nodes;
+            for (int r : ranks)
+                nodes.insert(r / gpusPerNode);
+            intra = nodes.size() == 1;
+            const auto [lo, hi] = std::minmax_element(ranks.begin(), ranks.end());
+            basis = std::string(intra ? "intra-node" : "inter-node") + ": group ranks " +
+                    std::to_string(*lo) + "-" + std::to_string(*hi) + " on " +
+                    std::to_string(nodes.size()) + " of the " + node +
+                    " deviceProperties lists (ranks numbered node by node)";
+        } else if (gpusPerNode > 0 && (c.groupSize > 0 || world > 0)) {
+            const int n = c.groupSize > 0 ? c.groupSize : world;
+            intra = n <= gpusPerNode;
+            basis = std::string(intra ? "intra-node" : "inter-node") +
+                    " assumed: " + std::to_string(n) + " ranks, " + node + " (deviceProperties)";
+        } else {
+            continue; // nothing says where the group runs
+        }
+        LinkAssumption l;
+        l.name = intra ? (dl ? dl->intraName : "NVLink") : "InfiniBand/RoCE";
+        l.peakGbps = linkPeak(ctx.options, l.name);
+        if (!std::isfinite(l.peakGbps) && dl) l.peakGbps = intra ? dl->intra : dl->net;
+        if (!std::isfinite(l.peakGbps)) continue;
+        l.utilization = c.busbwGbps / l.peakGbps;
+        l.basis = std::move(basis);
+        if (dl) l.basis += "; " + device;
+        c.link = std::move(l);
+    }
 }
 
 const ProducerModel& kinetoModel()

@@ -17,5 +17,7 @@ void prepareKinetoComputing(AnalysisContext& ctx, const std::vector<Collective>&
 // A GPU kernel that is not part of a collective.
 bool kinetoComputing(AnalysisContext& ctx, EventId e);
 int kinetoFlowRank(std::string_view category);
+// The link each collective's bus bandwidth is compared with (Collective::link).
+void kinetoFinishCommunication(AnalysisContext& ctx, AnalysisReport& rep);
 
 } // namespace rs::analysis

@@ -9,12 +9,14 @@
 // (presentation.h) know no producer.
 
 #include "core/analysis/analysisutil.h"
+#include "core/analysis/producers/hcclcomm.h"
 #include "core/analysis/report.h"
 #include "core/trace.h"
 
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -45,6 +47,9 @@ struct AnalysisContext {
     std::vector<EventId> inCollective;      // sorted
     std::vector<std::int8_t> computeByName; // per StrId: -1 unknown, 0, 1
     StrId catKernel = kNone;                // "kernel"
+    // Producer data kept for finishCommunication: HCCL tasks per op, group ranks per op.
+    std::unordered_map<EventId, std::vector<HcclTask>> hcclTasks;
+    std::unordered_map<EventId, std::vector<int>> groupRanks;
 
     std::uint8_t classOf(StrId id) const { return id < nameClass.size() ? nameClass[id] : 0; }
     // Host launches of a device event (sorted lookup).
@@ -72,6 +77,13 @@ public:
     // Whether device event e (on an AscendDevice or GpuStream track) is computing for the
     // step figures. Called once per device event after prepareComputing.
     virtual bool isComputing(AnalysisContext& ctx, EventId e) const = 0;
+    // After the steps and bandwidths are known: the communication matrix (HCCL), the links
+    // Kineto collectives are compared with.
+    virtual void finishCommunication(AnalysisContext& ctx, AnalysisReport& rep) const
+    {
+        (void)ctx;
+        (void)rep;
+    }
     // Rank of a flow category when a chain leaves a slice through an incoming flow: 0 first,
     // negative never followed.
     virtual int flowRank(std::string_view category) const = 0;

@@ -5,7 +5,6 @@
 #include "core/analysis/producers/torchnpu.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
 
 namespace rs::analysis {
@@ -44,6 +43,11 @@ public:
         return ascendTaskComputing(ctx, e);
     }
 
+    void finishCommunication(AnalysisContext& ctx, AnalysisReport& rep) const override
+    {
+        hcclFinishCommunication(ctx, rep);
+    }
+
     int flowRank(std::string_view cat) const override { return torchNpuFlowRank(cat); }
 
     EventId stackContinuation(const Trace& trace, const std::vector<TrackRole>& roles, EventId e,
@@ -68,7 +72,7 @@ EventId pickHost(const Trace& t, const std::vector<EventId>& launches)
 }
 
 void addHcclOp(AnalysisContext& ctx, EventId e, const std::string& group,
-               const std::vector<TrackId>& planes, std::vector<Collective>& out)
+               const std::vector<std::pair<TrackId, int>>& planes, std::vector<Collective>& out)
 {
     const Trace& t = ctx.trace;
     const Slice& s = t.slice(e);
@@ -89,9 +93,9 @@ void addHcclOp(AnalysisContext& ctx, EventId e, const std::string& group,
 
     std::vector<std::pair<TimeNs, TimeNs>> waits;
     std::set<std::uint64_t> ranks;
-    std::map<std::string, TransferStat> transfers;
+    std::vector<HcclTask> hccl;
     const AnalysisOptions& opt = ctx.options;
-    for (TrackId p : planes) {
+    for (const auto& [p, planeNumber] : planes) {
         EventId i = t.firstSliceEndingAfter(p, s.start);
         if (i == kNone) continue;
         const Track& pt = t.tracks()[p];
@@ -107,8 +111,18 @@ void addHcclOp(AnalysisContext& ctx, EventId e, const std::string& group,
             const std::string transport = ta.str("transport type", ctx.errors);
             const std::string link = ta.str("link type", ctx.errors);
             const std::uint64_t size = ta.u64("size(Byte)", ctx.errors).value_or(0);
-            for (const char* k : {"src rank", "dst rank"}) {
-                auto r = ta.u64(k, ctx.errors);
+            HcclTask ht;
+            ht.event = i;
+            ht.plane = planeNumber;
+            ht.start = task.start;
+            ht.dur = task.dur;
+            ht.kind = hcclTaskKind(type);
+            ht.transport = transport;
+            ht.link = link;
+            ht.size = size;
+            ht.src = ta.u64("src rank", ctx.errors);
+            ht.dst = ta.u64("dst rank", ctx.errors);
+            for (const auto& r : {ht.src, ht.dst}) {
                 if (r && *r < 65536) ranks.insert(*r);
             }
             if (type == "Notify_Wait") waits.emplace_back(task.start, task.end());
@@ -123,20 +137,7 @@ void addHcclOp(AnalysisContext& ctx, EventId e, const std::string& group,
                 ++c.unalignedCount;
                 ctx.unaligned.push_back(i);
             }
-            if (size > 0 && !link.empty() && link != "ON_CHIP" && link != "INVALID_TYPE" &&
-                (transport == "SDMA" || transport == "RDMA")) {
-                // communication.json reports per link (HCCS, PCIE, SIO...) and per transport
-                // (SDMA, RDMA): the same task counts under both.
-                std::vector<std::string> keys{link == "ROCE" ? std::string("RDMA") : link};
-                if (transport != keys.front()) keys.push_back(transport);
-                for (const std::string& key : keys) {
-                    TransferStat& ts = transfers[key];
-                    ts.name = key;
-                    ts.bytes += size;
-                    ts.ns += task.dur;
-                    ++ts.tasks;
-                }
-            }
+            hccl.push_back(std::move(ht));
             if (type == "Memcpy" || t.str(task.name) == "Memcpy") {
                 InternalCopy cp;
                 cp.event = i;
@@ -153,31 +154,30 @@ void addHcclOp(AnalysisContext& ctx, EventId e, const std::string& group,
     }
     c.waitNs = unionLength(std::move(waits));
     c.groupSize = static_cast<int>(ranks.size());
-    for (auto& [k, v] : transfers)
-        c.transfers.push_back(v);
+    // Planes are walked one after the other: the figures want time order.
+    std::stable_sort(hccl.begin(), hccl.end(),
+                     [](const HcclTask& a, const HcclTask& b) { return a.start < b.start; });
+    hcclCommFigures(hccl, opt, c);
+    if (!hccl.empty()) ctx.hcclTasks.emplace(e, std::move(hccl));
     out.push_back(std::move(c));
 }
 
-// torch_npu's computing task types. Older CANN writes "Other" for every kernel: there a named
-// task that is not a runtime or HCCL task counts as computing.
-bool computeTaskType(std::string_view type, std::string_view name)
+// Which Ascend tasks are computing. torch_npu's step_trace_time.csv sums CANN's Overlap Analysis
+// lanes, and CANN counts as computing exactly the device tasks that belong to a compute op: those
+// matched to the op info recorded at launch (msprof's compute task info; torch_npu's DB export
+// reads the same table, COMPUTE_TASK_INFO). msprof names a task after that op when it has one,
+// and after its task type otherwise: the host type (MEMCPY_ASYNC, EVENT_RECORD,
+// PROFILING_ENABLE...), or for FFTS+ subtasks and unknown types the device type, which is then
+// also its Task Type (SDMA, Write Value, Notify Wait; older CANN writes "Other" for both). So a
+// task is computing when its name is an op's name: not its Task Type, not a task-type
+// identifier (upper case, digits, underscores), and not an HCCL op (communication).
+bool computeTask(std::string_view type, std::string_view name)
 {
-    static const std::string_view compute[] = {"AI_CORE", "AI_VECTOR_CORE", "MIX_AIC",
-                                               "MIX_AIV", "AI_CPU",         "DSA_SQE"};
-    for (std::string_view c : compute) {
-        if (type == c) return true;
-    }
-    if (type == "Other" || type.empty()) {
-        static const std::string_view notCompute[] = {
-            "MEMCPY", "Memcpy", "EVENT_", "Notify", "Write Value",   "SDMA", "PLACE_HOLDER",
-            "hcom",   "Memset", "MEMSET", "STARS",  "Reduce_Inline", "RDMA"};
-        if (name.empty()) return false;
-        for (std::string_view n : notCompute) {
-            if (name.find(n) != std::string_view::npos) return false;
-        }
-        return true;
-    }
-    return false;
+    if (name.empty() || name == type || startsWith(name, "hcom_")) return false;
+    const bool identifier = std::all_of(name.begin(), name.end(), [](char ch) {
+        return (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+    });
+    return !identifier;
 }
 
 } // namespace
@@ -215,9 +215,25 @@ void findHcclCollectives(AnalysisContext& ctx, std::vector<Collective>& out)
     const auto& tracks = t.tracks();
     for (TrackId tr = 0; tr < tracks.size(); ++tr) {
         if (ctx.roles[tr] != TrackRole::HcclGroup) continue;
-        std::vector<TrackId> planes;
-        for (TrackId p : t.processes()[tracks[tr].process].tracks) {
-            if (ctx.roles[p] == TrackRole::HcclPlane) planes.push_back(p);
+        // hccl_assembler.cpp: each group thread (tid t) is followed by its "Plane N" threads
+        // (tids t+1+N): a plane belongs to the nearest group thread below it (the first group
+        // when none is below: an odd layout keeps every plane).
+        std::vector<std::pair<TrackId, int>> planes;
+        const auto& ptracks = t.processes()[tracks[tr].process].tracks;
+        auto tidOf = [&](TrackId x) { return textU64(tracks[x].tid).value_or(0); };
+        for (TrackId p : ptracks) {
+            if (ctx.roles[p] != TrackRole::HcclPlane) continue;
+            TrackId owner = kNone, first = kNone;
+            for (TrackId g : ptracks) {
+                if (ctx.roles[g] != TrackRole::HcclGroup) continue;
+                if (first == kNone || tidOf(g) < tidOf(first)) first = g;
+                if (tidOf(g) < tidOf(p) && (owner == kNone || tidOf(g) > tidOf(owner))) owner = g;
+            }
+            if ((owner == kNone ? first : owner) != tr) continue;
+            const std::string& n = t.str(tracks[p].name);
+            planes.emplace_back(
+                p, int(textU64(std::string_view(n).substr(std::min<std::size_t>(5, n.size())))
+                           .value_or(std::uint64_t(planes.size()))));
         }
         std::string group = t.str(tracks[tr].name);
         if (startsWith(group, "Group ")) group = group.substr(6, group.find(' ', 6) - 6);
@@ -238,7 +254,7 @@ bool ascendTaskComputing(AnalysisContext& ctx, EventId e)
     if (known < 0) {
         // One args parse per distinct task name.
         const nlohmann::json a = t.args(e);
-        known = computeTaskType(argStr(a, "Task Type", ctx.errors), t.str(s.name)) ? 1 : 0;
+        known = computeTask(argStr(a, "Task Type", ctx.errors), t.str(s.name)) ? 1 : 0;
     }
     return known == 1;
 }
@@ -288,6 +304,16 @@ EventId torchNpuStackContinuation(const Trace& trace, const std::vector<TrackRol
         }
     }
     return kNone;
+}
+
+void hcclFinishCommunication(AnalysisContext& ctx, AnalysisReport& rep)
+{
+    std::vector<HcclOpTasks> ops;
+    for (const Collective& c : rep.collectives) {
+        auto it = ctx.hcclTasks.find(c.event);
+        if (it != ctx.hcclTasks.end()) ops.push_back({&c, &it->second});
+    }
+    rep.matrix = hcclMatrix(ops);
 }
 
 const ProducerModel& torchNpuModel()

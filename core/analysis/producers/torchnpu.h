@@ -14,6 +14,8 @@ void findHcclCollectives(AnalysisContext& ctx, std::vector<Collective>& out);
 // An Ascend Hardware task that is computing (ctx.computeByName sized by prepareComputing).
 bool ascendTaskComputing(AnalysisContext& ctx, EventId e);
 int torchNpuFlowRank(std::string_view category);
+// communication_matrix.json from the HCCL tasks kept in ctx.
+void hcclFinishCommunication(AnalysisContext& ctx, AnalysisReport& rep);
 EventId torchNpuStackContinuation(const Trace& trace, const std::vector<TrackRole>& roles,
                                   EventId e, const std::unordered_set<EventId>& visited,
                                   const char** kind);

@@ -80,10 +80,15 @@ void collectiveFindings(AnalysisReport& rep, AnalysisContext& ctx)
             out.push_back(std::move(f));
         }
     }
-    std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
-        if (a.severity != b.severity) return a.severity > b.severity;
-        return a.start < b.start;
-    });
+}
+
+void sortFindings(AnalysisReport& rep)
+{
+    std::stable_sort(rep.findings.begin(), rep.findings.end(),
+                     [](const Finding& a, const Finding& b) {
+                         if (a.severity != b.severity) return a.severity > b.severity;
+                         return a.start < b.start;
+                     });
 }
 
 } // namespace rs::analysis::rules

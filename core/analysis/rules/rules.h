@@ -15,4 +15,25 @@ void judgeCollectives(AnalysisReport& rep, const AnalysisContext& ctx);
 // Sorts ctx.unaligned.
 void collectiveFindings(AnalysisReport& rep, AnalysisContext& ctx);
 
+// Communication health (docs/analysis.md): link-underutilized, small-packets, sync-dominated,
+// unexpected-transport.
+// A link under this share of its peak is under-utilised.
+inline constexpr double kUnderUtilized = 0.6;
+// Bandwidth-bound: HCCL transfers of at least this many bytes on average, Kineto collectives of
+// at least this many bytes (below, latency rather than bandwidth sets the time).
+inline constexpr std::uint64_t kBandwidthBoundRecordBytes = 1000000;
+inline constexpr std::uint64_t kBandwidthBoundCollectiveBytes = 32000000;
+// Small packets: a large-packet ratio under kSmallPacketRatio on a transport that runs under
+// kUnderUtilized of its peak and takes at least kSmallPacketTransitShare of the op's time.
+inline constexpr double kSmallPacketRatio = 0.2;
+inline constexpr double kSmallPacketTransitShare = 0.2;
+inline constexpr int kSmallPacketMinRecords = 4;
+inline constexpr double kSyncDominated = 0.5;     // synchronization ratio
+inline constexpr TimeNs kSyncMinElapse = 1000000; // 1 ms: shorter ops are noise
+inline constexpr std::size_t kMaxEvidenceOps = 64;
+void communicationFindings(AnalysisReport& rep);
+
+// Most severe first, then by time.
+void sortFindings(AnalysisReport& rep);
+
 } // namespace rs::analysis::rules
