@@ -399,6 +399,35 @@ void matrixText(std::ostringstream& o, const std::vector<ReportInput>& inputs, c
     }
 }
 
+// For a job: the ranks whose ops are sync-dominated, and the rank the job says they wait for.
+void syncText(std::ostringstream& o, const std::vector<ReportInput>& inputs, const JobReport& job)
+{
+    std::vector<int> waiting;
+    for (const ReportInput& in : inputs) {
+        for (const Finding& f : in.report->findings)
+            if (f.rule == "sync-dominated" && f.rank) waiting.push_back(*f.rank);
+    }
+    if (waiting.empty()) return;
+    std::map<int, int> delaying; // rank -> instances it delayed
+    for (const CrossRankCollective& c : job.collectives)
+        if (c.delayingRank) ++delaying[*c.delayingRank];
+    o << "  sync-dominated ops on rank" << (waiting.size() == 1 ? " " : "s ");
+    for (std::size_t i = 0; i < waiting.size(); ++i)
+        o << (i ? ", " : "") << waiting[i];
+    if (delaying.empty()) {
+        o << ": no single rank delays the collectives (skew across ranks)\n";
+        return;
+    }
+    o << ": they wait for ";
+    bool first = true;
+    for (const auto& [r, n] : delaying) {
+        o << (first ? "" : ", ") << "rank " << r << " (" << n << " collective"
+          << (n == 1 ? "" : "s") << ")";
+        first = false;
+    }
+    o << "\n";
+}
+
 std::string rankText(const std::optional<int>& r)
 {
     return r ? "rank " + std::to_string(*r) : std::string("rank ?");
@@ -481,6 +510,7 @@ std::string reportToText(const std::vector<ReportInput>& inputs, const JobReport
         o << "job: " << job->ranks.size() << " ranks, " << job->collectives.size()
           << " collectives matched across ranks, " << delayed << " delayed by one rank\n";
         matrixText(o, inputs, job);
+        syncText(o, inputs, *job);
         if (job->findings.empty()) o << "  no job findings\n";
         for (const Finding& f : job->findings) {
             o << "  [" << severityName(f.severity) << "] " << f.rule << ": " << f.title << "\n";
