@@ -92,6 +92,8 @@ int exportImage(const QStringList& args)
     parser.addOption({"title", "Title of the picture (default: the trace file name).", "TEXT"});
     parser.addOption({"no-sidecar", "Ignore the annotations saved next to the trace."});
     parser.addOption({"max-memory", "Memory budget for loading, in MiB.", "MiB"});
+    parser.addOption(
+        {"link-peak", "A link's peak in GB/s (as for analyze), repeatable.", "NAME=GBPS"});
     if (!parser.parse(QStringList{"ringscope export"} + args))
         return usageError(parser.errorText());
     if (parser.isSet("help")) {
