@@ -2,6 +2,7 @@
 // launched it, even when it runs after that step's host span; the torch_npu column definitions.
 
 #include "core/analysis/analysisutil.h"
+#include "core/analysis/presentation.h"
 #include "core/analysis/analyzer.h"
 #include "tests/testutil.h"
 
@@ -143,6 +144,14 @@ private slots:
         QVERIFY(!analysis::FlatArgs("not json").get("x"));
         QVERIFY(!analysis::FlatArgs(R"({"a": )").get("b"));
         QVERIFY(!analysis::jsonU64(nlohmann::json(-1)));
+        // One mode-letter definition for the report, the viewer, exports and annotations.
+        QCOMPARE(modeLetter(0), std::string("A"));
+        QCOMPARE(modeLetter(25), std::string("Z"));
+        QCOMPARE(modeLetter(26), std::string("AA"));
+        QCOMPARE(modeLetter(27), std::string("AB"));
+        QCOMPARE(modeLetter(701), std::string("ZZ"));
+        QCOMPARE(modeLetter(702), std::string("AAA"));
+        QCOMPARE(modeLetter(-1), std::string("?"));
     }
 };
 
