@@ -1,6 +1,7 @@
 #include "core/analysis/report.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace rs {
 
@@ -47,6 +48,16 @@ const char* severityName(Severity s)
 double linkPeak(const AnalysisOptions& o, const std::string& name)
 {
     if (auto it = o.linkPeaks.find(name); it != o.linkPeaks.end()) return it->second;
+    // Names as a user types them: "hccs", "nvlink", "infiniband/roce".
+    auto same = [](const std::string& a, const std::string& b) {
+        return a.size() == b.size() &&
+               std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+                   return std::tolower(static_cast<unsigned char>(x)) ==
+                          std::tolower(static_cast<unsigned char>(y));
+               });
+    };
+    for (const auto& [k, v] : o.linkPeaks)
+        if (same(k, name)) return v;
     // msprof's standard bandwidths of chip v2.1.0 (HcclAnalysisTool.StandardBandWidth).
     if (name == "HCCS") return 18.0;
     if (name == "RDMA") return 12.5;
