@@ -1,5 +1,7 @@
 #include "core/tracebuilder.h"
 
+#include "core/analysis/producers/producer.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -941,30 +943,8 @@ void TraceBuilder::resolveStackFrames(const std::vector<EventId>& newIndex)
 
 void TraceBuilder::detectProducer()
 {
-    Trace& tr = *m_trace;
-    bool npu = m_sawStringTs;
-    for (const Process& p : tr.m_processes) {
-        const std::string& n = tr.str(p.name);
-        if (n == "Ascend Hardware" || n == "CANN" || n == "HCCL" || n == "Overlap Analysis")
-            npu = true;
-    }
-    if (npu) {
-        tr.m_producer = Producer::TorchNpu;
-        return;
-    }
-    const auto& md = tr.m_metadata;
-    bool kineto = md.contains("schemaVersion") || md.contains("deviceProperties") ||
-                  md.contains("distributedInfo") || md.contains("traceName") ||
-                  md.contains("baseTimeNanoseconds");
-    if (!kineto) {
-        for (const char* c : {"cuda_runtime", "kernel", "gpu_memcpy", "ac2g", "cpu_op"}) {
-            if (tr.m_strings.find(c) != std::numeric_limits<StrId>::max()) {
-                kineto = true;
-                break;
-            }
-        }
-    }
-    tr.m_producer = kineto ? Producer::Kineto : Producer::Other;
+    // Producer knowledge lives in the analysis' producer module: one place decides.
+    m_trace->m_producer = analysis::detectProducer(*m_trace, m_sawStringTs);
 }
 
 std::shared_ptr<Trace> TraceBuilder::finish()
