@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -20,7 +21,13 @@ int usage()
         "[--rank N]\n"
         "         SIZE like 100M or 1G; the file ends at the first step past it\n"
         "       gen_trace --seed-case [--ranks N] [--steps N] [--kineto] --out DIR\n"
-        "         the seed case as a job: DIR/rankN_ascend_pt/... (or rankN.pt.trace.json)\n"
+        "                 [--compute-ms X] [--allreduce-ms X] [--bad-steps I,J|none]\n"
+        "                 [--write-ranks N] [--single-card]\n"
+        "         the seed case as a job: DIR/rankN_ascend_pt/... (or rankN.pt.trace.json);\n"
+        "         per step X ms of compute and an AllReduce of X ms (0: none), the 0-based\n"
+        "         steps whose AllReduce input is misaligned (default 2,4), only ranks\n"
+        "         0..N-1 written (the traces still say --ranks as the world size);\n"
+        "         --single-card: 1 rank, no AllReduce\n"
         "       gen_trace --sample --out DIR\n"
         "         the bundled sample: DIR/sample_rank0.json and sample_rank1.json\n");
     return 2;
@@ -56,7 +63,7 @@ int main(int argc, char** argv)
 {
     rs::tracegen::LargeTraceOptions opt;
     rs::gen::SeedCaseOptions seed;
-    bool seedCase = false, sample = false;
+    bool seedCase = false, sample = false, singleCard = false;
     std::string out;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -88,19 +95,49 @@ int main(int argc, char** argv)
             seed.steps = std::max(1, std::atoi(argv[++i]));
         } else if (a == "--kineto") {
             seed.kineto = true;
+        } else if ((a == "--compute-ms" || a == "--allreduce-ms") && hasValue) {
+            const double ms = std::strtod(argv[++i], nullptr);
+            if (!(ms >= 0) || ms > 1e7) return usage();
+            (a == "--compute-ms" ? seed.computeNs : seed.allReduceNs) =
+                static_cast<rs::TimeNs>(ms * 1e6 + 0.5);
+        } else if (a == "--bad-steps" && hasValue) {
+            seed.badSteps.clear();
+            const std::string list = argv[++i];
+            if (list != "none") {
+                for (std::size_t p = 0; p <= list.size();) {
+                    const std::size_t comma = std::min(list.find(',', p), list.size());
+                    const std::string item = list.substr(p, comma - p);
+                    if (item.empty() || item.find_first_not_of("0123456789") != item.npos)
+                        return usage();
+                    seed.badSteps.push_back(std::atoi(item.c_str()));
+                    p = comma + 1;
+                }
+            }
+        } else if (a == "--write-ranks" && hasValue) {
+            seed.writeRanks = std::max(1, std::atoi(argv[++i]));
+        } else if (a == "--single-card") {
+            singleCard = true;
         } else {
             return usage();
         }
     }
     if (out.empty()) return usage();
     if (sample) return writeSample(out);
+    if (singleCard) {
+        seed.ranks = 1;
+        seed.allReduceNs = 0;
+        seed.badSteps.clear();
+    }
     if (seedCase) {
         std::filesystem::create_directories(out);
         if (!rs::gen::writeSeedCaseJob(out, seed)) {
             std::fprintf(stderr, "gen_trace: cannot write the job under %s\n", out.c_str());
             return 1;
         }
-        std::printf("%s: seed case, %d ranks, %d steps\n", out.c_str(), seed.ranks, seed.steps);
+        std::printf("%s: seed case, %d ranks, %d steps", out.c_str(), seed.ranks, seed.steps);
+        if (seed.writeRanks > 0 && seed.writeRanks < seed.ranks)
+            std::printf(" (ranks 0-%d written)", seed.writeRanks - 1);
+        std::printf("\n");
         return 0;
     }
     const auto t0 = std::chrono::steady_clock::now();

@@ -27,6 +27,11 @@ double us(TimeNs ns)
     return double(ns) / 1000.0;
 }
 
+bool hasAllReduce(const SeedCaseOptions& o)
+{
+    return o.allReduceNs > 0;
+}
+
 bool isBad(const SeedCaseOptions& o, int step)
 {
     return std::find(o.badSteps.begin(), o.badSteps.end(), step) != o.badSteps.end();
@@ -46,7 +51,7 @@ std::vector<StepTimes> stepTimes(const SeedCaseOptions& o, TimeNs origin)
     TimeNs t = origin;
     for (int i = 0; i < o.steps; ++i) {
         StepTimes s;
-        s.bad = isBad(o, i);
+        s.bad = isBad(o, i) && hasAllReduce(o);
         s.hostStart = t;
         s.devStart = t + 1'000'000;
         s.arStart = s.devStart + o.computeNs;
@@ -163,6 +168,7 @@ private:
                            {m_hwPid, "Ascend Hardware", "NPU", 2},
                            {m_hcclPid, "HCCL", "NPU", 3}};
         for (const P& p : procs) {
+            if (p.pid == m_hcclPid && !hasAllReduce(m_o)) continue; // a single card: no HCCL
             meta("process_name", p.pid, 0, {{"name", p.name}});
             meta("process_labels", p.pid, 0, {{"labels", p.label}});
             meta("process_sort_index", p.pid, 0, {{"sort_index", p.sort}});
@@ -172,6 +178,7 @@ private:
             meta("thread_name", m_cannPid, tid, {{"name", "Thread " + std::to_string(tid)}});
         }
         meta("thread_name", m_hwPid, 2, {{"name", "Stream 2"}});
+        if (!hasAllReduce(m_o)) return;
         meta("thread_name", m_hcclPid, 0, {{"name", "Group 0 Communication"}});
         meta("thread_sort_index", m_hcclPid, 0, {{"sort_index", 0}});
         for (int p = 0; p < m_o.ranks; ++p) {
@@ -290,6 +297,7 @@ private:
         }
 
         // The AllReduce: c10d::allreduce_ > HcclAllreduce, AscendCL@hcom_allReduce_ on CANN.
+        if (!hasAllReduce(m_o)) return;
         const TimeNs host = st.hostStart + 600'000;
         Json arStack;
         if (m_o.withStack)
@@ -339,6 +347,8 @@ private:
         const int n = std::max(1, m_o.ranks);
         const std::uint64_t chunk = bytes / std::uint64_t(n);
         TimeNs t = st.arStart;
+        // Task lengths scale down for AllReduces under 40 ms (1 ms at the default 200 ms).
+        const TimeNs unit = std::min<TimeNs>(1'000'000, m_o.allReduceNs / 40);
         const bool badHere = st.bad && m_rank == m_o.badRank;
         const bool waitHere = st.bad && m_rank != m_o.badRank;
         // Baseline: a tiny flag write and the local copy of the input into the CCL buffer.
@@ -352,12 +362,12 @@ private:
             e["args"]["dst"] = "0x12c80000000";
             t += m_o.extraMemcpyNs;
         }
-        const TimeNs local = 2'000'000;
+        const TimeNs local = 2 * unit;
         task("Memcpy", 0, t + 2'000, local, m_rank, m_rank, "SDMA", chunk, "ON_CHIP",
              "INVALID_TYPE");
         t += 2'000 + local;
         // Per peer: handshake (the wait absorbs a slow peer), reduce, copy back, handshake.
-        const TimeNs rest = m_o.allReduceNs - (local + 2'000) - 4'000'000;
+        const TimeNs rest = m_o.allReduceNs - (local + 2'000) - 4 * unit;
         const TimeNs half = rest / 2;
         int plane = 1;
         for (int p = 0; p < n; ++p) {
@@ -372,9 +382,9 @@ private:
             task("Reduce_Inline", plane, pt, half - 20'000, m_rank, p, "SDMA", chunk, "HCCS",
                  "FP32");
             pt += half;
-            task("Memcpy", plane, pt, half - 1'000'000, m_rank, p, "SDMA", chunk, "HCCS",
+            task("Memcpy", plane, pt, half - unit, m_rank, p, "SDMA", chunk, "HCCS",
                  "INVALID_TYPE");
-            pt += half - 1'000'000;
+            pt += half - unit;
             task("Notify_Record", plane, pt, 700, m_rank, p, "SDMA", 0, "INVALID_TYPE",
                  "INVALID_TYPE");
             task("Notify_Wait", plane, pt + 1'000, 10'000, m_rank, p, "LOCAL", 0, "INVALID_TYPE",
@@ -383,7 +393,7 @@ private:
         }
         // Final copy out of the CCL buffer, ending with the op.
         const TimeNs end = st.arStart + st.arDur;
-        task("Memcpy", 0, end - 1'000'000, 999'000, m_rank, m_rank, "SDMA", 65536, "ON_CHIP",
+        task("Memcpy", 0, end - unit, unit - 1'000, m_rank, m_rank, "SDMA", 65536, "ON_CHIP",
              "INVALID_TYPE");
         (void)i;
     }
@@ -533,6 +543,7 @@ private:
 
         // c10d::allreduce_ > record_param_comms > nccl:all_reduce > (cudaMemcpyAsync) +
         // cudaLaunchKernel; NCCL runs on stream 20.
+        if (!hasAllReduce(m_o)) return;
         const TimeNs host = st.hostStart + 600'000;
         slice("c10d::allreduce_", "cpu_op", m_cpuPid, m_tid, host - 30'000, 150'000,
               {{"External id", 5000 + i}});
@@ -616,7 +627,8 @@ std::string seedCaseTrace(const SeedCaseOptions& o, int rank)
 bool writeSeedCaseJob(const std::string& dir, const SeedCaseOptions& o)
 {
     namespace fs = std::filesystem;
-    for (int r = 0; r < o.ranks; ++r) {
+    const int written = o.writeRanks > 0 ? std::min(o.writeRanks, o.ranks) : o.ranks;
+    for (int r = 0; r < written; ++r) {
         const std::string text = seedCaseTrace(o, r);
         if (o.kineto) {
             if (!writeFile(fs::path(dir) / ("rank" + std::to_string(r) + ".pt.trace.json"), text))

@@ -26,6 +26,9 @@ struct SeedCaseOptions {
     bool withStack =
         true; // python_function + "Call stack" with custom_attention_forward / torch.empty
     std::uint64_t stepBase = 40; // ProfilerStep#(stepBase + i)
+    // allReduceNs = 0: no collective at all (a single-card run). Steps then last computeNs.
+    int writeRanks = 0; // ranks 0..writeRanks-1 written by writeSeedCaseJob (0: all); the
+                        // traces still declare `ranks` as the world size
 };
 
 // JSON text of one rank's trace.
