@@ -16,6 +16,8 @@ void printUsage()
                  "       ringscope info PATH... [--json]  summarise traces\n"
                  "       ringscope analyze PATH... [--json] [--size-align N] [--addr-align N]\n"
                  "                 [--fail-on warning|error]  find communication problems\n"
+                 "       ringscope compare BEFORE AFTER [--json]  before/after a fix\n"
+                 "       ringscope compare --scaling [--weak] RUN... [--json]  scaling efficiency\n"
                  "       ringscope export PATH --out FILE.png|svg|pdf [--range A:B]\n"
                  "                 [--finding N] [--step N] [--annotate-findings] [--composite]\n"
                  "                 render the annotated timeline or the report, headless\n"
@@ -49,6 +51,13 @@ int main(int argc, char** argv)
         for (int i = 2; i < argc; ++i)
             args << QString::fromLocal8Bit(argv[i]);
         return rs::cli::analyze(args);
+    }
+    if (sub == "compare") {
+        QCoreApplication app(argc, argv);
+        QStringList args;
+        for (int i = 2; i < argc; ++i)
+            args << QString::fromLocal8Bit(argv[i]);
+        return rs::cli::compare(args);
     }
     if (sub == "export") {
         if (qEnvironmentVariableIsEmpty("DISPLAY") &&

@@ -1,0 +1,118 @@
+#include "app/commands.h"
+
+#include "core/compare/comparereport.h"
+#include "core/compare/runloader.h"
+
+#include <QCommandLineParser>
+
+#include <iostream>
+
+namespace rs::cli {
+
+int compare(const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "Compare two runs (before and after a fix): step time, collectives and their extra "
+        "internal memcpy, findings resolved and new, ops whose device time changed. With "
+        "--scaling, the scaling efficiency of runs on different card counts.");
+    parser.addHelpOption();
+    parser.addPositionalArgument("BEFORE", "Trace file, rank folder or job folder.");
+    parser.addPositionalArgument("AFTER", "The run to compare with BEFORE (same kinds).");
+    parser.addOption({"json", "Write ringscope.compare/1 (or ringscope.scaling/1) JSON."});
+    parser.addOption({"scaling", "Scaling efficiency of RUN... (the first is the baseline)."});
+    parser.addOption({"weak", "With --scaling: weak scaling (efficiency = T0 / T)."});
+    parser.addOption({"top",
+                      "How many op changes to list (default 20 in JSON, 10 in text; 0 "
+                      "lists every op).",
+                      "N"});
+    parser.addOption(
+        {"size-align", "Size boundary in bytes for transfer sizes (default 512).", "N", "512"});
+    parser.addOption({"addr-align", "Address boundary in bytes for buffer addresses (default 128).",
+                      "N", "128"});
+    parser.addOption(
+        {"max-memory", "Memory budget for loading, in MiB (default: 75% of RAM).", "MiB"});
+    if (!parser.parse(QStringList{"ringscope compare"} + args)) {
+        std::cerr << "ringscope compare: " << parser.errorText().toStdString() << "\n";
+        return kExitInput;
+    }
+    if (parser.isSet("help")) {
+        std::cout << parser.helpText().toStdString()
+                  << "\nUsage: ringscope compare BEFORE AFTER [--json]\n"
+                     "       ringscope compare --scaling [--weak] RUN... [--json]\n";
+        return kExitOk;
+    }
+    const bool scaling = parser.isSet("scaling");
+    const bool json = parser.isSet("json");
+    const QStringList paths = parser.positionalArguments();
+    if (parser.isSet("weak") && !scaling) {
+        std::cerr << "ringscope compare: --weak goes with --scaling\n";
+        return kExitInput;
+    }
+    if (!scaling && paths.size() != 2) {
+        std::cerr << "ringscope compare: give two runs, BEFORE and AFTER (or --scaling RUN...)\n";
+        return kExitInput;
+    }
+    if (scaling && paths.size() < 2) {
+        std::cerr << "ringscope compare --scaling: give at least two runs, the baseline first\n";
+        return kExitInput;
+    }
+    RunLoadOptions o;
+    bool ok1 = false, ok2 = false;
+    o.analysis.sizeAlign = parser.value("size-align").toULongLong(&ok1);
+    o.analysis.addrAlign = parser.value("addr-align").toULongLong(&ok2);
+    if (!ok1 || !ok2) {
+        std::cerr << "ringscope compare: --size-align and --addr-align take a number of bytes\n";
+        return kExitInput;
+    }
+    if (parser.isSet("max-memory")) {
+        bool ok = false;
+        o.load.maxMemoryBytes = parser.value("max-memory").toULongLong(&ok) << 20;
+        if (!ok) {
+            std::cerr << "ringscope compare: --max-memory takes a number of MiB\n";
+            return kExitInput;
+        }
+    }
+    std::size_t top = json ? 20 : 10;
+    if (parser.isSet("top")) {
+        bool ok = false;
+        top = parser.value("top").toULongLong(&ok);
+        if (!ok) {
+            std::cerr << "ringscope compare: --top takes a number\n";
+            return kExitInput;
+        }
+    }
+
+    bool inputError = false;
+    std::vector<RunDigest> runs;
+    // One run at a time: each is digested and its traces freed before the next loads.
+    for (const QString& p : paths) {
+        std::vector<std::string> errors;
+        auto d = loadRunDigest(p.toStdString(), o, &errors);
+        for (const std::string& e : errors)
+            std::cerr << "ringscope compare: " << e << "\n";
+        inputError = inputError || !errors.empty();
+        if (!d) {
+            std::cerr << "ringscope compare: cannot read " << p.toStdString() << "\n";
+            return kExitInput;
+        }
+        runs.push_back(std::move(*d));
+    }
+    if (scaling) {
+        const bool weak = parser.isSet("weak");
+        const auto points = scalingOf(runs, weak);
+        if (json)
+            std::cout << scalingToJson(points, weak).dump(2) << "\n";
+        else
+            std::cout << scalingToText(points, weak);
+    } else {
+        const RunComparison c = compareRuns(std::move(runs[0]), std::move(runs[1]));
+        if (json)
+            std::cout << compareToJson(c, top).dump(2) << "\n";
+        else
+            std::cout << compareToText(c, top);
+    }
+    return inputError ? kExitInput : kExitOk;
+}
+
+} // namespace rs::cli

@@ -1,0 +1,87 @@
+#pragma once
+
+// Before/after comparison of two runs and scaling efficiency across card counts, computed from
+// run digests (core/compare/rundigest.h). Every delta is after - before. Definitions in
+// docs/compare.md; the JSON forms ("ringscope.compare/1", "ringscope.scaling/1") are in
+// core/compare/comparereport.h.
+
+#include "core/compare/rundigest.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rs {
+
+struct StepDelta {
+    int step = 0;
+    std::optional<TimeNs> beforeNs, afterNs; // mean over the ranks; none when the side lacks it
+    std::optional<TimeNs> deltaNs() const
+    {
+        return beforeNs && afterNs ? std::optional<TimeNs>(*afterNs - *beforeNs) : std::nullopt;
+    }
+};
+
+struct CollectiveDelta {
+    CollectiveKind kind = CollectiveKind::Other;
+    std::string pattern;
+    int beforeCount = 0, afterCount = 0;
+    std::optional<TimeNs> beforeMeanNs, afterMeanNs; // none when the side has no such op
+    TimeNs beforeExtraMemcpyNs = 0, afterExtraMemcpyNs = 0;
+    std::optional<TimeNs> deltaNs() const
+    {
+        return beforeMeanNs && afterMeanNs ? std::optional<TimeNs>(*afterMeanNs - *beforeMeanNs)
+                                           : std::nullopt;
+    }
+};
+
+// A finding key on both sides: which run has it and how often.
+struct FindingChange {
+    FindingDigest finding; // the after side's when it has one, else the before side's
+    int beforeCount = 0, afterCount = 0;
+};
+
+struct OpDelta {
+    std::string name;
+    TimeNs beforeNs = 0, afterNs = 0;
+    std::uint64_t beforeCount = 0, afterCount = 0;
+    TimeNs deltaNs() const { return afterNs - beforeNs; }
+};
+
+struct RunComparison {
+    RunDigest before, after;
+    std::optional<TimeNs> stepDeltaNs() const
+    {
+        return before.stepMeanNs && after.stepMeanNs
+                   ? std::optional<TimeNs>(*after.stepMeanNs - *before.stepMeanNs)
+                   : std::nullopt;
+    }
+    // 100 x delta / before mean; none without steps on both sides or with a zero before mean.
+    std::optional<double> stepDeltaPct() const;
+
+    std::vector<StepDelta> steps;             // every step number of either side, ascending
+    std::vector<CollectiveDelta> collectives; // largest |change of total time| first
+    std::vector<FindingChange> resolved;      // keys only before
+    std::vector<FindingChange> added;         // keys only after ("findings_new")
+    std::vector<FindingChange> persisting;    // keys on both sides
+    std::vector<OpDelta> ops;                 // every op name, largest |delta| first
+};
+
+RunComparison compareRuns(RunDigest before, RunDigest after);
+// The same from loaded sides (digests them).
+RunComparison compareRuns(const RunSide& before, const RunSide& after);
+
+struct ScalingPoint {
+    std::string path;
+    int cards = 0;
+    std::optional<TimeNs> stepMeanNs;
+    // Strong: (cards0 x T0) / (cards x T); weak: T0 / T. A fraction (1 = ideal); none when a
+    // step time or a card count is missing.
+    std::optional<double> efficiency;
+    std::optional<double> speedup; // T0 / T
+};
+
+// Runs in the order given; the first is the baseline.
+std::vector<ScalingPoint> scalingOf(const std::vector<RunDigest>& runs, bool weak);
+
+} // namespace rs

@@ -1,0 +1,346 @@
+#include "core/compare/rundigest.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace rs {
+
+namespace {
+
+std::optional<int> positiveInt(const nlohmann::json& v)
+{
+    if (v.is_number_integer() || v.is_number_unsigned()) {
+        const auto n = v.get<long long>();
+        if (n > 0 && n < (1 << 24)) return int(n);
+    } else if (v.is_string()) {
+        // Some writers stringify numbers.
+        const std::string& s = v.get_ref<const std::string&>();
+        if (!s.empty() && s.size() < 9 &&
+            std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); })) {
+            const int n = std::stoi(s);
+            if (n > 0) return n;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<int> worldSizeInMetadata(const nlohmann::json& md)
+{
+    if (!md.is_object()) return std::nullopt;
+    for (const char* key : {"distributedInfo", "distributed_args"}) {
+        auto it = md.find(key);
+        if (it == md.end() || !it->is_object()) continue;
+        if (auto w = it->find("world_size"); w != it->end())
+            if (auto n = positiveInt(*w)) return n;
+    }
+    if (auto w = md.find("world_size"); w != md.end())
+        if (auto n = positiveInt(*w)) return n;
+    // torch_npu's parallel_group_info: {"group": {"global_ranks": [0, 1, ...]}, ...}.
+    if (auto g = md.find("parallel_group_info"); g != md.end() && g->is_object()) {
+        int highest = -1;
+        for (const auto& [name, group] : g->items()) {
+            if (!group.is_object()) continue;
+            auto ranks = group.find("global_ranks");
+            if (ranks == group.end() || !ranks->is_array()) continue;
+            for (const auto& r : *ranks)
+                if (r.is_number_integer() && r.get<long long>() >= 0 &&
+                    r.get<long long>() < (1 << 24))
+                    highest = std::max(highest, int(r.get<long long>()));
+        }
+        if (highest >= 0) return highest + 1;
+    }
+    return std::nullopt;
+}
+
+// torch_npu keeps run metadata beside the trace: <run>/profiler_metadata.json, the trace in
+// <run>/ASCEND_PROFILER_OUTPUT/trace_view.json.
+std::optional<int> worldSizeBesideTrace(const std::string& tracePath)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path p(tracePath);
+    fs::path run = p.parent_path();
+    if (run.filename() == "ASCEND_PROFILER_OUTPUT") run = run.parent_path();
+    const fs::path meta = run / "profiler_metadata.json";
+    const auto size = fs::file_size(meta, ec);
+    if (ec || size > (4u << 20)) return std::nullopt;
+    std::ifstream in(meta, std::ios::binary);
+    if (!in) return std::nullopt;
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_discarded()) return std::nullopt;
+    return worldSizeInMetadata(j);
+}
+
+int rankOf(const AnalysisReport& r, std::size_t index)
+{
+    if (!r.steps.empty() && r.steps.front().rank) return *r.steps.front().rank;
+    if (!r.collectives.empty() && r.collectives.front().rank) return *r.collectives.front().rank;
+    if (r.trace && r.trace->rank()) return *r.trace->rank();
+    return int(index);
+}
+
+bool endsWith(std::string_view s, std::string_view suffix)
+{
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Total device time per name over one trace. collectiveEvents (sorted) are counted under
+// their pattern; other slices count when they are device work.
+void addOps(const Trace& t, const std::vector<EventId>& collectiveEvents,
+            std::unordered_map<std::string, OpDigest>& out)
+{
+    const auto sl = t.slices();
+    const StringPool& sp = t.strings();
+    // Kineto's device categories; torch_npu puts every device task in "Ascend Hardware"
+    // (a merged job names it "Rank N · Ascend Hardware").
+    std::vector<StrId> deviceCats;
+    for (const char* c : {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"})
+        if (const StrId id = sp.find(c); id != StrId(0xffffffffu)) deviceCats.push_back(id);
+    std::vector<TimeNs> ns(sp.size(), 0);
+    std::vector<std::uint64_t> count(sp.size(), 0);
+    const auto& tracks = t.tracks();
+    for (TrackId tr = 0; tr < tracks.size(); ++tr) {
+        const Track& track = tracks[tr];
+        if (track.kind == TrackKind::Counter) continue;
+        const bool ascendDevice = track.process != kNone && track.process < t.processes().size() &&
+                                  endsWith(t.processLabel(track.process), "Ascend Hardware");
+        for (EventId e = track.begin; e < track.end; ++e) {
+            const Slice& s = sl[e];
+            if (s.dur <= 0) continue;
+            if (!ascendDevice &&
+                std::find(deviceCats.begin(), deviceCats.end(), s.cat) == deviceCats.end())
+                continue;
+            if (std::binary_search(collectiveEvents.begin(), collectiveEvents.end(), e)) continue;
+            ns[s.name] += s.dur;
+            ++count[s.name];
+        }
+    }
+    for (StrId id = 0; id < ns.size(); ++id) {
+        if (!count[id]) continue;
+        OpDigest& d = out[sp.str(id)];
+        d.name = sp.str(id);
+        d.ns += ns[id];
+        d.count += count[id];
+    }
+    for (EventId e : collectiveEvents) {
+        if (e >= sl.size()) continue;
+        // A collective seen only on the host (no device op found) is not device time.
+        const Track& track = tracks[sl[e].track];
+        const bool device =
+            std::find(deviceCats.begin(), deviceCats.end(), sl[e].cat) != deviceCats.end() ||
+            (track.process < t.processes().size() &&
+             (endsWith(t.processLabel(track.process), "HCCL") ||
+              endsWith(t.processLabel(track.process), "Ascend Hardware")));
+        if (!device) continue;
+        const std::string name = collectivePattern(t.str(sl[e].name));
+        OpDigest& d = out[name];
+        d.name = name;
+        d.ns += sl[e].dur; // the op's own slice: a Kineto span may include a separate memcpy
+        ++d.count;
+    }
+}
+
+void addFinding(std::map<std::string, FindingDigest>& out, FindingDigest d)
+{
+    auto [it, inserted] = out.try_emplace(d.key(), d);
+    if (!inserted) {
+        it->second.count += d.count;
+        it->second.severity = std::max(it->second.severity, d.severity);
+        for (int r : d.ranks)
+            if (std::find(it->second.ranks.begin(), it->second.ranks.end(), r) ==
+                it->second.ranks.end())
+                it->second.ranks.push_back(r);
+        std::sort(it->second.ranks.begin(), it->second.ranks.end());
+    }
+}
+
+void setSubjectCollective(FindingDigest& d, const Collective* c)
+{
+    if (!c) return;
+    d.kind = c->kind;
+    d.pattern = collectivePattern(c->name);
+}
+
+// The rank a job-level finding is about: the rank whose events it shows (the delaying rank),
+// else a single involved rank, else for job-slow-rank the rank that delayed most instances.
+std::optional<int> jobSubjectRank(const Finding& f, const JobReport& job)
+{
+    if (f.eventsRank) return f.eventsRank;
+    if (f.ranks.size() == 1) return f.ranks.front();
+    if (f.rule == "job-slow-rank") {
+        std::map<int, int> delays;
+        for (const CrossRankCollective& x : job.collectives)
+            if (x.delayingRank) ++delays[*x.delayingRank];
+        std::optional<int> best;
+        int most = 0;
+        for (const auto& [rank, n] : delays)
+            if (n > most) best = rank, most = n;
+        return best;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::string FindingDigest::key() const
+{
+    return rule + '|' + (rank ? std::to_string(*rank) : std::string("-")) + '|' +
+           (kind ? collectiveKindName(*kind) : "-") + '|' + pattern;
+}
+
+std::string collectivePattern(std::string_view name)
+{
+    std::string out;
+    for (char ch : name.substr(0, name.find('('))) {
+        if (std::isdigit(static_cast<unsigned char>(ch))) {
+            if (out.empty() || out.back() != '#') out.push_back('#');
+        } else {
+            out.push_back(ch);
+        }
+    }
+    while (!out.empty() && out.back() == ' ')
+        out.pop_back();
+    return out;
+}
+
+std::optional<int> worldSizeOf(const std::vector<TracePtr>& rankTraces)
+{
+    for (const TracePtr& t : rankTraces)
+        if (t)
+            if (auto n = worldSizeInMetadata(t->metadata())) return n;
+    for (const TracePtr& t : rankTraces)
+        if (t && t->producer() == Producer::TorchNpu && !t->path().empty())
+            if (auto n = worldSizeBesideTrace(t->path())) return n;
+    return std::nullopt;
+}
+
+RunDigest digestRun(const RunSide& side)
+{
+    RunDigest d;
+    d.path = side.path;
+    d.errors = side.errors;
+
+    std::set<std::string> producers;
+    std::set<int> rankIds;
+    std::vector<TracePtr> traces;
+    std::map<int, StepDigest> steps;
+    std::map<std::pair<int, std::string>, CollectiveDigest> groups;
+    std::map<std::string, FindingDigest> findings;
+    // Distinct traces and the collective events each holds (reports may share a merged trace).
+    std::vector<std::pair<const Trace*, std::vector<EventId>>> traceCollectives;
+
+    for (std::size_t i = 0; i < side.ranks.size(); ++i) {
+        if (!side.ranks[i]) continue;
+        const AnalysisReport& r = *side.ranks[i];
+        const int rank = rankOf(r, i);
+        rankIds.insert(rank);
+        if (r.trace) {
+            producers.insert(producerName(r.trace->producer()));
+            traces.push_back(r.trace);
+        }
+        for (const StepStats& s : r.steps) {
+            const TimeNs busy = s.busyEnd - s.busyStart;
+            if (busy <= 0) continue; // no device work: nothing ran in that step on this rank
+            StepDigest& sd = steps[s.step];
+            sd.step = s.step;
+            ++sd.samples;
+            sd.sumNs += busy;
+        }
+        std::vector<EventId>* events = nullptr;
+        if (r.trace) {
+            auto it = std::find_if(traceCollectives.begin(), traceCollectives.end(),
+                                   [&](const auto& p) { return p.first == r.trace.get(); });
+            if (it == traceCollectives.end()) {
+                traceCollectives.emplace_back(r.trace.get(), std::vector<EventId>{});
+                it = traceCollectives.end() - 1;
+            }
+            events = &it->second;
+        }
+        for (const Collective& c : r.collectives) {
+            const std::string pattern = collectivePattern(c.name);
+            CollectiveDigest& g = groups[{int(c.kind), pattern}];
+            g.kind = c.kind;
+            g.pattern = pattern;
+            ++g.count;
+            g.sumNs += c.dur;
+            g.extraMemcpyNs += c.extraMemcpyNs;
+            g.anomalous += c.anomalous;
+            ++d.collectiveCount;
+            d.anomalousCount += c.anomalous;
+            d.extraMemcpyNs += c.extraMemcpyNs;
+            if (events && c.event != kNone) events->push_back(c.event);
+        }
+        for (const Finding& f : r.findings) {
+            FindingDigest fd;
+            fd.rule = f.rule;
+            fd.severity = f.severity;
+            fd.title = f.title;
+            fd.rank = f.rank ? f.rank : std::optional<int>(rank);
+            fd.ranks = f.ranks;
+            fd.count = 1;
+            if (!f.events.empty()) setSubjectCollective(fd, r.collectiveOf(f.events.front()));
+            addFinding(findings, std::move(fd));
+            ++d.findingCount;
+        }
+    }
+    if (side.job) {
+        const JobReport& job = *side.job;
+        for (const Finding& f : job.findings) {
+            FindingDigest fd;
+            fd.rule = f.rule;
+            fd.severity = f.severity;
+            fd.title = f.title;
+            fd.rank = jobSubjectRank(f, job);
+            fd.ranks = f.ranks;
+            std::sort(fd.ranks.begin(), fd.ranks.end());
+            fd.count = 1;
+            if (f.eventsRank && !f.events.empty()) {
+                for (std::size_t b = 0; b < job.ranks.size() && b < job.rankIds.size(); ++b)
+                    if (job.rankIds[b] == *f.eventsRank && job.ranks[b])
+                        setSubjectCollective(fd, job.ranks[b]->collectiveOf(f.events.front()));
+            }
+            addFinding(findings, std::move(fd));
+            ++d.findingCount;
+        }
+    }
+
+    d.producer = producers.empty() ? "other" : producers.size() == 1 ? *producers.begin() : "mixed";
+    d.rankIds.assign(rankIds.begin(), rankIds.end());
+    d.worldSize = side.worldSize ? side.worldSize : worldSizeOf(traces);
+    d.cards = d.worldSize ? *d.worldSize : int(side.ranks.size());
+    TimeNs stepSum = 0;
+    for (auto& [n, s] : steps) {
+        d.stepSamples += s.samples;
+        stepSum += s.sumNs;
+        d.steps.push_back(s);
+    }
+    if (d.stepSamples > 0) d.stepMeanNs = stepSum / d.stepSamples;
+    for (auto& [k, g] : groups)
+        d.collectives.push_back(std::move(g));
+    for (auto& [k, f] : findings)
+        d.findings.push_back(std::move(f));
+
+    std::unordered_map<std::string, OpDigest> ops;
+    for (auto& [trace, events] : traceCollectives) {
+        std::sort(events.begin(), events.end());
+        events.erase(std::unique(events.begin(), events.end()), events.end());
+        addOps(*trace, events, ops);
+    }
+    d.ops.reserve(ops.size());
+    for (auto& [name, op] : ops) {
+        d.deviceNs += op.ns;
+        d.ops.push_back(std::move(op));
+    }
+    std::sort(d.ops.begin(), d.ops.end(),
+              [](const OpDigest& a, const OpDigest& b) { return a.name < b.name; });
+    return d;
+}
+
+} // namespace rs
