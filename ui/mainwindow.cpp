@@ -4,6 +4,7 @@
 #include "core/job/jobloader.h"
 #include "ui/annotations/annotationcontroller.h"
 #include "ui/annotations/notespane.h"
+#include "ui/compare/comparedialog.h"
 #include "ui/heatmap/rankstepheatmap.h"
 #include "ui/job/rankoffsetsdialog.h"
 #include "ui/panes/callstackpane.h"
@@ -207,6 +208,9 @@ void MainWindow::buildMenus()
         if (!dir.isEmpty()) openPaths({dir});
     });
     addMenuAction(file, this, tr("Open &sample"), QKeySequence(), [this] { openSample(); });
+    // Before/after and scaling comparisons open in their own windows (ui/compare).
+    addMenuAction(file, this, tr("&Compare…"), QKeySequence(),
+                  [this] { CompareDialog::run(this, m_path); });
     m_recentMenu = file->addMenu(tr("&Recent"));
     updateRecentMenu();
     file->addSeparator();

@@ -1,0 +1,390 @@
+#include "ui/compare/scalingview.h"
+
+#include "core/compare/runloader.h"
+#include "ui/plots/plotexport.h"
+#include "ui/plots/plotstyle.h"
+
+#include <qcustomplot.h>
+
+#include <QApplication>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTimer>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+
+namespace rs {
+
+using namespace plots;
+
+namespace {
+
+QColor efficiencyColor()
+{
+    return colors::computingLine();
+}
+
+QColor stepTimeColor()
+{
+    return QColor(0x5d, 0x40, 0x37); // brown: neither computing green nor collective blue
+}
+
+QString pctText(double fraction)
+{
+    return QStringLiteral("%1%").arg(fraction * 100.0, 0, 'f', 1);
+}
+
+} // namespace
+
+double ScalingView::keyOf(int cards)
+{
+    return std::log2(double(std::max(1, cards)));
+}
+
+ScalingView::ScalingView(QWidget* parent) : QWidget(parent)
+{
+    m_plot = new QCustomPlot(this);
+    auto* box = new QVBoxLayout(this);
+    box->setContentsMargins(0, 0, 0, 0);
+    box->addWidget(m_plot);
+    setMinimumSize(420, 280);
+
+    m_plot->plotLayout()->insertRow(0);
+    m_title = new QCPTextElement(m_plot, QString(), titleFont());
+    m_plot->plotLayout()->addElement(0, 0, m_title);
+    QCPAxis* x = m_plot->xAxis;
+    QCPAxis* eff = m_plot->yAxis;
+    QCPAxis* ms = m_plot->yAxis2;
+    ms->setVisible(true);
+    x->setLabel(QStringLiteral("cards"));
+    eff->setLabel(QStringLiteral("scaling efficiency (%)"));
+    ms->setLabel(QStringLiteral("mean step time (ms)"));
+    eff->setLabelColor(efficiencyColor());
+    ms->setLabelColor(stepTimeColor());
+    x->grid()->setVisible(false);
+    x->setSubTicks(false);
+
+    m_ideal = m_plot->addGraph(x, eff);
+    m_ideal->setName(QStringLiteral("ideal (100%)"));
+    m_ideal->setPen(QPen(QColor(0x90, 0x90, 0x90), 1.2, Qt::DashLine));
+    m_efficiency = m_plot->addGraph(x, eff);
+    m_efficiency->setName(QStringLiteral("efficiency"));
+    m_efficiency->setPen(QPen(efficiencyColor(), 2.5));
+    m_efficiency->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, efficiencyColor(), Qt::white, 9));
+    m_stepTime = m_plot->addGraph(x, ms);
+    m_stepTime->setName(QStringLiteral("step time"));
+    m_stepTime->setPen(QPen(stepTimeColor(), 2, Qt::SolidLine));
+    m_stepTime->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssSquare, stepTimeColor(), stepTimeColor(), 7));
+    for (QCPGraph* g : {m_ideal, m_efficiency, m_stepTime})
+        g->setSelectable(QCP::stNone);
+    legendAsRow(m_plot, 1);
+
+    m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_plot, &QCustomPlot::customContextMenuRequested, this, &ScalingView::showContextMenu);
+    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        const QString tip = toolTipAt(e->pos());
+        if (tip.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(m_plot->mapToGlobal(e->pos()), tip, m_plot);
+    });
+    rebuild();
+}
+
+void ScalingView::setPoints(std::vector<ScalingPoint> points, bool weak)
+{
+    m_points = std::move(points);
+    m_weak = weak;
+    rebuild();
+}
+
+void ScalingView::rebuild()
+{
+    m_plot->clearItems();
+    for (QCPGraph* g : {m_ideal, m_efficiency, m_stepTime})
+        g->data()->clear();
+    QCPAxis* x = m_plot->xAxis;
+    QCPAxis* eff = m_plot->yAxis;
+    QCPAxis* ms = m_plot->yAxis2;
+
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    double lo = 0, hi = 1, maxEff = 1, maxMs = 0;
+    bool first = true;
+    for (const ScalingPoint& p : m_points) {
+        const double k = keyOf(p.cards);
+        ticker->addTick(k, QString::number(p.cards));
+        lo = first ? k : std::min(lo, k);
+        hi = first ? k : std::max(hi, k);
+        first = false;
+        if (p.efficiency) {
+            m_efficiency->addData(k, *p.efficiency * 100.0);
+            maxEff = std::max(maxEff, *p.efficiency);
+            auto* label = new QCPItemText(m_plot);
+            label->position->setAxes(x, eff);
+            label->position->setCoords(k, *p.efficiency * 100.0);
+            label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            label->setPadding(QMargins(0, 0, 0, 8));
+            label->setText(pctText(*p.efficiency));
+            label->setColor(efficiencyColor());
+            label->setFont(monoFont(9));
+        }
+        if (p.stepMeanNs) {
+            m_stepTime->addData(k, toMs(*p.stepMeanNs));
+            maxMs = std::max(maxMs, toMs(*p.stepMeanNs));
+            auto* label = new QCPItemText(m_plot);
+            label->position->setAxes(x, ms);
+            label->position->setCoords(k, toMs(*p.stepMeanNs));
+            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+            label->setPadding(QMargins(6, 4, 0, 0));
+            label->setText(formatMsShort(toMs(*p.stepMeanNs)));
+            label->setColor(stepTimeColor());
+            label->setFont(monoFont(9));
+        }
+    }
+    // Graphs draw left to right by key: runs given out of card order still read as a curve.
+    m_efficiency->data()->sort();
+    m_stepTime->data()->sort();
+    const double pad = std::max(0.3, (hi - lo) * 0.08);
+    x->setTicker(ticker);
+    x->setRange(lo - pad, hi + pad);
+    m_ideal->addData(lo - pad, 100.0);
+    m_ideal->addData(hi + pad, 100.0);
+    eff->setRange(0, std::max(110.0, maxEff * 100.0 * 1.12));
+    // Step times sit below the 100% line: the baseline's longest step and its full efficiency
+    // would otherwise share a point.
+    ms->setRange(0, maxMs > 0 ? maxMs * 1.6 : 1);
+
+    if (m_points.empty()) {
+        m_title->setText(QStringLiteral("Scaling: no runs"));
+    } else {
+        const ScalingPoint& b = m_points.front();
+        m_title->setText(
+            QStringLiteral("%1 scaling · baseline %2 (%3 card%4, %5) · %6")
+                .arg(m_weak ? "Weak" : "Strong",
+                     QFileInfo(QString::fromStdString(b.path)).fileName())
+                .arg(b.cards)
+                .arg(b.cards == 1 ? "" : "s")
+                .arg(b.stepMeanNs ? formatMsShort(toMs(*b.stepMeanNs)) : QStringLiteral("no steps"))
+                .arg(m_weak ? QStringLiteral("efficiency = T0 / T")
+                            : QStringLiteral("efficiency = cards0·T0 / (cards·T)")));
+    }
+    m_plot->replot();
+}
+
+QString ScalingView::toolTipAt(const QPoint& pos) const
+{
+    for (const ScalingPoint& p : m_points) {
+        const double px = m_plot->xAxis->coordToPixel(keyOf(p.cards));
+        if (std::abs(px - pos.x()) > 10) continue;
+        return QStringLiteral("%1\n%2 cards · step %3 · speedup %4 · efficiency %5")
+            .arg(QString::fromStdString(p.path))
+            .arg(p.cards)
+            .arg(p.stepMeanNs ? formatMsExact(*p.stepMeanNs) : QStringLiteral("–"))
+            .arg(p.speedup ? QStringLiteral("%1x").arg(*p.speedup, 0, 'f', 2) : QStringLiteral("–"))
+            .arg(p.efficiency ? pctText(*p.efficiency) : QStringLiteral("–"));
+    }
+    return {};
+}
+
+void ScalingView::showContextMenu(const QPoint& pos)
+{
+    QMenu menu(this);
+    addExportActions(&menu, m_plot, this, QStringLiteral("scaling"));
+    menu.exec(m_plot->mapToGlobal(pos));
+}
+
+bool exportScalingPlot(const std::vector<ScalingPoint>& points, bool weak, const QString& file,
+                       QSize size, QString* error)
+{
+    std::unique_ptr<QApplication> ownApp;
+    if (!QCoreApplication::instance()) {
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+        static int argc = 1;
+        static char arg0[] = "ringscope";
+        static char* argv[] = {arg0, nullptr};
+        ownApp = std::make_unique<QApplication>(argc, argv);
+    } else if (!qobject_cast<QApplication*>(QCoreApplication::instance())) {
+        if (error) *error = QStringLiteral("plot export needs a QApplication");
+        return false;
+    }
+    ScalingView view;
+    view.resize(size);
+    view.setPoints(points, weak);
+    return savePlotFile(view.plot(), file, size, error);
+}
+
+// ---- ScalingWindow ---------------------------------------------------------------------------
+
+ScalingWindow::ScalingWindow(QWidget* parent) : QWidget(parent, Qt::Window)
+{
+    setWindowTitle(tr("Scaling — Ringscope"));
+    auto* box = new QVBoxLayout(this);
+    auto* top = new QHBoxLayout;
+    m_status = new QLabel(this);
+    top->addWidget(m_status, 1);
+    m_progress = new QProgressBar(this);
+    m_progress->setMaximumWidth(220);
+    m_progress->setVisible(false);
+    top->addWidget(m_progress);
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel->setVisible(false);
+    top->addWidget(m_cancel);
+    box->addLayout(top);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    m_view = new ScalingView(split);
+    m_table = new QTableWidget(0, 5, split);
+    m_table->setHorizontalHeaderLabels(
+        {tr("Run"), tr("Cards"), tr("Mean step time"), tr("Speedup"), tr("Efficiency")});
+    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    split->addWidget(m_view);
+    split->addWidget(m_table);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
+    box->addWidget(split, 1);
+    m_timer = new QTimer(this);
+    m_timer->setInterval(100);
+    connect(m_timer, &QTimer::timeout, this, [this] {
+        if (!m_progressState || !m_runsDone) return;
+        const double total = double(m_progressState->total.load());
+        const double part = total > 0 ? double(m_progressState->done.load()) / total : 0;
+        m_progress->setValue(int(1000.0 * (m_runsDone->load() + part) / std::max(1, m_runCount)));
+    });
+    connect(m_cancel, &QPushButton::clicked, this, &ScalingWindow::cancelLoad);
+    resize(1000, 760);
+}
+
+ScalingWindow::~ScalingWindow()
+{
+    cancelLoad();
+}
+
+void ScalingWindow::measure(const QStringList& runs, bool weak)
+{
+    cancelLoad();
+    const quint64 generation = ++m_generation;
+    m_loading = true;
+    m_lastError.clear();
+    m_runCount = int(runs.size());
+    m_progressState = std::make_shared<JobProgress>();
+    m_runsDone = std::make_shared<std::atomic<int>>(0);
+    m_status->setText(tr("Loading %1 runs…").arg(runs.size()));
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(0);
+    m_progress->setVisible(true);
+    m_cancel->setVisible(true);
+    m_timer->start();
+    struct Result {
+        std::vector<RunDigest> runs;
+        QStringList errors;
+        bool failed = false;
+    };
+    auto progress = m_progressState;
+    auto done = m_runsDone;
+    auto* watcher = new QFutureWatcher<std::shared_ptr<Result>>(this);
+    connect(watcher, &QFutureWatcher<std::shared_ptr<Result>>::finished, this,
+            [this, watcher, generation, weak] {
+                watcher->deleteLater();
+                if (generation != m_generation) return;
+                const auto r = watcher->result();
+                m_loading = false;
+                m_timer->stop();
+                m_progress->setVisible(false);
+                m_cancel->setVisible(false);
+                m_lastError = r->errors.join('\n');
+                if (r->failed) {
+                    m_status->setText(tr("Cannot measure scaling: %1").arg(m_lastError));
+                    emit loadFailed(m_lastError);
+                    return;
+                }
+                setDigests(std::move(r->runs), weak);
+            });
+    // Runs load one after another (each digested and freed): the peak is one run.
+    watcher->setFuture(QtConcurrent::run([runs, progress, done]() {
+        auto r = std::make_shared<Result>();
+        for (const QString& path : runs) {
+            if (progress->cancel.load()) {
+                r->failed = true;
+                r->errors << QStringLiteral("cancelled");
+                return r;
+            }
+            progress->done = 0;
+            progress->total = 0;
+            std::vector<std::string> errors;
+            std::optional<RunDigest> d;
+            try {
+                d = loadRunDigest(path.toStdString(), {}, &errors, progress.get());
+            } catch (const std::exception& e) {
+                errors.emplace_back(e.what());
+            }
+            for (const std::string& e : errors)
+                r->errors << QString::fromStdString(e);
+            if (!d) {
+                r->failed = true;
+                return r;
+            }
+            r->runs.push_back(std::move(*d));
+            ++*done;
+        }
+        return r;
+    }));
+}
+
+void ScalingWindow::setDigests(std::vector<RunDigest> runs, bool weak)
+{
+    const std::vector<ScalingPoint> points = scalingOf(runs, weak);
+    m_view->setPoints(points, weak);
+    m_table->setRowCount(int(points.size()));
+    for (int i = 0; i < int(points.size()); ++i) {
+        const ScalingPoint& p = points[std::size_t(i)];
+        const QString cells[] = {
+            QString::fromStdString(p.path), QString::number(p.cards),
+            p.stepMeanNs ? formatMsExact(*p.stepMeanNs) : QStringLiteral("no steps"),
+            p.speedup ? QStringLiteral("%1x").arg(*p.speedup, 0, 'f', 2) : QStringLiteral("–"),
+            p.efficiency ? pctText(*p.efficiency) : QStringLiteral("–")};
+        for (int c = 0; c < 5; ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            if (c > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            m_table->setItem(i, c, item);
+        }
+    }
+    m_table->resizeColumnsToContents();
+    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    QString status = tr("%1 runs, %2 scaling; right-click the chart to export it")
+                         .arg(points.size())
+                         .arg(weak ? tr("weak") : tr("strong"));
+    if (!m_lastError.isEmpty())
+        status += tr(" · some ranks could not be read: %1").arg(m_lastError);
+    m_status->setText(status);
+    emit loaded();
+}
+
+void ScalingWindow::cancelLoad()
+{
+    if (m_progressState) m_progressState->cancel = true;
+    if (!m_loading) return;
+    ++m_generation;
+    m_loading = false;
+    m_timer->stop();
+    m_progress->setVisible(false);
+    m_cancel->setVisible(false);
+    m_status->setText(tr("Loading cancelled"));
+}
+
+} // namespace rs
