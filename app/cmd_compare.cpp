@@ -2,8 +2,14 @@
 
 #include "core/compare/comparereport.h"
 #include "core/compare/runloader.h"
+#include "ui/compare/comparerun.h"
+#include "ui/compare/comparewindow.h"
+#include "ui/compare/scalingview.h"
+
+#include <QApplication>
 
 #include <QCommandLineParser>
+#include <QFileInfo>
 
 #include <iostream>
 
@@ -32,6 +38,10 @@ int compare(const QStringList& args)
                       "N", "128"});
     parser.addOption(
         {"max-memory", "Memory budget for loading, in MiB (default: 75% of RAM).", "MiB"});
+    parser.addOption({"image",
+                      "Also write the picture: the two timelines on their first common step "
+                      "(or the scaling chart), PNG, SVG or PDF by suffix.",
+                      "FILE"});
     if (!parser.parse(QStringList{"ringscope compare"} + args)) {
         std::cerr << "ringscope compare: " << parser.errorText().toStdString() << "\n";
         return kExitInput;
@@ -83,8 +93,52 @@ int compare(const QStringList& args)
         }
     }
 
+    const QString image = parser.value("image");
+    if (!image.isEmpty()) {
+        const QString suffix = QFileInfo(image).suffix().toLower();
+        if (suffix != "png" && suffix != "svg" && suffix != "pdf") {
+            std::cerr << "ringscope compare: --image takes a .png, .svg or .pdf file\n";
+            return kExitInput;
+        }
+        if (!qobject_cast<QApplication*>(QCoreApplication::instance())) {
+            std::cerr << "ringscope compare: --image needs the GUI libraries (internal error)\n";
+            return kExitInput;
+        }
+    }
+
     bool inputError = false;
     std::vector<RunDigest> runs;
+    // The picture of two runs needs both on screen: they load as the viewer loads them (and
+    // stay in memory together); the figures come from the same digests.
+    if (!scaling && !image.isEmpty()) {
+        CompareRunPtr sides[2];
+        for (int i = 0; i < 2; ++i) {
+            sides[i] = loadCompareRun(paths[i], nullptr);
+            for (const std::string& e : sides[i]->errors)
+                std::cerr << "ringscope compare: " << e << "\n";
+            inputError = inputError || !sides[i]->errors.empty();
+            if (!sides[i]->ok()) {
+                std::cerr << "ringscope compare: cannot read " << paths[i].toStdString() << "\n";
+                return kExitInput;
+            }
+        }
+        // Opens on the step that changed most, its most changed collective selected in both.
+        CompareWindow window;
+        window.resize(1600, 1000);
+        window.setRuns(sides[0], sides[1]);
+        QString error;
+        if (!window.writeImage(image, &error)) {
+            std::cerr << "ringscope compare: " << error.toStdString() << "\n";
+            return kExitInput;
+        }
+        const RunComparison& c = *window.comparison();
+        if (json)
+            std::cout << compareToJson(c, top).dump(2) << "\n";
+        else
+            std::cout << compareToText(c, top);
+        return inputError ? kExitInput : kExitOk;
+    }
+
     // One run at a time: each is digested and its traces freed before the next loads.
     for (const QString& p : paths) {
         std::vector<std::string> errors;
@@ -101,6 +155,11 @@ int compare(const QStringList& args)
     if (scaling) {
         const bool weak = parser.isSet("weak");
         const auto points = scalingOf(runs, weak);
+        QString error;
+        if (!image.isEmpty() && !exportScalingPlot(points, weak, image, QSize(1200, 800), &error)) {
+            std::cerr << "ringscope compare: " << error.toStdString() << "\n";
+            return kExitInput;
+        }
         if (json)
             std::cout << scalingToJson(points, weak).dump(2) << "\n";
         else

@@ -16,8 +16,9 @@ void printUsage()
                  "       ringscope info PATH... [--json]  summarise traces\n"
                  "       ringscope analyze PATH... [--json] [--size-align N] [--addr-align N]\n"
                  "                 [--fail-on warning|error]  find communication problems\n"
-                 "       ringscope compare BEFORE AFTER [--json]  before/after a fix\n"
-                 "       ringscope compare --scaling [--weak] RUN... [--json]  scaling efficiency\n"
+                 "       ringscope compare BEFORE AFTER [--json] [--image FILE]\n"
+                 "       ringscope compare --scaling [--weak] RUN... [--json] [--image FILE]\n"
+                 "                 before/after a fix, scaling across card counts\n"
                  "       ringscope export PATH --out FILE.png|svg|pdf [--range A:B]\n"
                  "                 [--finding N] [--step N] [--annotate-findings] [--composite]\n"
                  "                 render the annotated timeline or the report, headless\n"
@@ -53,10 +54,22 @@ int main(int argc, char** argv)
         return rs::cli::analyze(args);
     }
     if (sub == "compare") {
-        QCoreApplication app(argc, argv);
         QStringList args;
-        for (int i = 2; i < argc; ++i)
+        bool image = false;
+        for (int i = 2; i < argc; ++i) {
             args << QString::fromLocal8Bit(argv[i]);
+            image = image || args.back() == "--image" || args.back().startsWith("--image=");
+        }
+        if (!image) {
+            QCoreApplication app(argc, argv);
+            return rs::cli::compare(args);
+        }
+        // --image paints widgets: a QApplication, offscreen without a display.
+        if (qEnvironmentVariableIsEmpty("DISPLAY") &&
+            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+            qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        QApplication app(argc, argv);
         return rs::cli::compare(args);
     }
     if (sub == "export") {

@@ -486,6 +486,20 @@ private slots:
         QCOMPARE(run({"--weak", before, after}), 2);
         QCOMPARE(run({"--scaling", before}), 2);
         QCOMPARE(run({"--help"}, &out), 0);
+        // --image: the two timelines, or the scaling chart, headless.
+        const QString png = root.filePath("c.png"), svg = root.filePath("s.svg");
+        QCOMPARE(run({before, after, "--image", png}, &out), 0);
+        QVERIFY(out.contains("step time (mean)"));
+        QFile pf(png);
+        QVERIFY(pf.open(QIODevice::ReadOnly));
+        QVERIFY(pf.read(4) == QByteArray("\x89PNG"));
+        QVERIFY(pf.size() > 10000);
+        QCOMPARE(run({"--scaling", before, after, "--image", svg, "--json"}, &out), 0);
+        QVERIFY(out.contains("ringscope.scaling/1"));
+        QFile sf(svg);
+        QVERIFY(sf.open(QIODevice::ReadOnly));
+        QVERIFY(sf.readAll().contains("<svg"));
+        QCOMPARE(run({before, after, "--image", root.filePath("c.bmp")}), 2);
     }
 
     // Ranks 0 and 1 of the public Level1 job as two runs: their steps are torch_npu's

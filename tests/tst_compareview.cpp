@@ -87,10 +87,25 @@ private slots:
         QVERIFY(w.alignment().byNumber());
         QCOMPARE(w.alignment().pairs().size(), size_t(4));
 
-        // Step 41 (rank 0 copied before the fix) shown in both at one scale, starts aligned.
-        QVERIFY(w.showStep(41));
         TimelineView* a = w.beforeView();
         TimelineView* b = w.afterView();
+        // It opens on the step that changed most (41: rank 0 copied before the fix) with the
+        // AllReduce selected in both: the anomalous one before, rank 0's after.
+        {
+            const Collective* ob =
+                w.beforeRun()->session->combined->collectiveOf(a->selectedEvent());
+            const Collective* oa =
+                w.afterRun()->session->combined->collectiveOf(b->selectedEvent());
+            QVERIFY(ob && oa);
+            QVERIFY(ob->anomalous);
+            QCOMPARE(*ob->step, 41);
+            QCOMPARE(*oa->step, 41);
+            QCOMPARE(*oa->rank, *ob->rank);
+            QVERIFY(a->visibleStart() <= ob->start && a->visibleEnd() >= ob->start + ob->dur);
+        }
+
+        // Step 41 shown in both at one scale, starts aligned.
+        QVERIFY(w.showStep(41));
         const auto pair = *w.alignment().pairOf(41, true);
         QCOMPARE(a->visibleEnd() - a->visibleStart(), b->visibleEnd() - b->visibleStart());
         QCOMPARE(a->visibleStart() - pair.first.start, b->visibleStart() - pair.second.start);

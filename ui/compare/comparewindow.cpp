@@ -328,8 +328,7 @@ void CompareWindow::setRuns(CompareRunPtr before, CompareRunPtr after)
     setWindowTitle(
         tr("%1 vs %2 — Compare — Ringscope")
             .arg(QFileInfo(m_before->path).fileName(), QFileInfo(m_after->path).fileName()));
-    // Open on the first paired step: both runs at one scale, step over step.
-    if (!m_alignment.pairs().empty()) showStep(m_alignment.pairs().front().first.step);
+    focusLargestChange();
     emit loaded();
 }
 
@@ -423,8 +422,38 @@ bool CompareWindow::showStep(int step)
     return true;
 }
 
+std::optional<int> CompareWindow::focusLargestChange()
+{
+    if (!m_comparison || m_alignment.pairs().empty()) return std::nullopt;
+    // The paired step whose mean time changed most (the first one when none changed).
+    int step = m_alignment.pairs().front().first.step;
+    TimeNs most = 0;
+    for (const StepDelta& s : m_comparison->steps) {
+        const auto d = s.deltaNs();
+        if (d && std::llabs(*d) > most && m_alignment.pairOf(s.step, true)) {
+            most = std::llabs(*d);
+            step = s.step;
+        }
+    }
+    showStep(step);
+    if (m_comparison->collectives.empty()) return step;
+    const CollectiveDelta& g = m_comparison->collectives.front();
+    const auto pair = m_alignment.pairOf(step, true);
+    const EventId before = pickCollective(0, g.kind, g.pattern, kNone, pair->first.step);
+    const EventId after = pickCollective(1, g.kind, g.pattern, before, pair->second.step);
+    m_syncing = true;
+    const EventId picks[2] = {before, after};
+    for (int i = 0; i < 2; ++i) {
+        if (picks[i] == kNone) continue;
+        m_views[i]->selectEvent(picks[i], false);
+        m_views[i]->revealEvent(picks[i]); // inside the step's range: scrolls its row in
+    }
+    m_syncing = false;
+    return step;
+}
+
 EventId CompareWindow::pickCollective(int side, CollectiveKind kind, const std::string& pattern,
-                                      EventId reference) const
+                                      EventId reference, std::optional<int> step) const
 {
     const CompareRunPtr run = side == 0 ? m_before : m_after;
     const ReportPtr rep = combinedOf(run);
@@ -450,7 +479,8 @@ EventId CompareWindow::pickCollective(int side, CollectiveKind kind, const std::
         return c.dur > best->dur;
     };
     for (const Collective& c : rep->collectives)
-        if (c.kind == kind && c.event != kNone && collectivePattern(c.name) == pattern && better(c))
+        if (c.kind == kind && c.event != kNone && (!step || c.step == step) &&
+            collectivePattern(c.name) == pattern && better(c))
             best = &c;
     return best ? best->event : kNone;
 }

@@ -61,6 +61,10 @@ public:
     bool showStep(int step);
     // Acts on a row of the model (not the proxy): a step, a collective group or an op.
     bool activateRow(int modelRow);
+    // What the window opens on: the step whose time changed most, in both runs, with the
+    // collective group that changed most selected in it (before: its longest instance in the
+    // step; after: the same rank's). Returns that step.
+    std::optional<int> focusLargestChange();
 
     // The two timelines as shown (ranges, collapsed groups, selection) under a header with
     // the step figures; PNG, SVG or PDF by suffix.
@@ -79,7 +83,7 @@ private:
     // The instance to select on a side: the longest matching event, or on the other side the
     // one nearest the first pick's step-aligned time on the same rank.
     EventId pickCollective(int side, CollectiveKind kind, const std::string& pattern,
-                           EventId reference) const;
+                           EventId reference, std::optional<int> step = std::nullopt) const;
     EventId pickOp(int side, const std::string& name, EventId reference) const;
     void selectPair(EventId before, EventId after);
     // Both views at one scale from the given starts, kept aligned when one is clamped.
