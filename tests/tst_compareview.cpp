@@ -223,6 +223,39 @@ private slots:
         QVERIFY(bad.lastError().contains("nothing-here"));
     }
 
+    // Two public runs of one job (ranks 0 and 1 of the Level1 job) side by side.
+    void publicRuns()
+    {
+        RS_REQUIRE_PUBLIC_TRACES();
+        const QString job = test::publicTrace("ascend_torchnpu_level1_2rank");
+        CompareWindow w;
+        w.resize(1400, 950);
+        w.show();
+        w.compare(job + "/rank0_ascend_pt", job + "/rank1_ascend_pt");
+        QVERIFY2(waitLoaded(w), qPrintable(w.lastError()));
+        QVERIFY(w.alignment().byNumber());
+        QCOMPARE(w.alignment().pairs().size(), size_t(1)); // ProfilerStep#50 on both
+        QCOMPARE(w.alignment().pairs()[0].first.step, 50);
+        // Opened on step 50 with an hcom_allReduce selected on both sides.
+        for (TimelineView* v : {w.beforeView(), w.afterView()}) {
+            QVERIFY(v->selectedEvent() != kNone);
+            QVERIFY(v->trace()
+                        ->str(v->trace()->slice(v->selectedEvent()).name)
+                        .rfind("hcom_allReduce", 0) == 0);
+        }
+        // An op row (a compute kernel both ranks ran) selects that kernel in both.
+        const CompareTableModel& m = *w.model();
+        int op = -1;
+        for (int i = 0; i < m.rowCount() && op < 0; ++i)
+            if (m.row(i).kind == CompareRow::Op && m.row(i).key.rfind("aclnn", 0) == 0) op = i;
+        QVERIFY(op >= 0);
+        QVERIFY(w.activateRow(op));
+        for (TimelineView* v : {w.beforeView(), w.afterView()})
+            QCOMPARE(v->trace()->str(v->trace()->slice(v->selectedEvent()).name), m.row(op).key);
+        if (!qEnvironmentVariableIsEmpty("RINGSCOPE_SHOTS"))
+            w.grab().save(qEnvironmentVariable("RINGSCOPE_SHOTS") + "/compare_public.png");
+    }
+
     void scalingChart()
     {
         std::vector<RunDigest> runs(4);

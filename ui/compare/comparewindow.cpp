@@ -502,29 +502,23 @@ EventId CompareWindow::pickOp(int side, const std::string& name, EventId referen
         near = m_alignment.map(oj.trace->slice(reference).start, side == 1);
     }
     const JobTrace& job = run->session->job;
-    EventId best = kNone;
-    bool bestRank = false;
     const auto sl = t->slices();
-    // One pass over the slices of that name (a click, not a frame).
-    for (EventId e = 0; e < sl.size(); ++e) {
-        if (sl[e].name != id || sl[e].dur <= 0) continue;
-        if (best == kNone) {
-            best = e;
-            bestRank = rank && job.rankIds[std::size_t(std::max(0, job.blockOfEvent(e)))] == *rank;
-            continue;
-        }
-        if (near) {
-            const int block = job.blockOfEvent(e);
-            const bool sameRank = rank && block >= 0 && job.rankIds[std::size_t(block)] == *rank;
-            if (sameRank != bestRank) {
-                if (sameRank) best = e, bestRank = true;
-                continue;
-            }
-            if (std::llabs(sl[e].start - *near) < std::llabs(sl[best].start - *near)) best = e;
-        } else if (sl[e].dur > sl[best].dur) {
-            best = e;
-        }
-    }
+    auto sameRank = [&](EventId e) {
+        const int block = job.blockOfEvent(e);
+        return rank && block >= 0 && job.rankIds[std::size_t(block)] == *rank;
+    };
+    // With a reference: the same rank first, then the nearest to its aligned time; without
+    // one: the longest.
+    auto better = [&](EventId e, EventId than) {
+        if (!near) return sl[e].dur > sl[than].dur;
+        const bool re = sameRank(e), rt = sameRank(than);
+        if (re != rt) return re;
+        return std::llabs(sl[e].start - *near) < std::llabs(sl[than].start - *near);
+    };
+    EventId best = kNone;
+    // One pass over the slices (a click, not a frame).
+    for (EventId e = 0; e < sl.size(); ++e)
+        if (sl[e].name == id && sl[e].dur > 0 && (best == kNone || better(e, best))) best = e;
     return best;
 }
 
