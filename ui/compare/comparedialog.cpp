@@ -117,7 +117,7 @@ CompareDialog::CompareDialog(const QString& before, QWidget* parent) : QDialog(p
     connect(m_before, &QLineEdit::textChanged, this, &CompareDialog::updateOk);
     connect(m_after, &QLineEdit::textChanged, this, &CompareDialog::updateOk);
     connect(m_tabs, &QTabWidget::currentChanged, this, &CompareDialog::updateOk);
-    resize(720, 360);
+    resize(720, 300);
     updateOk();
 }
 
