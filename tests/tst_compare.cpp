@@ -433,6 +433,14 @@ private slots:
         g.write(R"({"distributed_args": {"world_size": "8", "rank": 0}})");
         g.close();
         QCOMPARE(*worldSizeOf({loaded.trace}), 8);
+        // Metadata without it: profiler_info_N.json may say.
+        QVERIFY(QFile::remove(run + "/profiler_metadata.json"));
+        QVERIFY(!worldSizeOf({loaded.trace}));
+        QFile info(run + "/profiler_info_0.json");
+        QVERIFY(info.open(QIODevice::WriteOnly));
+        info.write(R"({"rank_id": 0, "world_size": 4, "config": {}})");
+        info.close();
+        QCOMPARE(*worldSizeOf({loaded.trace}), 4);
     }
 
     // `ringscope compare`: exit 0, 2 on unreadable input or bad usage; both JSON schemas.

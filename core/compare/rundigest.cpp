@@ -59,23 +59,34 @@ std::optional<int> worldSizeInMetadata(const nlohmann::json& md)
     return std::nullopt;
 }
 
-// torch_npu keeps run metadata beside the trace: <run>/profiler_metadata.json, the trace in
-// <run>/ASCEND_PROFILER_OUTPUT/trace_view.json.
-std::optional<int> worldSizeBesideTrace(const std::string& tracePath)
+std::optional<int> worldSizeInFile(const std::filesystem::path& file)
 {
-    namespace fs = std::filesystem;
     std::error_code ec;
-    const fs::path p(tracePath);
-    fs::path run = p.parent_path();
-    if (run.filename() == "ASCEND_PROFILER_OUTPUT") run = run.parent_path();
-    const fs::path meta = run / "profiler_metadata.json";
-    const auto size = fs::file_size(meta, ec);
+    const auto size = std::filesystem::file_size(file, ec);
     if (ec || size > (4u << 20)) return std::nullopt;
-    std::ifstream in(meta, std::ios::binary);
+    std::ifstream in(file, std::ios::binary);
     if (!in) return std::nullopt;
     const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
     if (j.is_discarded()) return std::nullopt;
     return worldSizeInMetadata(j);
+}
+
+// torch_npu keeps run metadata beside the trace (<run>/ASCEND_PROFILER_OUTPUT/trace_view.json):
+// <run>/profiler_metadata.json, where frameworks record distributed_args, and
+// <run>/profiler_info_N.json.
+std::optional<int> worldSizeBesideTrace(const std::string& tracePath)
+{
+    namespace fs = std::filesystem;
+    fs::path run = fs::path(tracePath).parent_path();
+    if (run.filename() == "ASCEND_PROFILER_OUTPUT") run = run.parent_path();
+    if (auto n = worldSizeInFile(run / "profiler_metadata.json")) return n;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(run, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("profiler_info", 0) == 0 && entry.path().extension() == ".json")
+            if (auto n = worldSizeInFile(entry.path())) return n;
+    }
+    return std::nullopt;
 }
 
 int rankOf(const AnalysisReport& r, std::size_t index)

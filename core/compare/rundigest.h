@@ -93,9 +93,10 @@ struct RunDigest {
 std::string collectivePattern(std::string_view name);
 
 // Cards a run declares: Kineto's distributedInfo.world_size in any rank's metadata, else
-// torch_npu's profiler_metadata.json next to a rank's ASCEND_PROFILER_OUTPUT
-// ("distributed_args": {"world_size"}, a top-level "world_size", or the highest global rank
-// of "parallel_group_info" plus one). Reads at most one small file per rank.
+// torch_npu's profiler_metadata.json (or profiler_info_N.json) next to a rank's
+// ASCEND_PROFILER_OUTPUT: "distributed_args": {"world_size"}, a top-level "world_size", or the
+// highest global rank of "parallel_group_info" plus one. Reads a few small files per rank, and
+// stops at the first rank that says.
 std::optional<int> worldSizeOf(const std::vector<TracePtr>& rankTraces);
 
 // Reduces a run to its digest. Reads the reports and, for ops, the events of their traces
