@@ -129,7 +129,13 @@ private slots:
 
         // Rank 0 copied; its findings and the job's are resolved, nothing is new.
         QVERIFY(c.added.empty());
-        QVERIFY(c.persisting.empty());
+        // What persists is about the links (the generator's bandwidth), not the copy.
+        for (const FindingChange& x : c.persisting) {
+            const std::string& r = x.finding.rule;
+            QVERIFY2(r.find("memcpy") == std::string::npos && r.rfind("unaligned", 0) != 0 &&
+                         r.rfind("job-", 0) != 0 && r != "collective-waiting",
+                     r.c_str());
+        }
         const FindingChange* copy = findChange(c.resolved, "collective-extra-memcpy", 0);
         QVERIFY(copy);
         QCOMPARE(copy->beforeCount, 2);
