@@ -234,9 +234,12 @@ std::string generated(tracegen::Shape shape)
 }
 
 // Scalar read at the start of text.
-JsonScalar scalarOf(const std::string& text, const char** errorWhat = nullptr,
+JsonScalar scalarOf(const std::string& input, const char** errorWhat = nullptr,
                     bool* ranOut = nullptr, std::size_t* errorAt = nullptr)
 {
+    // The input and the decoded strings outlive the call: a scalar's text views either.
+    static std::deque<std::string> keep;
+    const std::string& text = keep.emplace_back(input);
     JsonTokenizer tok(text.data(), text.data() + text.size());
     JsonScalar v;
     std::deque<std::string> arena;
@@ -247,7 +250,6 @@ JsonScalar scalarOf(const std::string& text, const char** errorWhat = nullptr,
         if (ranOut) *ranOut = tok.ranOut();
         if (errorAt) *errorAt = static_cast<std::size_t>(tok.offsetOf(tok.errorAt()));
     }
-    static std::deque<std::string> keep; // decoded strings outlive the call for the checks
     keep.insert(keep.end(), arena.begin(), arena.end());
     if (v.kind == JsonScalar::String && !arena.empty()) v.text = {keep.back().data(), v.text.n};
     return v;
