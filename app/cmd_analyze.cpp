@@ -1,17 +1,13 @@
 #include "app/commands.h"
 
-#include "core/analysis/analyzer.h"
 #include "core/analysis/reportjson.h"
-#include "core/job/crossrank.h"
-#include "core/job/jobloader.h"
-#include "core/traceloader.h"
+#include "core/job/jobpipeline.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 
 #include <cmath>
 #include <iostream>
-#include <set>
 
 namespace rs::cli {
 
@@ -96,34 +92,22 @@ int analyze(const QStringList& args)
     if (parser.isSet("max-memory"))
         load.maxMemoryBytes = parser.value("max-memory").toULongLong() << 20;
 
-    // Every path may stand for several ranks (a job folder); they load in parallel.
+    // Every path may stand for several ranks (a job folder): the pipeline resolves, loads and
+    // analyses them in parallel and matches the ranks of one job.
     std::vector<std::string> given;
     for (const QString& p : paths)
         given.push_back(p.toStdString());
-    std::string discoverError;
-    const std::vector<RankInput> ranks = discoverJob(given, &discoverError);
-    bool inputError = !discoverError.empty();
-    if (!discoverError.empty()) std::cerr << "ringscope analyze: " << discoverError << "\n";
-    const JobLoadResult loaded = loadJob(ranks, load);
-    for (const std::string& e : loaded.errors)
+    PipelineOptions pipeline;
+    pipeline.load = load;
+    pipeline.analysis = options;
+    const PipelineResult result = runPipeline(given, pipeline);
+    for (const std::string& e : result.errors)
         std::cerr << "ringscope analyze: " << e << "\n";
-    for (const std::string& w : loaded.warnings)
+    for (const std::string& w : result.warnings)
         std::cerr << "ringscope analyze: warning: " << w << " (using what was read)\n";
-    inputError = inputError || !loaded.errors.empty();
-
-    std::vector<ReportInput> inputs;
-    std::vector<ReportPtr> reports;
-    for (const TracePtr& t : loaded.traces) {
-        reports.push_back(rs::analyze(t, options));
-        inputs.push_back({t->path(), reports.back()});
-    }
-    // Ranks of one job have distinct rank ids; unrelated traces given together are not matched.
-    std::set<int> rankIds;
-    for (const TracePtr& t : loaded.traces)
-        if (t->rank()) rankIds.insert(*t->rank());
-    std::optional<JobReport> job;
-    if (reports.size() > 1 && rankIds.size() == reports.size()) job = analyzeJob(reports);
-    const JobReport* jobPtr = job ? &*job : nullptr;
+    const bool inputError = !result.errors.empty();
+    const std::vector<ReportInput> inputs = result.reportInputs();
+    const JobReport* jobPtr = result.jobReport();
     if (parser.isSet("json"))
         std::cout << reportToJson(inputs, jobPtr).dump(2) << "\n";
     else

@@ -3,14 +3,15 @@
 
 #include "app/commands.h"
 
-#include "core/analysis/analyzer.h"
 #include "core/annotations/annotationstore.h"
 #include "core/annotations/findingannotations.h"
-#include "core/traceloader.h"
+#include "core/job/jobpipeline.h"
 #include "ui/export/exportcomposer.h"
+#include "ui/job/jobsession.h"
 #include "ui/plots/plotexport.h"
 
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QRegularExpression>
 
 #include <cmath>
@@ -70,8 +71,9 @@ int exportImage(const QStringList& args)
         "display. Or the composite report (--composite), or a plot (--view).");
     parser.addHelpOption();
     parser.addPositionalArgument("PATH",
-                                 "Trace file (.json, .json.gz) or torch_npu folder. "
-                                 "--view takes one per rank.",
+                                 "Trace file (.json, .json.gz), torch_npu run folder, or a job "
+                                 "folder of them (as for analyze); several ranks render as the "
+                                 "job, each rank's tracks labelled \"Rank N\".",
                                  "PATH...");
     parser.addOption({"out", "Output file: .png, .svg or .pdf.", "FILE"});
     parser.addOption({"range",
@@ -123,8 +125,6 @@ int exportImage(const QStringList& args)
         return usageError("--finding takes a number from 1");
     if (!intOption("step", 0, 1 << 30, &stepNo)) return usageError("--step takes a step number");
     const bool isView = parser.isSet("view");
-    if (!isView && paths.size() > 1)
-        return usageError("the timeline export takes one trace (several only with --view)");
     if (isView && selectors > 0)
         return usageError("--view draws every step: --range, --finding and --step do not apply");
 
@@ -135,24 +135,48 @@ int exportImage(const QStringList& args)
     LoadOptions loadOptions;
     if (parser.isSet("max-memory"))
         loadOptions.maxMemoryBytes = parser.value("max-memory").toULongLong() << 20;
-    std::vector<ReportPtr> reports;
-    for (const QString& p : paths) {
-        LoadResult r = loadTrace(p.toStdString(), loadOptions);
-        if (r.failed()) return usageError(QString::fromStdString(r.message));
-        if (!r.complete())
-            std::cerr << "ringscope export: warning: " << r.message << " (using what was read)\n";
-        reports.push_back(analyze(r.trace, analysisOptions));
-    }
+    // What analyze reads: the pipeline resolves the ranks, loads and analyses them.
+    std::vector<std::string> given;
+    for (const QString& p : paths)
+        given.push_back(p.toStdString());
+    PipelineOptions pipeline;
+    pipeline.load = loadOptions;
+    pipeline.analysis = analysisOptions;
+    pipeline.crossRank = false; // the job session matches the ranks on its own offsets
+    PipelineResult result = runPipeline(given, pipeline);
+    for (const std::string& w : result.warnings)
+        std::cerr << "ringscope export: warning: " << w << " (using what was read)\n";
+    if (result.traces.empty())
+        return usageError(QString::fromStdString(
+            result.errors.empty() ? std::string("no trace found in the given paths")
+                                  : result.errors.front()));
+    // A rank that failed is named; the others still render, and the exit code says so.
+    for (const std::string& e : result.errors)
+        std::cerr << "ringscope export: " << e << "\n";
+    const int doneCode = result.errors.empty() ? kExitOk : kExitInput;
 
     if (isView) {
         QString error;
         const QSize size(width, height > 0 ? height : width * 9 / 16);
-        if (!exportPlot(reports, parser.value("view"), out, size, &error)) return usageError(error);
+        if (!exportPlot(result.reports, parser.value("view"), out, size, &error))
+            return usageError(error);
         std::cout << out.toStdString() << "\n";
-        return kExitOk;
+        return doneCode;
     }
 
-    const ReportPtr report = reports.front();
+    // Several ranks render as the viewer shows the job: one merged trace, "Rank N · ..." groups,
+    // the combined findings (numbered as in the Findings pane).
+    ReportPtr report;
+    JobSessionPtr session;
+    if (result.traces.size() == 1) {
+        report = result.reports.front();
+    } else {
+        const std::string name = paths.size() == 1
+                                     ? QFileInfo(paths.front()).absoluteFilePath().toStdString()
+                                     : result.traces.front()->path();
+        session = buildJobSession(std::move(result), name);
+        report = session->combined;
+    }
     const TracePtr trace = report->trace;
     AnnotationStore store;
     if (parser.isSet("no-sidecar")) {
@@ -174,6 +198,8 @@ int exportImage(const QStringList& args)
     options.height = height;
     options.scale = scale;
     options.title = parser.value("title");
+    // A job grows to show every rank's tracks (the size limit stays), unless --height is set.
+    if (session) options.maxAutoHeight = 20000;
     if (parser.isSet("range")) {
         const QStringList parts = parser.value("range").split(':');
         const auto a = parts.size() == 2 ? parseTime(parts[0]) : std::nullopt;
@@ -225,7 +251,7 @@ int exportImage(const QStringList& args)
                                               : composer.writeTimeline(out, &error);
     if (!ok) return usageError(error);
     std::cout << out.toStdString() << "\n";
-    return kExitOk;
+    return doneCode;
 }
 
 } // namespace rs::cli

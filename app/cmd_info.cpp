@@ -1,7 +1,7 @@
 #include "app/commands.h"
 
+#include "core/job/jobpipeline.h"
 #include "core/traceinfo.h"
-#include "core/traceloader.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -18,11 +18,12 @@ int info(const QStringList& args)
         "Summarise traces: producer, rank, events per phase, processes and threads, span, "
         "warnings.");
     parser.addHelpOption();
-    parser.addPositionalArgument("PATH", "Trace file (.json, .json.gz) or torch_npu folder.",
-                                 "PATH...");
+    parser.addPositionalArgument(
+        "PATH", "Trace file (.json, .json.gz), torch_npu folder, or a job folder of them.",
+        "PATH...");
     parser.addOption({"json", "Write JSON (one object per path, a list when several)."});
-    parser.addOption({"max-memory", "Memory budget for loading, in MiB (default: 75% of RAM).",
-                      "MiB"});
+    parser.addOption(
+        {"max-memory", "Memory budget for loading, in MiB (default: 75% of RAM).", "MiB"});
     if (!parser.parse(QStringList{"ringscope info"} + args)) {
         std::cerr << "ringscope info: " << parser.errorText().toStdString() << "\n";
         return kExitInput;
@@ -42,25 +43,35 @@ int info(const QStringList& args)
     const bool asJson = parser.isSet("json");
     nlohmann::json all = nlohmann::json::array();
     int code = kExitOk;
-    for (const QString& p : paths) {
-        const std::string path = p.toStdString();
-        LoadResult r = loadTrace(path, options);
-        if (r.failed()) {
-            std::cerr << "ringscope info: " << r.message << "\n";
-            code = kExitInput;
-            continue;
-        }
-        if (!r.complete())
-            std::cerr << "ringscope info: warning: " << r.message << " (using what was read)\n";
+    // A job folder or rank folders stand for several ranks: the pipeline resolves and loads
+    // them in parallel (no analysis), one summary per rank.
+    std::vector<std::string> given;
+    for (const QString& p : paths)
+        given.push_back(p.toStdString());
+    PipelineOptions pipeline;
+    pipeline.load = options;
+    pipeline.analyse = false;
+    pipeline.crossRank = false;
+    const PipelineResult result = runPipeline(given, pipeline);
+    for (const std::string& e : result.errors) {
+        std::cerr << "ringscope info: " << e << "\n";
+        code = kExitInput;
+    }
+    for (const std::string& w : result.warnings)
+        std::cerr << "ringscope info: warning: " << w << " (using what was read)\n";
+    for (std::size_t i = 0; i < result.traces.size(); ++i) {
+        // One path, one rank: named as given.
+        const std::string path =
+            given.size() == 1 && result.traces.size() == 1 ? given.front() : result.paths[i];
         if (asJson)
-            all.push_back(traceInfoJson(*r.trace, path));
+            all.push_back(traceInfoJson(*result.traces[i], path));
         else
-            std::cout << traceInfoText(*r.trace, path);
+            std::cout << traceInfoText(*result.traces[i], path);
     }
     if (asJson) {
         if (all.size() == 1)
             std::cout << all[0].dump(2) << "\n";
-        else if (!all.empty() || paths.size() > 1)
+        else if (!all.empty() || paths.size() > 1 || result.traces.size() > 1)
             std::cout << all.dump(2) << "\n";
     }
     return code;

@@ -3,27 +3,94 @@
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QFileInfo>
+#include <QRegularExpression>
 #include <QStringList>
 
 #include <cstring>
 #include <iostream>
+#include <string>
 
 namespace {
 
+// What a subcommand needs around it.
+enum class Host {
+    Core,     // QCoreApplication: text and JSON only
+    Gui,      // QApplication, offscreen without a display: it paints
+    GuiImage, // QApplication only when --image is given
+};
+
+struct Command {
+    const char* name;
+    const char* usage; // its lines in `ringscope --help`, without the leading "ringscope "
+    Host host;
+    int (*run)(const QStringList& args);
+};
+
+// Every subcommand, one line each: main() dispatches on this table and the usage and the
+// "unknown command" message list it.
+const Command kCommands[] = {
+    {"info", "info PATH... [--json]  summarise traces", Host::Core, rs::cli::info},
+    {"analyze",
+     "analyze PATH... [--json] [--size-align N] [--addr-align N]\n"
+     "          [--fail-on warning|error]  find communication problems",
+     Host::Core, rs::cli::analyze},
+    {"compare",
+     "compare BEFORE AFTER [--json] [--image FILE]\n"
+     "ringscope compare --scaling [--weak] RUN... [--json] [--image FILE]\n"
+     "          before/after a fix, scaling across card counts",
+     Host::GuiImage, rs::cli::compare},
+    {"export",
+     "export PATH... --out FILE.png|svg|pdf [--range A:B]\n"
+     "          [--finding N] [--step N] [--annotate-findings] [--composite]\n"
+     "          render the annotated timeline or the report, headless",
+     Host::Gui, rs::cli::exportImage},
+};
+
+const Command* findCommand(const std::string& name)
+{
+    for (const Command& c : kCommands)
+        if (name == c.name) return &c;
+    return nullptr;
+}
+
+std::string commandList()
+{
+    std::string out;
+    for (const Command& c : kCommands)
+        out += (out.empty() ? "" : ", ") + std::string(c.name);
+    return out;
+}
+
 void printUsage()
 {
-    std::cout << "Usage: ringscope [TRACE...]            open the viewer\n"
-                 "       ringscope info PATH... [--json]  summarise traces\n"
-                 "       ringscope analyze PATH... [--json] [--size-align N] [--addr-align N]\n"
-                 "                 [--fail-on warning|error]  find communication problems\n"
-                 "       ringscope compare BEFORE AFTER [--json] [--image FILE]\n"
-                 "       ringscope compare --scaling [--weak] RUN... [--json] [--image FILE]\n"
-                 "                 before/after a fix, scaling across card counts\n"
-                 "       ringscope export PATH --out FILE.png|svg|pdf [--range A:B]\n"
-                 "                 [--finding N] [--step N] [--annotate-findings] [--composite]\n"
-                 "                 render the annotated timeline or the report, headless\n"
-                 "       ringscope --version\n"
+    std::cout << "Usage: ringscope [TRACE...]  open the viewer (a job folder, rank folders or "
+                 "trace files)\n";
+    for (const Command& c : kCommands) {
+        std::string text = c.usage;
+        // Continuation lines line up under the command.
+        for (std::size_t p = 0; (p = text.find('\n', p)) != std::string::npos; p += 8)
+            text.insert(p + 1, "       ");
+        std::cout << "       ringscope " << text << "\n";
+    }
+    std::cout << "       ringscope --version\n"
                  "Run a subcommand with --help for its options.\n";
+}
+
+// A first argument that is no file or folder but reads like a command word ("anaylze",
+// "stats"): a mistyped or not yet known subcommand, not a trace to open.
+bool looksLikeCommand(const std::string& arg)
+{
+    static const QRegularExpression word(QStringLiteral("^[A-Za-z][A-Za-z0-9_-]*$"));
+    const QString a = QString::fromLocal8Bit(arg.c_str());
+    return word.match(a).hasMatch() && !QFileInfo::exists(a);
+}
+
+void offscreenWithoutDisplay()
+{
+    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+        qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
 }
 
 } // namespace
@@ -39,49 +106,26 @@ int main(int argc, char** argv)
         std::cout << "ringscope " << RINGSCOPE_VERSION << "\n";
         return 0;
     }
-    if (sub == "info") {
-        QCoreApplication app(argc, argv);
-        QStringList args;
-        for (int i = 2; i < argc; ++i)
-            args << QString::fromLocal8Bit(argv[i]);
-        return rs::cli::info(args);
-    }
-    if (sub == "analyze") {
-        QCoreApplication app(argc, argv);
-        QStringList args;
-        for (int i = 2; i < argc; ++i)
-            args << QString::fromLocal8Bit(argv[i]);
-        return rs::cli::analyze(args);
-    }
-    if (sub == "compare") {
+    if (const Command* c = findCommand(sub)) {
         QStringList args;
         bool image = false;
         for (int i = 2; i < argc; ++i) {
             args << QString::fromLocal8Bit(argv[i]);
             image = image || args.back() == "--image" || args.back().startsWith("--image=");
         }
-        if (!image) {
+        if (c->host == Host::Core || (c->host == Host::GuiImage && !image)) {
             QCoreApplication app(argc, argv);
-            return rs::cli::compare(args);
+            return c->run(args);
         }
-        // --image paints widgets: a QApplication, offscreen without a display.
-        if (qEnvironmentVariableIsEmpty("DISPLAY") &&
-            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
-            qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-            qputenv("QT_QPA_PLATFORM", "offscreen");
+        offscreenWithoutDisplay();
         QApplication app(argc, argv);
-        return rs::cli::compare(args);
+        return c->run(args);
     }
-    if (sub == "export") {
-        if (qEnvironmentVariableIsEmpty("DISPLAY") &&
-            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
-            qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-            qputenv("QT_QPA_PLATFORM", "offscreen");
-        QApplication app(argc, argv);
-        QStringList args;
-        for (int i = 2; i < argc; ++i)
-            args << QString::fromLocal8Bit(argv[i]);
-        return rs::cli::exportImage(args);
+    if (!sub.empty() && looksLikeCommand(sub)) {
+        std::cerr << "ringscope: unknown command '" << sub << "' (no such file either)\n"
+                  << "Commands: " << commandList() << "\n"
+                  << "Run ringscope --help for the usage.\n";
+        return rs::cli::kExitInput;
     }
     return rs::runGui(argc, argv);
 }

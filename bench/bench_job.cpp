@@ -1,10 +1,15 @@
-// Job load benchmark: N ranks of generated traces loaded with loadJob against one rank loaded
-// alone. Prints throughput and peak memory, and checks the targets:
-//   job peak RSS <= 1.3 x the sum of single-rank peaks; job MB/s >= single-file MB/s.
+// Job load benchmark: N ranks of generated traces through the job pipeline (runPipeline: load
+// and analyse each rank under the memory budget, match across ranks; or --load-only, loadJob)
+// against one rank loaded alone. Prints throughput, peak memory against the budget, ranks and
+// tasks at once and the process's thread count, and checks the targets:
+//   job peak RSS <= 1.3 x the sum of single-rank peaks and <= the budget; job MB/s >= single.
 //   bench_job [--ranks N] [--size 50M] [--shape kineto|torch_npu] [--dir DIR]
+//             [--max-memory MiB] [--parallel N] [--load-only]
 #include "bench/benchutil.h"
 #include "bench/tracegen_large.h"
 #include "core/job/jobloader.h"
+#include "core/job/jobpipeline.h"
+#include "core/workpool.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -33,9 +38,21 @@ int main(int argc, char** argv)
     std::uint64_t size = 50ull << 20;
     std::string shape = "kineto";
     std::string dir = "/tmp/ringscope-bench-job";
-    for (int i = 1; i + 1 < argc; i += 2) {
+    std::uint64_t budget = 0;
+    int parallel = 0;
+    bool loadOnly = false;
+    for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--ranks")
+        if (a == "--load-only") {
+            loadOnly = true;
+            continue;
+        }
+        if (i + 1 >= argc) break;
+        if (a == "--max-memory")
+            budget = std::strtoull(argv[i + 1], nullptr, 10) << 20;
+        else if (a == "--parallel")
+            parallel = std::atoi(argv[i + 1]);
+        else if (a == "--ranks")
             ranks = std::atoi(argv[i + 1]);
         else if (a == "--size")
             size = rs::tracegen::parseSize(argv[i + 1]);
@@ -43,6 +60,7 @@ int main(int argc, char** argv)
             shape = argv[i + 1];
         else if (a == "--dir")
             dir = argv[i + 1];
+        ++i;
     }
     QDir().mkpath(QString::fromStdString(dir));
     std::vector<rs::RankInput> inputs;
@@ -52,8 +70,8 @@ int main(int argc, char** argv)
                                  std::to_string(size >> 20) + "M.json";
         if (!QFileInfo::exists(QString::fromStdString(path))) {
             rs::tracegen::LargeTraceOptions o;
-            o.shape = shape == "torch_npu" ? rs::tracegen::Shape::TorchNpu
-                                           : rs::tracegen::Shape::Kineto;
+            o.shape =
+                shape == "torch_npu" ? rs::tracegen::Shape::TorchNpu : rs::tracegen::Shape::Kineto;
             o.targetBytes = size;
             o.seed = 1000 + static_cast<std::uint64_t>(r);
             o.rank = r;
@@ -81,24 +99,54 @@ int main(int argc, char** argv)
     }
     const double oneSec = std::chrono::duration<double>(Clock::now() - t0).count();
     const std::uint64_t onePeak = statusBytes("VmHWM") - base;
-    const double oneSize = mib(static_cast<std::uint64_t>(
-        QFileInfo(QString::fromStdString(inputs[0].path)).size()));
+    const double oneSize =
+        mib(static_cast<std::uint64_t>(QFileInfo(QString::fromStdString(inputs[0].path)).size()));
 
     resetPeak();
     const std::uint64_t base2 = statusBytes("VmRSS");
     t0 = Clock::now();
     rs::JobProgress progress;
-    rs::JobLoadResult job = rs::loadJob(inputs, {}, &progress);
+    rs::WorkPool::global().resetPeakRunning();
+    rs::PipelineOptions options;
+    options.load.maxMemoryBytes = budget;
+    options.maxParallel = parallel;
+    std::size_t loaded = 0, errors = 0, collectives = 0;
+    std::uint64_t peakHeld = 0, usedBudget = 0;
+    int peakRanks = 0;
+    if (loadOnly) {
+        rs::JobLoadResult job = rs::loadJob(inputs, options.load, &progress, parallel);
+        loaded = job.traces.size();
+        errors = job.errors.size();
+        usedBudget = budget ? budget : rs::defaultMemoryBudget();
+    } else {
+        rs::PipelineResult job = rs::runPipeline(inputs, options, &progress);
+        loaded = job.traces.size();
+        errors = job.errors.size();
+        collectives = job.job ? job.job->collectives.size() : 0;
+        peakHeld = job.peakHeld;
+        peakRanks = job.peakRunning;
+        usedBudget = job.budget;
+    }
     const double jobSec = std::chrono::duration<double>(Clock::now() - t0).count();
     const std::uint64_t jobPeak = statusBytes("VmHWM") - base2;
     const std::uint64_t jobResident = statusBytes("VmRSS") - base2;
 
-    std::printf("ranks %d x %.0f MiB (%s), %.0f MiB in all, %zu loaded, %zu errors\n", ranks,
-                oneSize, shape.c_str(), mib(total), job.traces.size(), job.errors.size());
+    std::printf("ranks %d x %.0f MiB (%s), %.0f MiB in all, %zu loaded, %zu errors, %s\n", ranks,
+                oneSize, shape.c_str(), mib(total), loaded, errors,
+                loadOnly ? "load only" : "pipeline: load + analyse + cross-rank");
     std::printf("single rank: %.2f s, %.1f MB/s, peak +%.0f MiB\n", oneSec,
                 oneSize * 1.048576 / oneSec, mib(onePeak));
     std::printf("job:         %.2f s, %.1f MB/s, peak +%.0f MiB, resident +%.0f MiB\n", jobSec,
                 mib(total) * 1.048576 / jobSec, mib(jobPeak), mib(jobResident));
+    if (!loadOnly)
+        std::printf("pipeline: budget %.0f MiB, peak admitted %.0f MiB, %d ranks at most at once, "
+                    "%zu matched collectives\n",
+                    mib(usedBudget), mib(peakHeld), peakRanks, collectives);
+    std::printf("threads: %d in the process (pool of %d), %d tasks at most at once\n",
+                int(statusBytes("Threads") / 1024), rs::WorkPool::global().threadCount(),
+                rs::WorkPool::global().peakRunning());
+    std::printf("memory: job peak %.0f MiB vs budget %.0f MiB: %s\n", mib(jobPeak), mib(usedBudget),
+                jobPeak <= usedBudget ? "met" : "NOT met");
     const double ratio = double(jobPeak) / (double(onePeak) * ranks);
     std::printf("memory: job peak / (ranks x single peak) = %.2f (target <= 1.30): %s\n", ratio,
                 ratio <= 1.3 ? "met" : "NOT met");

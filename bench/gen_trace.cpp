@@ -22,12 +22,13 @@ int usage()
         "         SIZE like 100M or 1G; the file ends at the first step past it\n"
         "       gen_trace --seed-case [--ranks N] [--steps N] [--kineto] --out DIR\n"
         "                 [--compute-ms X] [--allreduce-ms X] [--bad-steps I,J|none]\n"
-        "                 [--write-ranks N] [--single-card]\n"
+        "                 [--write-ranks N] [--single-card] [--bad-ranks S=R[+R...],...]\n"
         "         the seed case as a job: DIR/rankN_ascend_pt/... (or rankN.pt.trace.json);\n"
         "         per step X ms of compute and an AllReduce of X ms (0: none), the 0-based\n"
         "         steps whose AllReduce input is misaligned (default 2,4), only ranks\n"
         "         0..N-1 written (the traces still say --ranks as the world size);\n"
-        "         --single-card: 1 rank, no AllReduce\n"
+        "         --single-card: 1 rank, no AllReduce; --bad-ranks 2=0,4=5+6: the ranks\n"
+        "         that copy in each named 0-based step (a bad step; default rank 0)\n"
         "       gen_trace --sample --out DIR\n"
         "         the bundled sample: DIR/sample_rank0.json and sample_rank1.json\n");
     return 2;
@@ -113,6 +114,25 @@ int main(int argc, char** argv)
                     p = comma + 1;
                 }
             }
+        } else if (a == "--bad-ranks" && hasValue) {
+            // "2=0,4=5+6": step 2 copied by rank 0, step 4 by ranks 5 and 6.
+            const std::string list = argv[++i];
+            for (std::size_t p = 0; p < list.size();) {
+                const std::size_t comma = std::min(list.find(',', p), list.size());
+                const std::string item = list.substr(p, comma - p);
+                const std::size_t eq = item.find('=');
+                if (eq == 0 || eq == item.npos || eq + 1 == item.size() ||
+                    item.find_first_not_of("0123456789=+") != item.npos)
+                    return usage();
+                std::vector<int>& ranks = seed.badRanks[std::atoi(item.c_str())];
+                for (std::size_t q = eq + 1; q <= item.size();) {
+                    const std::size_t plus = std::min(item.find('+', q), item.size());
+                    if (plus == q) return usage();
+                    ranks.push_back(std::atoi(item.c_str() + q));
+                    q = plus + 1;
+                }
+                p = comma + 1;
+            }
         } else if (a == "--write-ranks" && hasValue) {
             seed.writeRanks = std::max(1, std::atoi(argv[++i]));
         } else if (a == "--single-card") {
@@ -127,6 +147,7 @@ int main(int argc, char** argv)
         seed.ranks = 1;
         seed.allReduceNs = 0;
         seed.badSteps.clear();
+        seed.badRanks.clear();
     }
     if (seedCase) {
         std::filesystem::create_directories(out);

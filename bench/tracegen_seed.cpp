@@ -34,7 +34,8 @@ bool hasAllReduce(const SeedCaseOptions& o)
 
 bool isBad(const SeedCaseOptions& o, int step)
 {
-    return std::find(o.badSteps.begin(), o.badSteps.end(), step) != o.badSteps.end();
+    return std::find(o.badSteps.begin(), o.badSteps.end(), step) != o.badSteps.end() ||
+           o.badRanks.count(step);
 }
 
 // Host-side timing shared by both shapes: the step starts at hostStart, its device work at
@@ -349,8 +350,8 @@ private:
         TimeNs t = st.arStart;
         // Task lengths scale down for AllReduces under 40 ms (1 ms at the default 200 ms).
         const TimeNs unit = std::min<TimeNs>(1'000'000, m_o.allReduceNs / 40);
-        const bool badHere = st.bad && m_rank == m_o.badRank;
-        const bool waitHere = st.bad && m_rank != m_o.badRank;
+        const bool badHere = st.bad && copiesInStep(m_o, i, m_rank);
+        const bool waitHere = st.bad && !badHere;
         // Baseline: a tiny flag write and the local copy of the input into the CCL buffer.
         task("Reduce_Inline", 0, t, 600, m_rank, 4294967295, "SDMA", 4, "ON_CHIP", "INT32");
         if (badHere) {
@@ -559,7 +560,7 @@ private:
                {"Rank", m_rank}});
         slice("nccl:all_reduce", "user_annotation", m_cpuPid, m_tid, host - 10'000, 110'000,
               {{"External id", 5200 + i}});
-        const bool badHere = st.bad && m_rank == m_o.badRank;
+        const bool badHere = st.bad && copiesInStep(m_o, i, m_rank);
         TimeNs kernelStart = st.arStart;
         if (badHere) {
             const std::uint64_t corr = ++m_corr;
@@ -617,6 +618,13 @@ bool writeFile(const std::filesystem::path& p, const std::string& text)
 }
 
 } // namespace
+
+bool copiesInStep(const SeedCaseOptions& o, int step, int rank)
+{
+    const auto it = o.badRanks.find(step);
+    if (it == o.badRanks.end()) return rank == o.badRank;
+    return std::find(it->second.begin(), it->second.end(), rank) != it->second.end();
+}
 
 std::string seedCaseTrace(const SeedCaseOptions& o, int rank)
 {

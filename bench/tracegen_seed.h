@@ -8,6 +8,7 @@
 #include "core/timeconv.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct SeedCaseOptions {
     int steps = 6;
     std::vector<int> badSteps = {2, 4}; // steps (0-based) whose AllReduce input is misaligned
     int badRank = 0;                    // the rank that copies; the other ranks only wait
+    // Per 0-based bad step, the ranks that copy instead of badRank (several ranks can be
+    // misaligned in one step: allocation is random). Steps named here are bad steps.
+    std::map<int, std::vector<int>> badRanks;
     TimeNs computeNs = 320'000'000;
     TimeNs allReduceNs = 200'000'000;
     TimeNs extraMemcpyNs = 200'000'000;
@@ -30,6 +34,9 @@ struct SeedCaseOptions {
     int writeRanks = 0; // ranks 0..writeRanks-1 written by writeSeedCaseJob (0: all); the
                         // traces still declare `ranks` as the world size
 };
+
+// Whether rank copies (is misaligned) in 0-based step i, when step i is bad.
+bool copiesInStep(const SeedCaseOptions& o, int step, int rank);
 
 // JSON text of one rank's trace.
 std::string seedCaseTrace(const SeedCaseOptions& o, int rank);

@@ -9,6 +9,7 @@
 #include "core/analysis/reportjson.h"
 #include "core/job/crossrank.h"
 #include "core/job/jobloader.h"
+#include "core/job/jobpipeline.h"
 #include "tests/testutil.h"
 
 #include <QDir>
@@ -28,26 +29,17 @@ namespace {
 // What `ringscope analyze PATH --json` does (app/cmd_analyze.cpp), in process.
 nlohmann::json analyzeLikeCli(const std::string& path, const std::string& prefix)
 {
-    std::string error;
-    const std::vector<RankInput> ranks = discoverJob({path}, &error);
-    if (!error.empty()) qWarning("%s: %s", path.c_str(), error.c_str());
-    const JobLoadResult loaded = loadJob(ranks);
-    for (const std::string& e : loaded.errors)
+    const PipelineResult result = runPipeline(std::vector<std::string>{path}, {});
+    for (const std::string& e : result.errors)
         qWarning("%s", e.c_str());
     std::vector<ReportInput> inputs;
-    std::vector<ReportPtr> reports;
-    std::set<int> rankIds;
-    for (const TracePtr& t : loaded.traces) {
-        reports.push_back(analyze(t));
-        std::string p = t->path();
+    for (const ReportInput& in : result.reportInputs()) {
+        std::string p = in.path;
         // Paths differ between machines: keep them relative to the folder given.
         if (p.rfind(prefix, 0) == 0) p = "<dir>" + p.substr(prefix.size());
-        inputs.push_back({p, reports.back()});
-        if (t->rank()) rankIds.insert(*t->rank());
+        inputs.push_back({p, in.report});
     }
-    std::optional<JobReport> job;
-    if (reports.size() > 1 && rankIds.size() == reports.size()) job = analyzeJob(reports);
-    return reportToJson(inputs, job ? &*job : nullptr);
+    return reportToJson(inputs, result.jobReport());
 }
 
 // Differences between two JSON values, as "path: got vs want" lines (at most `limit`).

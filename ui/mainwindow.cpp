@@ -2,6 +2,7 @@
 
 #include "core/analysis/analyzer.h"
 #include "core/job/jobloader.h"
+#include "core/job/pooltask.h"
 #include "ui/annotations/annotationcontroller.h"
 #include "ui/annotations/notespane.h"
 #include "ui/compare/comparedialog.h"
@@ -26,7 +27,6 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QLabel>
 #include <QLocale>
 #include <QMenu>
@@ -40,7 +40,6 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <exception>
 #include <set>
@@ -123,17 +122,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         m_progress->setValue(total > 0 ? static_cast<int>(done * 1000 / total) : 0);
     });
     connect(&m_job, &TraceLoadJob::finished, this, &MainWindow::onLoaded);
-    m_jobTimer = new QTimer(this);
-    m_jobTimer->setInterval(100);
-    connect(m_jobTimer, &QTimer::timeout, this, [this] {
-        if (!m_jobProgress) return;
-        const auto total = m_jobProgress->total.load();
-        const auto done = m_jobProgress->done.load();
-        m_progress->setRange(0, 1000);
-        m_progress->setValue(total > 0 ? static_cast<int>(done * 1000 / total) : 0);
-        if (total > 0 && done >= total)
-            m_status->setText(tr("Analysing %1 ranks…").arg(m_jobProgress->ranksDone.load()));
-    });
     connect(m_heatmap, &RankStepHeatmap::cellClicked, this, &MainWindow::showRankStep);
 
     connect(m_timeline, &TimelineView::eventSelected, this, &MainWindow::onEventSelected);
@@ -294,10 +282,9 @@ void MainWindow::openPaths(const QStringList& paths)
     const QString path = inputs.size() == 1 ? QString::fromStdString(inputs.front().path)
                                             : QFileInfo(paths.first()).absoluteFilePath();
     ++m_jobGeneration; // a job still loading or rebuilding is superseded
-    if (m_jobProgress) m_jobProgress->cancel = true;
+    if (m_jobProgress) m_jobProgress->requestCancel();
     m_jobLoading = false;
     m_rebuilding = false;
-    m_jobTimer->stop();
     m_lastError.clear();
     m_status->setText(tr("Loading %1…").arg(QDir::toNativeSeparators(path)));
     m_progress->setValue(0);
@@ -319,7 +306,7 @@ void MainWindow::openSample()
 void MainWindow::cancelLoad()
 {
     m_job.cancel();
-    if (m_jobProgress) m_jobProgress->cancel = true;
+    if (m_jobProgress) m_jobProgress->requestCancel();
     m_status->setText(tr("Cancelling…"));
 }
 
@@ -344,6 +331,27 @@ void MainWindow::onLoaded(const QString& path, std::shared_ptr<LoadResult> resul
         emit loadFailed(m_lastError);
         return;
     }
+    // The timeline's index is built on the pool; a newer load meanwhile drops this one.
+    const quint64 jobGeneration = m_jobGeneration;
+    const TracePtr trace = result->trace;
+    runOnPool<std::shared_ptr<const TimelineIndex>>(
+        this,
+        [trace]() -> std::shared_ptr<const TimelineIndex> {
+            try {
+                return std::make_shared<TimelineIndex>(trace);
+            } catch (const std::exception&) {
+                return nullptr; // built on the GUI thread then
+            }
+        },
+        [this, path, result, jobGeneration](std::shared_ptr<const TimelineIndex> index) {
+            if (jobGeneration != m_jobGeneration) return;
+            showLoaded(path, result, std::move(index));
+        });
+}
+
+void MainWindow::showLoaded(const QString& path, std::shared_ptr<LoadResult> result,
+                            std::shared_ptr<const TimelineIndex> index)
+{
     ++m_generation;
     m_session.reset();
     setJobUi(false);
@@ -355,7 +363,7 @@ void MainWindow::onLoaded(const QString& path, std::shared_ptr<LoadResult> resul
     m_path = path;
     addRecent(path);
     setWindowTitle(QStringLiteral("%1 — Ringscope").arg(QFileInfo(path).fileName()));
-    m_timeline->setTrace(m_trace);
+    m_timeline->setTrace(m_trace, std::move(index));
     m_details->setTrace(m_trace);
     m_callStack->setTrace(m_trace);
     m_search->setTrace(m_trace);
@@ -381,21 +389,17 @@ void MainWindow::startAnalysis()
     const quint64 generation = m_generation;
     TracePtr trace = m_trace;
     using Outcome = std::pair<ReportPtr, QString>;
-    // The watcher belongs to the window: a window closed mid-analysis drops the result, and
-    // the global thread pool is drained before the application exits.
-    auto* watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
-        const Outcome out = watcher->result();
-        onAnalysed(generation, out.first, out.second);
-    });
-    watcher->setFuture(QtConcurrent::run([trace]() -> Outcome {
-        try {
-            return {analyze(trace), QString()};
-        } catch (const std::exception& e) {
-            return {nullptr, QString::fromUtf8(e.what())};
-        }
-    }));
+    // On the pool; a window closed mid-analysis drops the result.
+    runOnPool<Outcome>(
+        this,
+        [trace]() -> Outcome {
+            try {
+                return {analyze(trace), QString()};
+            } catch (const std::exception& e) {
+                return {nullptr, QString::fromUtf8(e.what())};
+            }
+        },
+        [this, generation](Outcome out) { onAnalysed(generation, out.first, out.second); });
 }
 
 void MainWindow::onAnalysed(quint64 generation, const ReportPtr& report, const QString& error)
@@ -484,7 +488,7 @@ void MainWindow::startJob(const std::vector<RankInput>& inputs, const QString& n
                           const QStringList& paths)
 {
     m_job.cancel(); // a single trace still loading is superseded
-    if (m_jobProgress) m_jobProgress->cancel = true;
+    if (m_jobProgress) m_jobProgress->requestCancel();
     const quint64 generation = ++m_jobGeneration;
     auto progress = std::make_shared<JobProgress>();
     m_jobProgress = progress;
@@ -501,23 +505,33 @@ void MainWindow::startJob(const std::vector<RankInput>& inputs, const QString& n
     m_progress->setValue(0);
     m_progress->setVisible(true);
     m_cancel->setVisible(true);
-    m_jobTimer->start();
     const std::string path = name.toStdString();
-    auto* watcher = new QFutureWatcher<JobSessionPtr>(this);
-    connect(watcher, &QFutureWatcher<JobSessionPtr>::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
-        onJobBuilt(generation, watcher->result(), false);
-    });
-    // Loading, analysis and merging all run off the GUI thread.
-    watcher->setFuture(QtConcurrent::run([inputs, path, progress]() -> JobSessionPtr {
-        try {
-            return buildJobSession(inputs, path, progress.get());
-        } catch (const std::exception& e) {
-            auto s = std::make_shared<JobSession>();
-            s->errors.emplace_back(e.what());
-            return s;
-        }
-    }));
+    // Each rank that ends tells the window (queued onto the GUI thread): no polling.
+    const QueuedRelay relay(this);
+    progress->onChange = [relay, this, generation, weak = std::weak_ptr<JobProgress>(progress)] {
+        relay.post([this, generation, weak] {
+            const std::shared_ptr<JobProgress> p = weak.lock();
+            if (!p || generation != m_jobGeneration) return;
+            const auto total = p->total.load();
+            m_progress->setValue(total > 0 ? static_cast<int>(p->done.load() * 1000 / total) : 0);
+            m_status->setText(tr("Loading and analysing: %1 of %2 ranks…")
+                                  .arg(p->ranksDone.load())
+                                  .arg(p->ranks.load()));
+        });
+    };
+    // Loading, analysis and merging all run on the pool, off the GUI thread.
+    runOnPool<JobSessionPtr>(
+        this,
+        [inputs, path, progress]() -> JobSessionPtr {
+            try {
+                return buildJobSession(inputs, path, progress.get());
+            } catch (const std::exception& e) {
+                auto s = std::make_shared<JobSession>();
+                s->errors.emplace_back(e.what());
+                return s;
+            }
+        },
+        [this, generation](JobSessionPtr session) { onJobBuilt(generation, session, false); });
 }
 
 void MainWindow::setRankOffsets(const std::vector<TimeNs>& offsets)
@@ -530,18 +544,16 @@ void MainWindow::setRankOffsets(const std::vector<TimeNs>& offsets)
     m_analysisRunning = true;
     m_status->setText(tr("Moving ranks onto the new clock offsets…"));
     JobSessionPtr session = m_session;
-    auto* watcher = new QFutureWatcher<JobSessionPtr>(this);
-    connect(watcher, &QFutureWatcher<JobSessionPtr>::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
-        onJobBuilt(generation, watcher->result(), true);
-    });
-    watcher->setFuture(QtConcurrent::run([session, offsets]() -> JobSessionPtr {
-        try {
-            return reoffsetJobSession(*session, offsets);
-        } catch (const std::exception&) {
-            return nullptr;
-        }
-    }));
+    runOnPool<JobSessionPtr>(
+        this,
+        [session, offsets]() -> JobSessionPtr {
+            try {
+                return reoffsetJobSession(*session, offsets);
+            } catch (const std::exception&) {
+                return nullptr;
+            }
+        },
+        [this, generation](JobSessionPtr s) { onJobBuilt(generation, s, true); });
 }
 
 void MainWindow::onJobBuilt(quint64 generation, JobSessionPtr session, bool reoffset)
@@ -550,7 +562,6 @@ void MainWindow::onJobBuilt(quint64 generation, JobSessionPtr session, bool reof
     m_jobLoading = false;
     m_rebuilding = false;
     m_analysisRunning = false;
-    m_jobTimer->stop();
     m_progress->setVisible(false);
     m_cancel->setVisible(false);
     if (!session) {
@@ -586,14 +597,14 @@ void MainWindow::onJobBuilt(quint64 generation, JobSessionPtr session, bool reof
     m_report = session->combined;
     const EventId selected = m_timeline->selectedEvent();
     if (reoffset) {
-        m_timeline->replaceTrace(m_trace);
+        m_timeline->replaceTrace(m_trace, session->timelineIndex);
     } else {
         m_path = QString::fromStdString(m_trace->path());
         if (!m_recentEntry.isEmpty()) addRecent(m_recentEntry);
         setWindowTitle(tr("%1 — %2 ranks — Ringscope")
                            .arg(QFileInfo(m_path).fileName())
                            .arg(session->job.rankCount()));
-        m_timeline->setTrace(m_trace);
+        m_timeline->setTrace(m_trace, session->timelineIndex);
     }
     m_details->setTrace(m_trace);
     m_callStack->setTrace(m_trace);
@@ -780,7 +791,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     settings.setValue(QStringLiteral("window/state"), saveState());
     settings.setValue(QStringLiteral("window/tab"), m_tabs->currentIndex());
     m_job.cancel();
-    if (m_jobProgress) m_jobProgress->cancel = true;
+    if (m_jobProgress) m_jobProgress->requestCancel();
     QMainWindow::closeEvent(event);
 }
 

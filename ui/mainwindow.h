@@ -102,6 +102,9 @@ protected:
 private:
     void buildMenus();
     void onLoaded(const QString& path, std::shared_ptr<LoadResult> result);
+    // The loaded trace shown, with its timeline index built on the pool.
+    void showLoaded(const QString& path, std::shared_ptr<LoadResult> result,
+                    std::shared_ptr<const TimelineIndex> index);
     void startAnalysis();
     void onAnalysed(quint64 generation, const ReportPtr& report, const QString& error);
     void onEventSelected(EventId e);
@@ -125,7 +128,6 @@ private:
     // Jobs: one counter for loads and rebuilds; results of superseded ones are dropped.
     quint64 m_jobGeneration = 0;
     std::shared_ptr<JobProgress> m_jobProgress;
-    QTimer* m_jobTimer = nullptr;
     bool m_jobLoading = false;
     bool m_rebuilding = false;
     JobSessionPtr m_session;

@@ -263,7 +263,7 @@ FindingText syncDominated(int ops, int withInfo, TimeNs syncNs, TimeNs transitNs
     t.recommendation =
         "Not a bandwidth problem: the other ranks reached the collective later (skew) or one "
         "rank is a straggler. Open the whole job: the rank the others wait for is named in the "
-        "job's cross-rank view (cross_rank[].delaying_rank, the Ranks heatmap); look there for "
+        "job's cross-rank view (cross_rank[].delaying_ranks, the Ranks heatmap); look there for "
         "extra compute, an internal memcpy or a late launch.";
     return t;
 }
@@ -408,9 +408,10 @@ void syncText(std::ostringstream& o, const std::vector<ReportInput>& inputs, con
             if (f.rule == "sync-dominated" && f.rank) waiting.push_back(*f.rank);
     }
     if (waiting.empty()) return;
-    std::map<int, int> delaying; // rank -> instances it delayed
+    std::map<int, int> delaying; // rank -> instances it delayed (alone or with others)
     for (const CrossRankCollective& c : job.collectives)
-        if (c.delayingRank) ++delaying[*c.delayingRank];
+        for (int r : c.delayingRanks)
+            ++delaying[r];
     o << "  sync-dominated ops on rank" << (waiting.size() == 1 ? " " : "s ");
     for (std::size_t i = 0; i < waiting.size(); ++i)
         o << (i ? ", " : "") << waiting[i];

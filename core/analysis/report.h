@@ -178,6 +178,7 @@ struct Finding {
     // eventsRank says whose trace `events` refer to.
     std::vector<int> ranks;
     std::optional<int> eventsRank;
+    std::optional<int> step; // job findings about one collective: its step
 };
 
 // Marks the viewer draws per event.

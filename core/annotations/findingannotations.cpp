@@ -12,6 +12,10 @@ namespace {
 
 const Finding* findingOf(const AnalysisReport& report, const Collective& c)
 {
+    // In a job the job finding (no stack) names the same op: the rank's own finding, which has
+    // the call stack to the source frame, comes first.
+    for (const Finding& f : report.findings)
+        if (!f.events.empty() && f.events.front() == c.event && !f.stack.empty()) return &f;
     for (const Finding& f : report.findings)
         if (!f.events.empty() && f.events.front() == c.event) return &f;
     for (const Finding& f : report.findings)

@@ -1,5 +1,7 @@
 #include "core/job/crossrank.h"
 
+#include "core/job/jobloader.h"
+
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -16,11 +18,9 @@ std::string rankList(const std::vector<int>& ranks)
         std::size_t j = i;
         while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
             ++j;
-        if (i)
-            o << ", ";
+        if (i) o << ", ";
         o << ranks[i];
-        if (j > i)
-            o << (j == i + 1 ? ", " : "-") << ranks[j];
+        if (j > i) o << (j == i + 1 ? ", " : "-") << ranks[j];
         i = j + 1;
     }
     return o.str();
@@ -34,8 +34,7 @@ std::vector<TimeNs> sharedClockOffsets(const std::vector<ReportPtr>& reports)
     for (std::size_t i = 0; i < reports.size(); ++i) {
         const auto& md = reports[i]->trace->metadata();
         auto it = md.find("baseTimeNanoseconds");
-        if (it != md.end() && it->is_number_integer())
-            offsets[i] = it->get<TimeNs>();
+        if (it != md.end() && it->is_number_integer()) offsets[i] = it->get<TimeNs>();
     }
     // Keep the job clock near the first rank's own numbers.
     const TimeNs base = offsets.empty() ? 0 : *std::min_element(offsets.begin(), offsets.end());
@@ -47,8 +46,7 @@ std::vector<TimeNs> sharedClockOffsets(const std::vector<ReportPtr>& reports)
 std::vector<TimeNs> alignOnCollective(const JobReport& job, std::size_t instance)
 {
     std::vector<TimeNs> offsets = job.offsets;
-    if (instance >= job.collectives.size() || job.collectives[instance].ops.empty())
-        return offsets;
+    if (instance >= job.collectives.size() || job.collectives[instance].ops.empty()) return offsets;
     const CrossRankCollective& c = job.collectives[instance];
     const TimeNs reference = c.ops.front().end;
     for (const RankOp& op : c.ops)
@@ -61,12 +59,10 @@ JobReport analyzeJob(const std::vector<ReportPtr>& reports, std::vector<TimeNs> 
 {
     JobReport job;
     job.ranks = reports;
-    if (offsets.size() != reports.size())
-        offsets = sharedClockOffsets(reports);
+    if (offsets.size() != reports.size()) offsets = sharedClockOffsets(reports);
     job.offsets = offsets;
     for (std::size_t r = 0; r < reports.size(); ++r) {
-        const auto& rank = reports[r]->trace->rank();
-        job.rankIds.push_back(rank ? *rank : static_cast<int>(r));
+        job.rankIds.push_back(rankIdOf(*reports[r]->trace, r));
     }
 
     // Instance k of (kind, group) on every rank is one collective: ranks issue collectives of
@@ -100,132 +96,157 @@ JobReport analyzeJob(const std::vector<ReportPtr>& reports, std::vector<TimeNs> 
             op.extraMemcpyNs = c.extraMemcpyNs;
             op.ready = op.start + c.extraMemcpyNs;
             op.waitNs = c.waitNs;
-            if (!x.step)
-                x.step = c.step;
+            if (!x.step) x.step = c.step;
             x.ops.push_back(op);
         }
     }
 
     for (CrossRankCollective& x : job.collectives) {
-        if (x.ops.empty())
-            continue;
+        if (x.ops.empty()) continue;
         TimeNs minStart = x.ops[0].start, maxStart = x.ops[0].start;
         TimeNs minDur = x.ops[0].end - x.ops[0].start;
         const RankOp* slow = &x.ops[0];
         const RankOp* fast = &x.ops[0];
+        TimeNs fastMode = 0; // the signature's fastest mode, over the ranks that have one
         for (const RankOp& op : x.ops) {
             minStart = std::min(minStart, op.start);
             maxStart = std::max(maxStart, op.start);
             minDur = std::min(minDur, op.end - op.start);
-            if (op.end - op.start > slow->end - slow->start)
-                slow = &op;
-            if (op.end - op.start < fast->end - fast->start)
-                fast = &op;
+            if (op.end - op.start > slow->end - slow->start) slow = &op;
+            if (op.end - op.start < fast->end - fast->start) fast = &op;
+            const AnalysisReport& rep = *job.ranks[op.report];
+            const Collective& c = rep.collectives[op.collective];
+            if (c.signature < rep.signatures.size() && !rep.signatures[c.signature].modes.empty()) {
+                const TimeNs m = rep.signatures[c.signature].modes.front().meanNs;
+                if (m > 0) fastMode = fastMode ? std::min(fastMode, m) : m;
+            }
         }
         x.startSkew = maxStart - minStart;
         x.slowestRank = slow->rank;
         x.fastestRank = fast->rank;
-        if (x.ops.size() < 2)
-            continue;
-        // The rank ready last holds everyone: its lead over the next latest is the delay.
+        if (x.ops.size() < 2) continue;
+        // Ranks sorted by readiness; the first gap wider than the threshold splits the ranks
+        // that were on time from those that delayed them (jitter below it never adds up).
         std::vector<const RankOp*> byReady;
         for (const RankOp& op : x.ops)
             byReady.push_back(&op);
-        std::sort(byReady.begin(), byReady.end(),
-                  [](const RankOp* a, const RankOp* b) { return a->ready > b->ready; });
-        const RankOp* late = byReady[0];
-        const TimeNs delay = late->ready - byReady[1]->ready;
+        std::stable_sort(byReady.begin(), byReady.end(),
+                         [](const RankOp* a, const RankOp* b) { return a->ready < b->ready; });
+        const TimeNs base = fastMode ? fastMode : minDur;
         const auto threshold = std::max<TimeNs>(
-            options.minDelayNs, static_cast<TimeNs>(options.minDelayShare * double(minDur)));
-        if (delay < threshold)
-            continue;
+            options.minDelayNs, static_cast<TimeNs>(options.minDelayShare * double(base)));
+        std::size_t split = 0;
+        for (std::size_t k = 1; k < byReady.size() && !split; ++k)
+            if (byReady[k]->ready - byReady[k - 1]->ready > threshold) split = k;
+        if (!split) continue;
+        const RankOp* onTime = byReady[split - 1]; // the latest rank that did not delay
+        const RankOp* late = byReady.back();
+        TimeNs onTimeStart = 0;
+        for (std::size_t k = 0; k < split; ++k)
+            onTimeStart = std::max(onTimeStart, byReady[k]->start);
         x.delayingRank = late->rank;
-        x.delayNs = delay;
-        for (const RankOp& op : x.ops)
-            if (&op != late)
-                x.waitCausedNs += late->ready - op.ready;
-        if (late->extraMemcpyNs * 2 >= delay)
-            x.cause = "internal memcpy of " + formatDuration(late->extraMemcpyNs);
-        else
-            x.cause = "late arrival by " + formatDuration(late->start - byReady[1]->start);
+        x.delayNs = late->ready - onTime->ready;
+        for (std::size_t k = split; k < byReady.size(); ++k)
+            x.delayingRanks.push_back(byReady[k]->rank);
+        std::sort(x.delayingRanks.begin(), x.delayingRanks.end());
+        for (std::size_t k = 0; k < split; ++k)
+            x.waitCausedNs += late->ready - byReady[k]->ready;
+        // Cause per delaying rank: its copy when that explains at least half of its own delay.
+        int copying = 0;
+        TimeNs copySum = 0, lateSum = 0;
+        std::vector<std::string> parts;
+        for (std::size_t k = split; k < byReady.size(); ++k) {
+            const RankOp& d = *byReady[k];
+            const bool copy = d.extraMemcpyNs * 2 >= d.ready - onTime->ready;
+            const TimeNs lateBy = std::max<TimeNs>(0, d.start - onTimeStart);
+            copying += copy;
+            copySum += d.extraMemcpyNs;
+            lateSum += lateBy;
+            parts.push_back((copy ? "internal memcpy of " + formatDuration(d.extraMemcpyNs)
+                                  : "late arrival by " + formatDuration(lateBy)) +
+                            " on rank " + std::to_string(d.rank));
+        }
+        const auto nDelaying = static_cast<TimeNs>(byReady.size() - split);
+        if (nDelaying == 1)
+            x.cause = copying ? "internal memcpy of " + formatDuration(late->extraMemcpyNs)
+                              : "late arrival by " + formatDuration(lateSum);
+        else if (copying == nDelaying)
+            x.cause = "internal memcpy of ~" + formatDuration(copySum / nDelaying) + " each";
+        else if (copying == 0)
+            x.cause = "late arrival by ~" + formatDuration(lateSum / nDelaying) + " each";
+        else {
+            std::sort(parts.begin(), parts.end());
+            for (const std::string& p : parts)
+                x.cause += (x.cause.empty() ? "" : ", ") + p;
+        }
     }
 
-    // One finding per step and delaying rank: that is how the case reads ("step 45: rank 0
-    // copies, ranks 1-7 wait").
-    struct Agg {
-        int count = 0;
-        TimeNs delay = 0, caused = 0, memcpy = 0;
-        std::vector<int> waiting;
-        const CrossRankCollective* worst = nullptr;
-    };
-    std::map<std::pair<int, int>, Agg> perStep; // (step or -1, rank)
+    // One finding per delayed collective: "step 45: ranks 5, 6 copy, ranks 0-4, 7 wait".
+    int instancesWithDelay = 0;
     std::map<int, TimeNs> causedByRank;
     std::map<int, int> delaysByRank;
     for (const CrossRankCollective& x : job.collectives) {
-        if (!x.delayingRank)
-            continue;
-        Agg& a = perStep[{x.step ? *x.step : -1, *x.delayingRank}];
-        ++a.count;
-        a.delay += x.delayNs;
-        a.caused += x.waitCausedNs;
-        causedByRank[*x.delayingRank] += x.waitCausedNs;
-        ++delaysByRank[*x.delayingRank];
+        if (x.delayingRanks.empty()) continue;
+        ++instancesWithDelay;
+        const auto isDelaying = [&](int r) {
+            return std::binary_search(x.delayingRanks.begin(), x.delayingRanks.end(), r);
+        };
+        std::vector<int> waiting;
+        const RankOp* main = nullptr; // the delaying rank ready last: the finding's evidence
+        bool anyCopy = false;
         for (const RankOp& op : x.ops) {
-            if (op.rank == *x.delayingRank) {
-                a.memcpy += op.extraMemcpyNs;
-            } else {
-                if (std::find(a.waiting.begin(), a.waiting.end(), op.rank) == a.waiting.end())
-                    a.waiting.push_back(op.rank);
+            if (!isDelaying(op.rank)) {
+                waiting.push_back(op.rank);
+                continue;
             }
+            anyCopy = anyCopy || op.extraMemcpyNs > 0;
+            ++delaysByRank[op.rank];
+            if (!main || op.ready > main->ready) main = &op;
         }
-        if (!a.worst || x.delayNs > a.worst->delayNs)
-            a.worst = &x;
-    }
-    for (auto& [key, a] : perStep) {
-        const auto& [step, rank] = key;
-        const CrossRankCollective& w = *a.worst;
-        std::sort(a.waiting.begin(), a.waiting.end());
+        for (const RankOp& d : x.ops)
+            if (isDelaying(d.rank))
+                for (const RankOp& w : x.ops)
+                    if (!isDelaying(w.rank))
+                        causedByRank[d.rank] += std::max<TimeNs>(0, d.ready - w.ready);
+        std::sort(waiting.begin(), waiting.end());
+        const bool several = x.delayingRanks.size() > 1;
         Finding f;
         f.rule = "job-rank-delays-collective";
-        f.severity = a.memcpy > 0 ? Severity::Error : Severity::Warning;
+        f.severity = anyCopy ? Severity::Error : Severity::Warning;
+        f.step = x.step;
         std::ostringstream t;
-        t << "Rank " << rank << " delays " << a.count << " " << collectiveKindName(w.kind)
-          << (a.count > 1 ? "s" : "") << (step >= 0 ? " in step " + std::to_string(step) : "")
-          << " by " << formatDuration(a.delay) << " (" << w.cause << "); rank"
-          << (a.waiting.size() > 1 ? "s " : " ") << rankList(a.waiting) << " wait "
-          << formatDuration(a.caused / std::max<std::size_t>(1, a.waiting.size())) << " each";
+        t << (several ? "Ranks " : "Rank ") << rankList(x.delayingRanks)
+          << (several ? " delay " : " delays ") << collectiveKindName(x.kind)
+          << (x.step ? " in step " + std::to_string(*x.step) : "") << " by "
+          << formatDuration(x.delayNs) << " (" << x.cause << "); rank"
+          << (waiting.size() > 1 ? "s " : " ") << rankList(waiting)
+          << (waiting.size() > 1 ? " wait " : " waits ")
+          << formatDuration(x.waitCausedNs / std::max<TimeNs>(1, TimeNs(waiting.size())))
+          << (waiting.size() > 1 ? " each" : "");
         f.title = t.str();
-        f.ranks.push_back(rank);
-        f.ranks.insert(f.ranks.end(), a.waiting.begin(), a.waiting.end());
-        for (const RankOp& op : w.ops) {
-            if (op.rank != rank)
-                continue;
-            const Collective& c = job.ranks[op.report]->collectives[op.collective];
-            f.events.push_back(c.event);
-            f.eventsRank = rank;
-            f.start = c.start;
-            f.end = c.start + c.dur;
-        }
+        f.ranks = x.delayingRanks;
+        f.ranks.insert(f.ranks.end(), waiting.begin(), waiting.end());
+        const Collective& c = job.ranks[main->report]->collectives[main->collective];
+        f.events.push_back(c.event);
+        f.eventsRank = main->rank;
+        f.start = c.start;
+        f.end = c.start + c.dur;
+        const std::string who =
+            (several ? "Ranks " : "Rank ") + rankList(x.delayingRanks) + (several ? "'" : "'s");
         f.recommendation =
-            a.memcpy > 0
-                ? "Rank " + std::to_string(rank) +
-                      "'s collective input is copied inside the communication library (misaligned "
-                      "input); allocate it aligned or make it contiguous before the collective. "
-                      "The waiting ranks need no change."
-                : "Rank " + std::to_string(rank) +
-                      " reaches the collective late: look at its compute, data loading or host "
-                      "work just before it.";
+            anyCopy ? who + " collective input is copied inside the communication library "
+                            "(misaligned input); allocate it aligned or make it contiguous "
+                            "before the collective. The waiting ranks need no change."
+                    : who + " reach" + (several ? "" : "es") +
+                          " the collective late: look at the compute, data loading or host "
+                          "work just before it.";
         job.findings.push_back(std::move(f));
     }
 
     // Slow-rank test (msprof-analyze's idea): a rank that made the others wait in most of the
     // instances where anyone waited.
-    int instancesWithDelay = 0;
-    for (const auto& [rank, n] : delaysByRank)
-        instancesWithDelay += n;
     for (const auto& [rank, n] : delaysByRank) {
-        if (instancesWithDelay < 2 || n * 2 < instancesWithDelay)
-            continue;
+        if (instancesWithDelay < 2 || n * 2 < instancesWithDelay) continue;
         Finding f;
         f.rule = "job-slow-rank";
         f.severity = Severity::Warning;
@@ -234,8 +255,8 @@ JobReport analyzeJob(const std::vector<ReportPtr>& reports, std::vector<TimeNs> 
                   " delayed collectives and cost the other ranks " +
                   formatDuration(causedByRank[rank]) + " of waiting in all";
         f.ranks = job.rankIds;
-        f.recommendation = "Start with rank " + std::to_string(rank) +
-                           ": the other ranks only wait for it.";
+        f.recommendation =
+            "Start with rank " + std::to_string(rank) + ": the other ranks only wait for it.";
         job.findings.push_back(std::move(f));
     }
     std::stable_sort(job.findings.begin(), job.findings.end(),

@@ -4,11 +4,10 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
+#include "core/workpool.h"
+
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
+#include <set>
 
 namespace rs {
 
@@ -17,8 +16,7 @@ std::optional<int> rankFromName(const std::string& name)
     static const QRegularExpression re("(?:^|[^a-z])(?:rank|worker)[_-]?(\\d+)",
                                        QRegularExpression::CaseInsensitiveOption);
     const auto m = re.match(QString::fromStdString(name));
-    if (!m.hasMatch())
-        return std::nullopt;
+    if (!m.hasMatch()) return std::nullopt;
     bool ok = false;
     const int r = m.captured(1).toInt(&ok);
     return ok ? std::optional<int>(r) : std::nullopt;
@@ -47,8 +45,7 @@ void addInput(std::vector<RankInput>& out, const QFileInfo& info)
         const ResolvedPath r = resolveTracePath(in.path);
         in.rank = r.rank;
     }
-    if (!in.rank)
-        in.rank = rankFromName(info.fileName().toStdString());
+    if (!in.rank) in.rank = rankFromName(info.fileName().toStdString());
     out.push_back(std::move(in));
 }
 
@@ -81,8 +78,7 @@ std::vector<RankInput> discoverJob(const std::vector<std::string>& paths, std::s
     for (const std::string& p : paths) {
         const QFileInfo info(QString::fromStdString(p));
         if (!info.exists()) {
-            if (error)
-                *error = p + ": no such file or directory";
+            if (error) *error = p + ": no such file or directory";
             continue;
         }
         if (info.isDir())
@@ -90,23 +86,81 @@ std::vector<RankInput> discoverJob(const std::vector<std::string>& paths, std::s
         else
             addInput(out, info);
     }
-    if (out.empty() && error && error->empty())
-        *error = "no trace found in the given paths";
+    if (out.empty() && error && error->empty()) *error = "no trace found in the given paths";
     std::stable_sort(out.begin(), out.end(), [](const RankInput& a, const RankInput& b) {
-        if (a.rank.has_value() != b.rank.has_value())
-            return a.rank.has_value();
-        if (a.rank && b.rank && *a.rank != *b.rank)
-            return *a.rank < *b.rank;
+        if (a.rank.has_value() != b.rank.has_value()) return a.rank.has_value();
+        if (a.rank && b.rank && *a.rank != *b.rank) return *a.rank < *b.rank;
         return a.path < b.path;
     });
     return out;
 }
 
+int rankIdOf(const Trace& trace, std::size_t position)
+{
+    return trace.rank() ? *trace.rank() : static_cast<int>(position);
+}
+
+bool formsOneJob(const std::vector<std::optional<int>>& declaredRanks)
+{
+    if (declaredRanks.size() < 2) return false;
+    std::set<int> seen;
+    for (const std::optional<int>& r : declaredRanks)
+        if (!r || !seen.insert(*r).second) return false;
+    return true;
+}
+
+bool formsOneJob(const std::vector<TracePtr>& traces)
+{
+    std::vector<std::optional<int>> ranks;
+    for (const TracePtr& t : traces)
+        ranks.push_back(t ? t->rank() : std::nullopt);
+    return formsOneJob(ranks);
+}
+
+void JobProgress::requestCancel()
+{
+    cancel = true;
+    std::lock_guard lock(m_mutex);
+    for (LoadProgress* p : m_loading)
+        p->cancel = true;
+}
+
+std::uint64_t JobProgress::bytesDone() const
+{
+    std::uint64_t d = done.load();
+    std::lock_guard lock(m_mutex);
+    for (const LoadProgress* p : m_loading)
+        d += p->done.load(std::memory_order_relaxed);
+    return d;
+}
+
+void JobProgress::attach(LoadProgress* rank)
+{
+    std::lock_guard lock(m_mutex);
+    m_loading.push_back(rank);
+    if (cancel.load()) rank->cancel = true;
+}
+
+void JobProgress::detach(LoadProgress* rank)
+{
+    std::lock_guard lock(m_mutex);
+    m_loading.erase(std::remove(m_loading.begin(), m_loading.end(), rank), m_loading.end());
+}
+
 namespace {
 
-// Projected model bytes of a file before loading it: measured ratios of model to file size.
-std::uint64_t projectBytes(const std::string& path)
+std::uint64_t fileBytes(const std::string& path)
 {
+    const ResolvedPath r = resolveTracePath(path);
+    const QFileInfo f(QString::fromStdString(r.file.empty() ? path : r.file));
+    return static_cast<std::uint64_t>(std::max<qint64>(f.size(), 0));
+}
+
+} // namespace
+
+std::uint64_t projectedRankBytes(const std::string& path)
+{
+    // Measured ratios of model to file size: about 1 for JSON, 12 for gzip.
     const ResolvedPath r = resolveTracePath(path);
     const QFileInfo f(QString::fromStdString(r.file.empty() ? path : r.file));
     const auto size = static_cast<std::uint64_t>(std::max<qint64>(f.size(), 0));
@@ -120,118 +174,83 @@ std::uint64_t projectBytes(const std::string& path)
     return gz ? size * 12 : size;
 }
 
-} // namespace
-
-JobLoadResult loadJob(const std::vector<RankInput>& inputs, const LoadOptions& options,
-                      JobProgress* progress)
+std::vector<LoadResult> loadRanks(const std::vector<RankInput>& inputs, const LoadOptions& options,
+                                  JobProgress* progress, int maxParallel,
+                                  const AfterRankLoad& after, bool* cancelled, RankLoadStats* stats)
 {
-    JobLoadResult result;
     const std::size_t n = inputs.size();
-    const std::uint64_t budget =
-        options.maxMemoryBytes ? options.maxMemoryBytes : defaultMemoryBudget();
-    std::vector<std::unique_ptr<LoadProgress>> perRank;
-    std::vector<std::uint64_t> projected(n);
+    std::vector<LoadResult> results(n);
+    std::vector<std::uint64_t> sizes(n);
     std::uint64_t totalBytes = 0;
     for (std::size_t i = 0; i < n; ++i) {
-        perRank.push_back(std::make_unique<LoadProgress>());
-        projected[i] = projectBytes(inputs[i].path);
-        const QFileInfo f(QString::fromStdString(resolveTracePath(inputs[i].path).file));
-        totalBytes += static_cast<std::uint64_t>(std::max<qint64>(f.size(), 0));
+        sizes[i] = fileBytes(inputs[i].path);
+        totalBytes += sizes[i];
     }
-    if (progress)
+    if (progress) {
         progress->total = totalBytes;
-
-    std::vector<LoadResult> results(n);
-    std::mutex mutex;
-    std::condition_variable cv;
-    std::size_t next = 0;
-    std::uint64_t used = 0; // loaded models plus reservations of ranks in flight
-    int inFlight = 0;
-    bool stop = false;
-
-    auto worker = [&]() {
-        for (;;) {
-            std::size_t i;
-            std::uint64_t share;
-            {
-                std::unique_lock lock(mutex);
-                // Start the next rank once its projection fits, or when nothing else runs
-                // (then the loader itself refuses it if it cannot fit).
-                cv.wait(lock, [&]() {
-                    return stop || next >= n || inFlight == 0 || used + projected[next] <= budget;
-                });
-                if (stop || next >= n)
-                    return;
-                i = next++;
-                share = budget > used ? budget - used : 1;
-                used += projected[i];
-                ++inFlight;
-            }
-            LoadOptions o = options;
-            o.maxMemoryBytes = share;
-            o.rankHint = inputs[i].rank;
-            LoadResult r = loadTrace(inputs[i].path, o, perRank[i].get());
-            {
-                std::lock_guard lock(mutex);
-                used -= projected[i];
-                if (r.trace)
-                    used += r.trace->modelBytes() + r.trace->argsBytes();
-                --inFlight;
-                results[i] = std::move(r);
-                if (progress)
-                    ++progress->ranksDone;
-            }
-            cv.notify_all();
-        }
-    };
-
-    const std::size_t threads =
-        std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), n);
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < threads; ++t)
-        pool.emplace_back(worker);
-    // Aggregate progress and pass a cancel on, ten times a second or more.
-    for (;;) {
-        bool finished;
-        {
-            std::lock_guard lock(mutex);
-            finished = (next >= n && inFlight == 0) || (stop && inFlight == 0);
-        }
-        if (progress) {
-            std::uint64_t done = 0;
-            for (const auto& p : perRank)
-                done += p->done.load(std::memory_order_relaxed);
-            progress->done = done;
-            if (progress->cancel.load()) {
-                std::lock_guard lock(mutex);
-                stop = true;
-                for (const auto& p : perRank)
-                    p->cancel = true;
-                cv.notify_all();
-            }
-        }
-        if (finished)
-            break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        progress->ranks = static_cast<int>(n);
     }
-    for (std::thread& t : pool)
-        t.join();
+    const std::uint64_t budget =
+        options.maxMemoryBytes ? options.maxMemoryBytes : defaultMemoryBudget();
+    WorkPool& pool = WorkPool::global();
+    const int running = maxParallel > 0 ? maxParallel : pool.threadCount();
+    std::atomic<bool> stopped{false};
+    {
+        // Ranks start in order as their projection fits next to what loaded ranks keep; the
+        // gate never blocks a pool thread, and this thread helps run them while it waits.
+        MemoryGate gate(budget, running, pool);
+        for (std::size_t i = 0; i < n; ++i) {
+            gate.submit(projectedRankBytes(inputs[i].path), [&, i](std::uint64_t limit) {
+                if (progress && progress->cancel.load()) {
+                    stopped = true;
+                    results[i].status = LoadStatus::Failed;
+                    results[i].stop = LoadStop::Cancelled;
+                    return std::uint64_t(0);
+                }
+                LoadOptions o = options;
+                o.maxMemoryBytes = limit;
+                o.rankHint = inputs[i].rank;
+                LoadProgress rankProgress;
+                if (progress) progress->attach(&rankProgress);
+                results[i] = loadTrace(inputs[i].path, o, &rankProgress);
+                if (progress) progress->detach(&rankProgress);
+                std::uint64_t kept = 0;
+                if (const TracePtr& t = results[i].trace) {
+                    kept = t->modelBytes() + t->argsBytes();
+                    if (after && !(progress && progress->cancel.load())) kept += after(i, t);
+                }
+                if (results[i].cancelled()) stopped = true;
+                if (progress) {
+                    progress->done += sizes[i];
+                    ++progress->ranksDone;
+                    if (progress->onChange) progress->onChange();
+                }
+                return kept;
+            });
+        }
+        gate.wait();
+        if (stats) *stats = {budget, gate.peakHeld(), gate.peakRunningItems()};
+    }
+    if (progress && progress->cancel.load()) stopped = true;
+    if (cancelled) *cancelled = stopped.load();
+    return results;
+}
 
-    result.cancelled = stop;
+JobLoadResult loadJob(const std::vector<RankInput>& inputs, const LoadOptions& options,
+                      JobProgress* progress, int maxParallel)
+{
+    JobLoadResult result;
+    std::vector<LoadResult> results =
+        loadRanks(inputs, options, progress, maxParallel, {}, &result.cancelled);
     std::vector<std::pair<int, TracePtr>> loaded;
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t i = 0; i < results.size(); ++i) {
         LoadResult& r = results[i];
         if (r.failed()) {
-            if (!r.cancelled() && !r.message.empty())
-                result.errors.push_back(r.message);
+            if (!r.cancelled() && !r.message.empty()) result.errors.push_back(r.message);
             continue;
         }
-        if (!r.complete())
-            result.warnings.push_back(r.message);
-        const int rank = r.trace->rank() ? *r.trace->rank()
-                                         : inputs[i].rank ? *inputs[i].rank
-                                                          : static_cast<int>(i);
-        loaded.emplace_back(rank, r.trace);
+        if (!r.complete()) result.warnings.push_back(r.message);
+        loaded.emplace_back(rankIdOf(*r.trace, i), r.trace);
     }
     std::stable_sort(loaded.begin(), loaded.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -3,6 +3,8 @@
 #include "core/traceloader.h"
 
 #include <atomic>
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,7 +13,7 @@ namespace rs {
 
 // One rank's trace as found on disk.
 struct RankInput {
-    std::string path; // as openable by loadTrace (file or torch_npu folder)
+    std::string path;        // as openable by loadTrace (file or torch_npu folder)
     std::optional<int> rank; // from profiler_info_N.json or the file name; else from the trace
 };
 
@@ -23,23 +25,66 @@ std::vector<RankInput> discoverJob(const std::vector<std::string>& paths, std::s
 // Rank from a file or folder name: "rank3", "rank_3", "worker-3", "rank3_ascend_pt".
 std::optional<int> rankFromName(const std::string& name);
 
+// The one rank-id rule. A rank's number is what its trace says (profiler_info_N.json or
+// distributedInfo, else the file or folder name the loader got as a hint); a trace that says
+// nothing is numbered by its position among the loaded ranks.
+int rankIdOf(const Trace& trace, std::size_t position);
+// The one "is this one job" rule: at least two ranks, every one of them with a declared rank,
+// all distinct. Unrelated traces given together (no rank, or the same rank) are not matched.
+bool formsOneJob(const std::vector<std::optional<int>>& declaredRanks);
+bool formsOneJob(const std::vector<TracePtr>& traces);
+
+// Progress of a job load, shared with whoever shows it. Written by the pipeline's tasks.
 struct JobProgress {
-    std::atomic<std::uint64_t> done{0}; // file bytes read over all ranks
+    std::atomic<std::uint64_t> done{0}; // file bytes of the ranks finished (all of them at the end)
     std::atomic<std::uint64_t> total{0};
     std::atomic<int> ranksDone{0};
-    std::atomic<bool> cancel{false};
+    std::atomic<int> ranks{0};
+    std::atomic<bool> cancel{false}; // checked before each rank; requestCancel() also stops loads
+    // Called on a worker thread each time a rank ended (set it before the load starts).
+    std::function<void()> onChange;
+
+    // Sets cancel and stops the ranks loading right now.
+    void requestCancel();
+    // done plus what the ranks loading now have read.
+    std::uint64_t bytesDone() const;
+
+    // The pipeline registers the ranks it is loading.
+    void attach(LoadProgress* rank);
+    void detach(LoadProgress* rank);
+
+private:
+    mutable std::mutex m_mutex;
+    std::vector<LoadProgress*> m_loading;
 };
 
 struct JobLoadResult {
-    std::vector<TracePtr> traces; // loaded ranks, sorted by rank
-    std::vector<std::string> errors; // one line per rank that failed
+    std::vector<TracePtr> traces;      // loaded ranks, sorted by rank
+    std::vector<std::string> errors;   // one line per rank that failed
     std::vector<std::string> warnings; // one line per rank loaded partially (cut, malformed)
     bool cancelled = false;
 };
 
-// Loads ranks in parallel (one worker per core) under one memory budget: a rank starts only
-// when its projected model fits in what the loaded and loading ranks leave of the budget.
+// Loads ranks in parallel on the WorkPool under one memory budget (a MemoryGate): a rank starts
+// only when its projected model fits in what the loaded and loading ranks leave of the budget,
+// and no more ranks load at once than maxParallel (0: the pool's threads). Sorted by rank.
 JobLoadResult loadJob(const std::vector<RankInput>& inputs, const LoadOptions& options = {},
-                      JobProgress* progress = nullptr);
+                      JobProgress* progress = nullptr, int maxParallel = 0);
+
+// loadJob's engine: after is run on each rank that loaded, inside that rank's admission (the
+// pipeline analyses it there, so its memory counts while it is analysed); it returns extra
+// bytes the rank keeps. results[i] belongs to inputs[i] (not sorted).
+using AfterRankLoad = std::function<std::uint64_t(std::size_t index, const TracePtr& trace)>;
+struct RankLoadStats {
+    std::uint64_t budget = 0, peakHeld = 0; // bytes
+    int peakRunning = 0;                    // ranks at once
+};
+std::vector<LoadResult> loadRanks(const std::vector<RankInput>& inputs, const LoadOptions& options,
+                                  JobProgress* progress, int maxParallel,
+                                  const AfterRankLoad& after, bool* cancelled,
+                                  RankLoadStats* stats = nullptr);
+
+// Model bytes a rank is projected to need before it is loaded (file size, x12 for gzip).
+std::uint64_t projectedRankBytes(const std::string& path);
 
 } // namespace rs

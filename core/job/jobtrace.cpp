@@ -1,5 +1,7 @@
 #include "core/job/jobtrace.h"
 
+#include "core/job/jobloader.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -292,7 +294,7 @@ JobTrace mergeRanks(std::vector<TracePtr> traces, std::vector<TimeNs> offsets,
     JobTraceMerger::reserve(*merged, slices, tracks, procs, text);
     for (std::size_t r = 0; r < traces.size(); ++r) {
         const Trace& t = *traces[r];
-        const int rank = t.rank() ? *t.rank() : static_cast<int>(r);
+        const int rank = rankIdOf(t, r);
         job.rankIds.push_back(rank);
         job.offsets.push_back(offsets[r]);
         job.eventBase.push_back(static_cast<EventId>(merged->slices().size()));

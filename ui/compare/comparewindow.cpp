@@ -254,7 +254,7 @@ void CompareWindow::compare(const QString& before, const QString& after)
 void CompareWindow::cancelLoad()
 {
     for (const auto& p : m_progressState)
-        if (p) p->cancel = true;
+        if (p) p->requestCancel();
     if (!m_loading) return;
     ++m_generation; // drops the result when it arrives
     m_loading = false;

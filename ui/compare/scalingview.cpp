@@ -377,7 +377,7 @@ void ScalingWindow::setDigests(std::vector<RunDigest> runs, bool weak)
 
 void ScalingWindow::cancelLoad()
 {
-    if (m_progressState) m_progressState->cancel = true;
+    if (m_progressState) m_progressState->requestCancel();
     if (!m_loading) return;
     ++m_generation;
     m_loading = false;

@@ -1,12 +1,6 @@
 #include "ui/job/jobsession.h"
 
-#include "core/analysis/analyzer.h"
-
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <set>
-#include <thread>
 
 namespace rs {
 
@@ -33,83 +27,51 @@ std::optional<std::size_t> JobSession::instanceOf(EventId e) const
 
 namespace {
 
-bool distinctRanks(const std::vector<int>& ids)
-{
-    return ids.size() >= 2 && std::set<int>(ids.begin(), ids.end()).size() == ids.size();
-}
-
 void finish(JobSession& s)
 {
-    if (distinctRanks(s.job.rankIds)) s.jobReport = analyzeJob(s.localReports, s.job.offsets);
+    // The rule and the matching of the pipeline (the command line gets the same job report).
+    s.jobReport = matchJob(s.localReports, s.job.offsets);
     s.perRank.clear();
     s.combined =
         combineReports(s.job, s.localReports, s.jobReport ? &*s.jobReport : nullptr, &s.perRank);
+    // The timeline's index too: built here, on the pool, not when the window shows the job.
+    if (s.job.trace) s.timelineIndex = std::make_shared<TimelineIndex>(s.job.trace);
 }
 
 } // namespace
 
-JobSessionPtr buildJobSession(const std::vector<RankInput>& inputs, const std::string& path,
-                              JobProgress* progress)
+JobSessionPtr buildJobSession(PipelineResult&& result, const std::string& path)
 {
     auto s = std::make_shared<JobSession>();
-    JobLoadResult loaded = loadJob(inputs, {}, progress);
-    s->errors = loaded.errors;
-    if (loaded.cancelled || (progress && progress->cancel.load())) {
+    s->errors = std::move(result.errors);
+    s->warnings = std::move(result.warnings);
+    if (result.cancelled) {
         s->cancelled = true;
         return s;
     }
-
-    // Analyse every rank in parallel; each report then keeps a shell instead of its rank's
-    // model, so merging can free the rank traces one by one.
-    const std::size_t n = loaded.traces.size();
-    std::vector<ReportPtr> reports(n);
-    std::vector<std::string> failures(n);
-    std::atomic<std::size_t> next{0};
-    auto worker = [&]() {
-        for (std::size_t i; (i = next++) < n;) {
-            if (progress && progress->cancel.load()) return;
-            try {
-                reports[i] = analyze(loaded.traces[i]);
-            } catch (const std::exception& e) {
-                failures[i] = e.what();
-            }
-        }
-    };
-    const std::size_t threads =
-        std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), n);
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < threads; ++t)
-        pool.emplace_back(worker);
-    worker();
-    for (std::thread& t : pool)
-        t.join();
-    if (progress && progress->cancel.load()) {
-        s->cancelled = true;
-        return s;
+    // Each report keeps a shell instead of its rank's model, so merging can free the rank
+    // traces one by one.
+    std::vector<TracePtr> traces = std::move(result.traces);
+    for (std::size_t i = 0; i < traces.size(); ++i) {
+        auto local = std::make_shared<AnalysisReport>(*result.reports[i]);
+        local->trace = rankShell(*traces[i]);
+        s->localReports.push_back(std::move(local));
+        result.reports[i].reset();
     }
-
-    std::vector<TracePtr> traces;
-    for (std::size_t i = 0; i < n; ++i) {
-        const TracePtr t = loaded.traces[i];
-        if (!reports[i]) {
-            s->errors.push_back(t->path() + ": analysis failed: " + failures[i]);
-            auto empty = std::make_shared<AnalysisReport>();
-            empty->trace = rankShell(*t);
-            s->localReports.push_back(std::move(empty));
-        } else {
-            auto local = std::make_shared<AnalysisReport>(*reports[i]);
-            local->trace = rankShell(*t);
-            s->localReports.push_back(std::move(local));
-        }
-        reports[i].reset();
-        traces.push_back(t);
-    }
-    loaded.traces.clear();
+    result = PipelineResult();
     // Ranks whose clocks differ by a base time (Kineto) are shifted onto one clock.
     const std::vector<TimeNs> offsets = sharedClockOffsets(s->localReports);
     s->job = mergeRanks(std::move(traces), offsets, path);
     finish(*s);
     return s;
+}
+
+JobSessionPtr buildJobSession(const std::vector<RankInput>& inputs, const std::string& path,
+                              JobProgress* progress)
+{
+    PipelineOptions options;
+    options.crossRank = false; // finish() matches on the merged job's offsets
+    return buildJobSession(runPipeline(inputs, options, progress), path);
 }
 
 JobSessionPtr reoffsetJobSession(const JobSession& session, const std::vector<TimeNs>& offsets)

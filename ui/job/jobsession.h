@@ -6,7 +6,9 @@
 
 #include "core/job/crossrank.h"
 #include "core/job/jobloader.h"
+#include "core/job/jobpipeline.h"
 #include "core/job/jobtrace.h"
+#include "ui/timeline/timelinelayout.h"
 
 #include <memory>
 #include <optional>
@@ -21,7 +23,10 @@ struct JobSession {
     std::optional<JobReport> jobReport;  // when the ranks are distinct (one job, not a pile)
     std::vector<ReportPtr> perRank;      // per block, merged ids (plots)
     ReportPtr combined;                  // merged ids: what the panes show
-    std::vector<std::string> errors;     // one line per rank that failed to load or analyse
+    // The timeline's index of job.trace, built with the session (off the GUI thread).
+    std::shared_ptr<const TimelineIndex> timelineIndex;
+    std::vector<std::string> errors;   // one line per rank that failed to load or analyse
+    std::vector<std::string> warnings; // one line per rank read partially
     bool cancelled = false;
 
     // The combined-report collective of a merged event, as (block, index in localReports).
@@ -31,11 +36,13 @@ struct JobSession {
 };
 using JobSessionPtr = std::shared_ptr<const JobSession>;
 
-// Loads, analyses (ranks in parallel), matches across ranks and merges. Runs on a worker
-// thread; progress carries the bytes read and the cancel flag. path names the job (title,
-// recent list).
+// Loads and analyses through the pipeline (ranks in parallel), merges and matches across
+// ranks. Runs on a worker thread; progress carries the bytes read and the cancel flag. path
+// names the job (title, recent list).
 JobSessionPtr buildJobSession(const std::vector<RankInput>& inputs, const std::string& path,
                               JobProgress* progress);
+// The same from a pipeline's result (consumed: its traces are freed as they merge).
+JobSessionPtr buildJobSession(PipelineResult&& result, const std::string& path);
 // The same job on new offsets (µs edits, align on a collective): new merged trace, new
 // cross-rank report; ids do not change.
 JobSessionPtr reoffsetJobSession(const JobSession& session, const std::vector<TimeNs>& offsets);

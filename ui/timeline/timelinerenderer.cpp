@@ -191,7 +191,7 @@ QString formatOffset(TimeNs offset, TimeNs step)
 TimelineRenderer::TimelineRenderer() = default;
 TimelineRenderer::~TimelineRenderer() = default;
 
-void TimelineRenderer::setTrace(TracePtr trace)
+void TimelineRenderer::setTrace(TracePtr trace, std::shared_ptr<const TimelineIndex> index)
 {
     m_trace = std::move(trace);
     m_report.reset();
@@ -205,7 +205,8 @@ void TimelineRenderer::setTrace(TracePtr trace)
         m_layout.reset();
         return;
     }
-    m_index = std::make_shared<TimelineIndex>(m_trace);
+    m_index = index && index->tracePtr() == m_trace ? std::move(index)
+                                                    : std::make_shared<TimelineIndex>(m_trace);
     const StringPool& pool = m_trace->strings();
     m_nameColor.resize(pool.size());
     for (StrId i = 0; i < pool.size(); ++i)

@@ -101,7 +101,8 @@ public:
     TimelineRenderer();
     ~TimelineRenderer();
 
-    void setTrace(TracePtr trace);
+    // index: built for this trace elsewhere (off the GUI thread); else built here.
+    void setTrace(TracePtr trace, std::shared_ptr<const TimelineIndex> index = {});
     const TracePtr& trace() const { return m_trace; }
     void setReport(ReportPtr report);
     const ReportPtr& report() const { return m_report; }

@@ -37,9 +37,9 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent)
 
 TimelineView::~TimelineView() = default;
 
-void TimelineView::setTrace(TracePtr trace)
+void TimelineView::setTrace(TracePtr trace, std::shared_ptr<const TimelineIndex> index)
 {
-    m_renderer.setTrace(std::move(trace));
+    m_renderer.setTrace(std::move(trace), std::move(index));
     if (m_compact && m_renderer.trace())
         m_renderer.setTrackFilter(compactTrackFilter(*m_renderer.trace()));
     m_history.clear();
@@ -50,12 +50,12 @@ void TimelineView::setTrace(TracePtr trace)
     invalidate();
 }
 
-void TimelineView::replaceTrace(TracePtr trace)
+void TimelineView::replaceTrace(TracePtr trace, std::shared_ptr<const TimelineIndex> index)
 {
     const TracePtr old = m_renderer.trace();
     if (!old || !trace || old->processes().size() != trace->processes().size() ||
         old->slices().size() != trace->slices().size()) {
-        setTrace(std::move(trace));
+        setTrace(std::move(trace), std::move(index));
         return;
     }
     std::vector<bool> collapsed(old->processes().size());
@@ -68,7 +68,7 @@ void TimelineView::replaceTrace(TracePtr trace)
     const int historyPos = m_historyPos;
     const bool flagged = m_renderer.flaggedOnly();
     const bool flows = m_renderer.showFlows();
-    m_renderer.setTrace(std::move(trace));
+    m_renderer.setTrace(std::move(trace), std::move(index));
     if (m_compact) m_renderer.setTrackFilter(compactTrackFilter(*m_renderer.trace()));
     for (ProcessId p = 0; p < collapsed.size(); ++p)
         if (collapsed[p]) m_renderer.setCollapsed(p, true);

@@ -19,10 +19,11 @@ public:
     explicit TimelineView(QWidget* parent = nullptr);
     ~TimelineView() override;
 
-    void setTrace(TracePtr trace);
+    // index: the trace's TimelineIndex built off the GUI thread (a job session), else built here.
+    void setTrace(TracePtr trace, std::shared_ptr<const TimelineIndex> index = {});
     // Swaps in a trace of the same shape (a job on new rank offsets): keeps the visible range,
     // scroll, collapsed groups, selection and history; emits no selection change.
-    void replaceTrace(TracePtr trace);
+    void replaceTrace(TracePtr trace, std::shared_ptr<const TimelineIndex> index = {});
     // Compact mode: only communication and compute rows (TimelineLayout's compactTrackFilter).
     void setCompact(bool on);
     bool compact() const { return m_compact; }

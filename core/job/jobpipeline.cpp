@@ -1,0 +1,97 @@
+#include "core/job/jobpipeline.h"
+
+#include "core/analysis/analyzer.h"
+#include "core/analysis/reportjson.h"
+
+#include <algorithm>
+#include <exception>
+#include <numeric>
+
+namespace rs {
+
+std::vector<ReportInput> PipelineResult::reportInputs() const
+{
+    std::vector<ReportInput> out;
+    for (std::size_t i = 0; i < reports.size(); ++i)
+        out.push_back({traces[i]->path(), reports[i]});
+    return out;
+}
+
+std::optional<JobReport> matchJob(const std::vector<ReportPtr>& reports,
+                                  std::vector<TimeNs> offsets, const JobOptions& options)
+{
+    std::vector<std::optional<int>> ranks;
+    for (const ReportPtr& r : reports)
+        ranks.push_back(r && r->trace ? r->trace->rank() : std::nullopt);
+    if (!formsOneJob(ranks)) return std::nullopt;
+    return analyzeJob(reports, std::move(offsets), options);
+}
+
+PipelineResult runPipeline(const std::vector<std::string>& paths, const PipelineOptions& options,
+                           JobProgress* progress)
+{
+    std::string error;
+    std::vector<RankInput> inputs = discoverJob(paths, &error);
+    PipelineResult r = runPipeline(inputs, options, progress);
+    if (!error.empty()) r.errors.insert(r.errors.begin(), error);
+    return r;
+}
+
+PipelineResult runPipeline(const std::vector<RankInput>& inputs, const PipelineOptions& options,
+                           JobProgress* progress)
+{
+    PipelineResult out;
+    out.inputs = inputs;
+    const std::size_t n = inputs.size();
+    std::vector<ReportPtr> reports(n);
+    std::vector<std::string> failures(n);
+    // Each rank is analysed right after it loads, inside its memory admission.
+    const AfterRankLoad analyseRank = [&](std::size_t i, const TracePtr& trace) {
+        try {
+            reports[i] = analyze(trace, options.analysis);
+        } catch (const std::exception& e) {
+            failures[i] = trace->path() + ": analysis failed: " + e.what();
+        }
+        return std::uint64_t(0);
+    };
+    RankLoadStats stats;
+    std::vector<LoadResult> loaded =
+        loadRanks(inputs, options.load, progress, options.maxParallel,
+                  options.analyse ? analyseRank : AfterRankLoad(), &out.cancelled, &stats);
+    out.budget = stats.budget;
+    out.peakHeld = stats.peakHeld;
+    out.peakRunning = stats.peakRunning;
+    if (out.cancelled) return out;
+
+    std::vector<std::size_t> order;
+    std::vector<int> ids(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        LoadResult& r = loaded[i];
+        if (r.failed()) {
+            if (!r.cancelled() && !r.message.empty()) out.errors.push_back(r.message);
+            continue;
+        }
+        if (!r.complete()) out.warnings.push_back(r.message);
+        if (!failures[i].empty()) out.errors.push_back(failures[i]);
+        // A rank whose analysis failed still shows: an empty report of its trace.
+        if (!reports[i]) {
+            auto empty = std::make_shared<AnalysisReport>();
+            empty->trace = r.trace;
+            reports[i] = std::move(empty);
+        }
+        ids[i] = rankIdOf(*r.trace, i);
+        order.push_back(i);
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
+    for (std::size_t i : order) {
+        out.traces.push_back(loaded[i].trace);
+        out.paths.push_back(inputs[i].path);
+        out.reports.push_back(reports[i]);
+        out.rankIds.push_back(ids[i]);
+    }
+    if (options.crossRank) out.job = matchJob(out.reports, {}, options.job);
+    return out;
+}
+
+} // namespace rs

@@ -1,0 +1,60 @@
+#pragma once
+
+// Work for a Qt object on the WorkPool: the work runs on a pool thread and its result comes
+// back as a queued call on the receiver's thread (a signal, not a polling timer). A receiver
+// destroyed meanwhile drops what is still to come. The viewer opens jobs with it, so loading
+// and analysis share the pool's threads with everything else.
+
+#include "core/workpool.h"
+
+#include <QMetaObject>
+#include <QObject>
+
+#include <functional>
+#include <memory>
+#include <mutex>
+
+namespace rs {
+
+// Delivers calls to one receiver from any thread until the receiver is destroyed.
+class QueuedRelay {
+public:
+    explicit QueuedRelay(QObject* receiver) : m_state(std::make_shared<State>())
+    {
+        m_state->target = receiver;
+        // Runs in ~QObject on the receiver's thread, before its posted events are dropped.
+        QObject::connect(receiver, &QObject::destroyed, [state = m_state] {
+            std::lock_guard lock(state->mutex);
+            state->target = nullptr;
+        });
+    }
+
+    // fn runs on the receiver's thread later, unless the receiver is gone by then.
+    void post(std::function<void()> fn) const
+    {
+        std::lock_guard lock(m_state->mutex);
+        if (m_state->target)
+            QMetaObject::invokeMethod(m_state->target, std::move(fn), Qt::QueuedConnection);
+    }
+
+private:
+    struct State {
+        std::mutex mutex;
+        QObject* target = nullptr;
+    };
+    std::shared_ptr<State> m_state;
+};
+
+// Runs work() on the pool, then done(result) on receiver's thread. work must not throw (the
+// pool drops what escapes, and done would never come).
+template <typename Result>
+void runOnPool(QObject* receiver, std::function<Result()> work, std::function<void(Result)> done)
+{
+    QueuedRelay relay(receiver);
+    WorkPool::global().post([relay, work = std::move(work), done = std::move(done)]() mutable {
+        auto result = std::make_shared<Result>(work());
+        relay.post([done = std::move(done), result]() { done(std::move(*result)); });
+    });
+}
+
+} // namespace rs
