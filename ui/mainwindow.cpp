@@ -5,6 +5,7 @@
 #include "core/job/pooltask.h"
 #include "ui/annotations/annotationcontroller.h"
 #include "ui/annotations/notespane.h"
+#include "ui/comm/commmatrixview.h"
 #include "ui/compare/comparedialog.h"
 #include "ui/heatmap/rankstepheatmap.h"
 #include "ui/job/rankoffsetsdialog.h"
@@ -15,6 +16,7 @@
 #include "ui/plots/distributionview.h"
 #include "ui/plots/plotstyle.h"
 #include "ui/plots/stepsview.h"
+#include "ui/settings/linkpeaksdialog.h"
 #include "ui/timeline/timelineview.h"
 
 #include <QAction>
@@ -42,6 +44,7 @@
 #include <QTimer>
 
 #include <exception>
+#include <limits>
 #include <set>
 #include <utility>
 
@@ -90,6 +93,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_distribution = new DistributionView(this);
     m_distribution->setObjectName(QStringLiteral("distribution"));
     m_tabs->addTab(m_distribution, tr("Distribution"));
+    m_comm = new CommMatrixView(this); // ui/comm: the communication matrix of the rank or job
+    m_comm->setObjectName(QStringLiteral("communication"));
+    m_tabs->addTab(m_comm, tr("Communication"));
+    connect(m_comm, &CommMatrixView::transfersSelected, this, &MainWindow::selectTransfers);
     // The "Ranks" tab is added while a job is open.
     m_heatmap = new RankStepHeatmap(this);
     m_heatmap->setObjectName(QStringLiteral("ranks"));
@@ -235,6 +242,9 @@ void MainWindow::buildMenus()
                   [this] { m_timeline->selectNextFlagged(-1); });
     addMenuAction(analysis, this, tr("&Run analysis again"), QKeySequence(),
                   [this] { startAnalysis(); });
+    addMenuAction(analysis, this, tr("Link &peaks…"), QKeySequence(), [this] {
+        editLinkPeaks();
+    })->setMenuRole(QAction::PreferencesRole);
     analysis->addSeparator();
     m_offsets = addMenuAction(analysis, this, tr("Rank &offsets…"), QKeySequence(),
                               [this] { editRankOffsets(); });
@@ -370,6 +380,7 @@ void MainWindow::showLoaded(const QString& path, std::shared_ptr<LoadResult> res
     m_findings->setReport(nullptr);
     m_steps->setReports({});
     m_distribution->setReports({});
+    m_comm->setReports({});
     m_annotations->setTrace(m_trace);
     updateStatus();
     emit traceLoaded();
@@ -388,13 +399,14 @@ void MainWindow::startAnalysis()
     m_findings->setStatus(tr("Analysing collectives…"));
     const quint64 generation = m_generation;
     TracePtr trace = m_trace;
+    const AnalysisOptions options = linkpeaks::analysisOptions();
     using Outcome = std::pair<ReportPtr, QString>;
     // On the pool; a window closed mid-analysis drops the result.
     runOnPool<Outcome>(
         this,
-        [trace]() -> Outcome {
+        [trace, options]() -> Outcome {
             try {
-                return {analyze(trace), QString()};
+                return {analyze(trace, options), QString()};
             } catch (const std::exception& e) {
                 return {nullptr, QString::fromUtf8(e.what())};
             }
@@ -418,6 +430,7 @@ void MainWindow::onAnalysed(quint64 generation, const ReportPtr& report, const Q
     m_annotations->setReport(report);
     m_steps->setReports({report});
     m_distribution->setReports({report});
+    m_comm->setReports({report});
     updateStatus();
     emit analysisFinished();
 }
@@ -519,12 +532,13 @@ void MainWindow::startJob(const std::vector<RankInput>& inputs, const QString& n
                                   .arg(p->ranks.load()));
         });
     };
+    const AnalysisOptions options = linkpeaks::analysisOptions();
     // Loading, analysis and merging all run on the pool, off the GUI thread.
     runOnPool<JobSessionPtr>(
         this,
-        [inputs, path, progress]() -> JobSessionPtr {
+        [inputs, path, progress, options]() -> JobSessionPtr {
             try {
-                return buildJobSession(inputs, path, progress.get());
+                return buildJobSession(inputs, path, progress.get(), options);
             } catch (const std::exception& e) {
                 auto s = std::make_shared<JobSession>();
                 s->errors.emplace_back(e.what());
@@ -623,6 +637,7 @@ void MainWindow::onJobBuilt(quint64 generation, JobSessionPtr session, bool reof
     m_steps->setReports(session->perRank);
     m_distribution->setReports(session->perRank);
     m_heatmap->setReports(session->localReports);
+    m_comm->setReports(session->perRank);
     if (reoffset && selected != kNone) {
         m_details->setEvent(selected);
         m_callStack->setEvent(selected);
@@ -701,6 +716,42 @@ void MainWindow::showRankStep(int rank, int step)
         if (st.event != kNone) m_timeline->selectEvent(st.event, true);
         return;
     }
+}
+
+void MainWindow::editLinkPeaks()
+{
+    auto* dialog = new LinkPeaksDialog(linkpeaks::load(), this);
+    dialog->setObjectName(QStringLiteral("linkPeaksDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        std::map<std::string, double> peaks;
+        if (!dialog->peaks(&peaks)) return;
+        linkpeaks::save(peaks);
+        // A job keeps no rank traces after merging: it loads again with the new peaks.
+        if (m_session && !m_recentEntry.isEmpty())
+            openPaths(m_recentEntry.split(QLatin1Char('\n'), Qt::SkipEmptyParts));
+        else
+            startAnalysis();
+    });
+    dialog->open();
+}
+
+void MainWindow::selectTransfers(const std::vector<EventId>& tasks)
+{
+    if (!m_trace || tasks.empty()) return;
+    TimeNs a = std::numeric_limits<TimeNs>::max(), b = std::numeric_limits<TimeNs>::min();
+    std::vector<EventId> valid;
+    for (EventId e : tasks) {
+        if (e >= m_trace->slices().size()) continue;
+        valid.push_back(e);
+        a = std::min(a, m_trace->slice(e).start);
+        b = std::max(b, m_trace->slice(e).end());
+    }
+    if (valid.empty()) return;
+    m_timeline->setHighlights(valid);
+    const TimeNs pad = std::max<TimeNs>((b - a) / 20, 100);
+    m_timeline->zoomToRange(a - pad, b + pad);
+    m_timeline->selectEvent(valid.front(), true);
 }
 
 void MainWindow::addBottomTab(QWidget* widget, const QString& title)

@@ -19,6 +19,7 @@ namespace rs {
 
 class AnnotationController;
 class CallStackPane;
+class CommMatrixView;
 class DetailsPane;
 class DistributionView;
 class StepsView;
@@ -67,6 +68,11 @@ public:
     StepsView* stepsView() const { return m_steps; }
     AnnotationController* annotations() const { return m_annotations; }
     DistributionView* distributionView() const { return m_distribution; }
+    CommMatrixView* commView() const { return m_comm; }
+    // Analyze > Link peaks…: edits the stored peaks; accepted, the analysis runs again.
+    void editLinkPeaks();
+    // Rings the transfer tasks on the timeline, selects the first, shows their span.
+    void selectTransfers(const std::vector<EventId>& tasks);
     QStringList recentFiles() const;
 
     // Jobs (several ranks shown as one merged trace; see ui/job/jobsession.h).
@@ -151,6 +157,7 @@ private:
     QAction* m_align = nullptr;
     QAction* m_offsets = nullptr;
     RankStepHeatmap* m_heatmap = nullptr;
+    CommMatrixView* m_comm = nullptr;
     QLabel* m_status = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;

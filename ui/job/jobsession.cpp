@@ -67,9 +67,10 @@ JobSessionPtr buildJobSession(PipelineResult&& result, const std::string& path)
 }
 
 JobSessionPtr buildJobSession(const std::vector<RankInput>& inputs, const std::string& path,
-                              JobProgress* progress)
+                              JobProgress* progress, const AnalysisOptions& analysis)
 {
     PipelineOptions options;
+    options.analysis = analysis;
     options.crossRank = false; // finish() matches on the merged job's offsets
     return buildJobSession(runPipeline(inputs, options, progress), path);
 }

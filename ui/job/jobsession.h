@@ -38,9 +38,10 @@ using JobSessionPtr = std::shared_ptr<const JobSession>;
 
 // Loads and analyses through the pipeline (ranks in parallel), merges and matches across
 // ranks. Runs on a worker thread; progress carries the bytes read and the cancel flag. path
-// names the job (title, recent list).
+// names the job (title, recent list). analysis: what each rank is analysed with (the viewer's
+// link peaks).
 JobSessionPtr buildJobSession(const std::vector<RankInput>& inputs, const std::string& path,
-                              JobProgress* progress);
+                              JobProgress* progress, const AnalysisOptions& analysis = {});
 // The same from a pipeline's result (consumed: its traces are freed as they merge).
 JobSessionPtr buildJobSession(PipelineResult&& result, const std::string& path);
 // The same job on new offsets (µs edits, align on a collective): new merged trace, new

@@ -1,6 +1,7 @@
 #include "ui/panes/detailspane.h"
 
 #include "core/analysis/presentation.h"
+#include "ui/panes/commbreakdown.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -78,6 +79,10 @@ DetailsPane::DetailsPane(QWidget* parent) : QWidget(parent)
     m_tree->setUniformRowHeights(true);
     layout->addWidget(m_title);
     layout->addWidget(m_verdict);
+    m_comm = new CommBreakdown(this);
+    m_comm->setObjectName(QStringLiteral("commBreakdown"));
+    m_comm->setVisible(false);
+    layout->addWidget(m_comm);
     layout->addWidget(m_tree, 1);
     refresh();
 }
@@ -184,6 +189,10 @@ QString DetailsPane::verdictText(const Trace& trace, const AnalysisReport& repor
 void DetailsPane::refresh()
 {
     m_tree->clear();
+    const Collective* coll =
+        m_report && m_trace && m_event != kNone ? m_report->collectiveOf(m_event) : nullptr;
+    m_comm->setCollective(coll && coll->event == m_event ? coll : nullptr);
+    m_comm->setVisible(m_comm->hasContent());
     if (!m_trace || m_event == kNone || m_event >= m_trace->slices().size()) {
         m_title->setText(tr("No event selected: click one in the timeline"));
         m_verdict->clear();
@@ -209,6 +218,12 @@ void DetailsPane::refresh()
     if (!verdict.isEmpty()) add(tr("Verdict"), verdict.section('\n', 0, 0));
     m_verdict->setText(verdict);
     m_verdict->setVisible(!verdict.isEmpty());
+    if (m_comm->hasContent()) {
+        auto* comm = new QTreeWidgetItem(m_tree, {tr("Communication")});
+        for (const QString& line : m_comm->lines())
+            new QTreeWidgetItem(comm, {QString(), line});
+        comm->setExpanded(true);
+    }
     const nlohmann::json args = trc.args(m_event);
     if (!args.empty()) {
         auto* root = new QTreeWidgetItem(m_tree, {tr("Args")});

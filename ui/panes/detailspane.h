@@ -11,6 +11,8 @@ class QTreeWidgetItem;
 
 namespace rs {
 
+class CommBreakdown;
+
 // Everything about the selected event: name, category, process/thread, times, self time,
 // args as a tree and the analysis verdict in words.
 class DetailsPane : public QWidget {
@@ -25,6 +27,8 @@ public:
     // All shown text (fields, args, verdict), one line per row; for tests and copying.
     QString text() const;
     QTreeWidget* tree() const { return m_tree; }
+    // A collective's time breakdown and link utilisation (hidden for other events).
+    CommBreakdown* commBreakdown() const { return m_comm; }
 
     // Verdict of an event in words, empty when the analysis says nothing about it.
     static QString verdictText(const Trace& trace, const AnalysisReport& report, EventId e);
@@ -40,6 +44,7 @@ private:
     QLabel* m_title = nullptr;
     QLabel* m_verdict = nullptr;
     QTreeWidget* m_tree = nullptr;
+    CommBreakdown* m_comm = nullptr;
 };
 
 } // namespace rs

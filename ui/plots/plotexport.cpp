@@ -1,5 +1,6 @@
 #include "ui/plots/plotexport.h"
 
+#include "ui/comm/commmatrixview.h"
 #include "ui/plots/distributionview.h"
 #include "ui/plots/stepsview.h"
 
@@ -102,8 +103,10 @@ void addExportActions(QMenu* menu, QCustomPlot* plot, QWidget* dialogParent,
 bool exportPlot(const std::vector<ReportPtr>& reports, const QString& view, const QString& outFile,
                 QSize size, QString* error)
 {
-    if (view != QLatin1String("steps") && view != QLatin1String("distribution")) {
-        setError(error, QStringLiteral("unknown view '%1': use steps or distribution").arg(view));
+    if (view != QLatin1String("steps") && view != QLatin1String("distribution") &&
+        view != QLatin1String("matrix")) {
+        setError(error,
+                 QStringLiteral("unknown view '%1': use steps, distribution or matrix").arg(view));
         return false;
     }
     const QString suffix = QFileInfo(outFile).suffix().toLower();
@@ -130,6 +133,12 @@ bool exportPlot(const std::vector<ReportPtr>& reports, const QString& view, cons
     bool ok = false;
     if (view == QLatin1String("steps")) {
         StepsView w;
+        w.resize(size);
+        w.setReports(reports);
+        ok = plots::savePlotFile(w.plot(), outFile, size, error);
+    } else if (view == QLatin1String("matrix")) {
+        // Every step, every op type's total; a job's ranks merged onto global ranks.
+        CommMatrixView w;
         w.resize(size);
         w.setReports(reports);
         ok = plots::savePlotFile(w.plot(), outFile, size, error);

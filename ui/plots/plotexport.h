@@ -16,7 +16,7 @@ class QWidget;
 
 namespace rs {
 
-// Renders the "steps" or "distribution" view of the reports (one per rank) into outFile;
+// Renders the "steps", "distribution" or "matrix" (communication matrix) view of the reports (one per rank) into outFile;
 // the format follows the suffix (.png, .svg, .pdf). size is in pixels (PDF: points).
 // Needs no display: when no QApplication exists it makes a temporary one on the offscreen
 // platform (a QCoreApplication-only process gets an error instead). The distribution view

@@ -1,0 +1,294 @@
+#include "ui/comm/commmatrixmodel.h"
+
+#include "core/analysis/presentation.h"
+
+#include <QLocale>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace rs {
+
+namespace {
+
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+bool isTotal(const std::string& opGroup)
+{
+    return opGroup.size() > 6 && opGroup.compare(opGroup.size() - 6, 6, "-total") == 0;
+}
+
+// torch_npu's tiers in the order its file lists them.
+int tierOrder(const QString& opGroup)
+{
+    static const char* tiers[] = {"-top1", "-middle", "-bottom1", "-bottom2", "-bottom3", "-total"};
+    for (int i = 0; i < 6; ++i)
+        if (opGroup.endsWith(QLatin1String(tiers[i]))) return i;
+    return 6;
+}
+
+// The rank a report speaks for: its matrix's, else its trace's, else its position.
+int rankOfReport(const AnalysisReport& r, std::size_t index)
+{
+    for (const MatrixEntry& m : r.matrix)
+        if (m.rank) return *m.rank;
+    if (r.trace && r.trace->rank()) return *r.trace->rank();
+    return static_cast<int>(index);
+}
+
+QString mb(std::uint64_t bytes)
+{
+    const double v = double(bytes) / 1e6;
+    if (v >= 100) return QString::number(v, 'f', 0) + QStringLiteral(" MB");
+    if (v >= 10) return QString::number(v, 'f', 1) + QStringLiteral(" MB");
+    if (v >= 0.01) return QString::number(v, 'f', 2) + QStringLiteral(" MB");
+    return QLocale::c().toString(static_cast<qulonglong>(bytes)) + QStringLiteral(" B");
+}
+
+QString gbpsText(double g)
+{
+    if (!std::isfinite(g)) return QStringLiteral("—");
+    return QString::number(g, 'f', g >= 100 ? 0 : g >= 10 ? 1 : 2) + QStringLiteral(" GB/s");
+}
+
+} // namespace
+
+CommMatrixModel::CommMatrixModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+const QStringList& CommMatrixModel::transportNames()
+{
+    static const QStringList names = {QStringLiteral("LOCAL"), QStringLiteral("HCCS"),
+                                      QStringLiteral("PCIE"),  QStringLiteral("SIO"),
+                                      QStringLiteral("RDMA"),  QStringLiteral("other"),
+                                      QStringLiteral("mixed")};
+    return names;
+}
+
+void CommMatrixModel::setReports(std::vector<ReportPtr> reports)
+{
+    m_reports.clear();
+    for (ReportPtr& r : reports)
+        if (r) m_reports.push_back(std::move(r));
+    std::set<int> steps;
+    std::set<QString> opGroups, groups;
+    for (const ReportPtr& r : m_reports)
+        for (const MatrixEntry& m : r->matrix) {
+            if (m.step) steps.insert(*m.step);
+            opGroups.insert(q(m.opGroup));
+            groups.insert(q(m.group));
+        }
+    m_steps.assign(steps.begin(), steps.end());
+    m_opGroups = QStringList(opGroups.begin(), opGroups.end());
+    std::stable_sort(m_opGroups.begin(), m_opGroups.end(), [](const QString& a, const QString& b) {
+        const QString ta = a.section(QLatin1Char('-'), 0, 0),
+                      tb = b.section(QLatin1Char('-'), 0, 0);
+        if (ta != tb) return ta < tb;
+        return tierOrder(a) < tierOrder(b);
+    });
+    m_groups = QStringList(groups.begin(), groups.end());
+    // A scope the new reports do not have falls back to every step / every op type.
+    if (m_step && !steps.count(*m_step)) m_step.reset();
+    if (!m_opGroup.isEmpty() && !opGroups.count(m_opGroup)) m_opGroup.clear();
+    if (!m_group.isEmpty() && !groups.count(m_group)) m_group.clear();
+
+    // Several ranks: their self links say which global rank each group rank is.
+    m_globalOf.clear();
+    m_global = m_reports.size() >= 2;
+    if (m_global) {
+        for (std::size_t b = 0; b < m_reports.size(); ++b) {
+            const int rank = rankOfReport(*m_reports[b], b);
+            for (const MatrixEntry& m : m_reports[b]->matrix)
+                if (m.src == m.dst && m.transport == "LOCAL") m_globalOf[{m.group, m.src}] = rank;
+        }
+    }
+    rebuild();
+}
+
+void CommMatrixModel::setScope(std::optional<int> step, const QString& opGroup,
+                               const QString& group)
+{
+    m_step = step;
+    m_opGroup = opGroup;
+    m_group = group;
+    rebuild();
+}
+
+void CommMatrixModel::setMetric(Metric m)
+{
+    m_metric = m;
+    if (!m_ranks.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+}
+
+int CommMatrixModel::globalOf(std::size_t, const MatrixEntry& e, int local) const
+{
+    if (!m_global) return local;
+    auto it = m_globalOf.find({e.group, local});
+    return it != m_globalOf.end() ? it->second : local;
+}
+
+void CommMatrixModel::rebuild()
+{
+    beginResetModel();
+    m_cells.clear();
+    std::set<int> ranks;
+    std::set<std::pair<std::string, int>> unmapped;
+    for (std::size_t b = 0; b < m_reports.size(); ++b) {
+        const AnalysisReport& r = *m_reports[b];
+        for (const MatrixEntry& m : r.matrix) {
+            if (m_step && m.step != m_step) continue;
+            if (m_opGroup.isEmpty() ? !isTotal(m.opGroup) : q(m.opGroup) != m_opGroup) continue;
+            if (!m_group.isEmpty() && q(m.group) != m_group) continue;
+            const int src = globalOf(b, m, m.src), dst = globalOf(b, m, m.dst);
+            if (m_global) {
+                for (int l : {m.src, m.dst})
+                    if (!m_globalOf.count({m.group, l})) unmapped.insert({m.group, l});
+            }
+            CommCell& c = m_cells[{src, dst}];
+            c.src = src;
+            c.dst = dst;
+            c.bytes += m.bytes;
+            c.ns += m.ns;
+            if (c.transport.empty())
+                c.transport = m.transport;
+            else if (c.transport != m.transport)
+                c.transport = "mixed";
+            c.parts.push_back({&m, static_cast<int>(b)});
+            c.tasks.insert(c.tasks.end(), m.tasks.begin(), m.tasks.end());
+            ranks.insert(src);
+            ranks.insert(dst);
+        }
+    }
+    // The peak is the reports' (the options they were analysed with).
+    for (auto& [k, c] : m_cells) {
+        if (c.transport != "mixed" && !m_reports.empty() && !c.parts.empty())
+            c.peakGbps =
+                linkPeak(m_reports[std::size_t(c.parts.front().report)]->options, c.transport);
+    }
+    m_ranks.assign(ranks.begin(), ranks.end());
+    if (!m_global) {
+        m_rankNote = tr("ranks within the communication group");
+    } else if (unmapped.empty()) {
+        m_rankNote = tr("global ranks (each rank's self link maps its group ranks)");
+    } else {
+        QStringList list;
+        for (const auto& [g, l] : unmapped)
+            list << QString::number(l);
+        m_rankNote = tr("global ranks; group ranks %1 have no loaded rank and keep their group "
+                        "number")
+                         .arg(list.join(QStringLiteral(", ")));
+    }
+    endResetModel();
+}
+
+const CommCell* CommMatrixModel::cell(int src, int dst) const
+{
+    auto it = m_cells.find({src, dst});
+    return it == m_cells.end() ? nullptr : &it->second;
+}
+
+int CommMatrixModel::indexOfRank(int rank) const
+{
+    auto it = std::lower_bound(m_ranks.begin(), m_ranks.end(), rank);
+    return it != m_ranks.end() && *it == rank ? static_cast<int>(it - m_ranks.begin()) : -1;
+}
+
+const CommCell* CommMatrixModel::cellAt(int row, int column) const
+{
+    if (row < 0 || column < 0 || row >= static_cast<int>(m_ranks.size()) ||
+        column >= static_cast<int>(m_ranks.size()))
+        return nullptr;
+    return cell(m_ranks[std::size_t(row)], m_ranks[std::size_t(column)]);
+}
+
+double CommMatrixModel::value(const CommCell& c) const
+{
+    switch (m_metric) {
+    case Metric::Bytes:
+        return double(c.bytes) / 1e6;
+    case Metric::Gbps:
+        return c.gbps();
+    case Metric::Utilization:
+        return c.utilization();
+    case Metric::Transport: {
+        const QStringList& names = transportNames();
+        const int i = static_cast<int>(names.indexOf(q(c.transport)));
+        return i >= 0 ? i : static_cast<int>(names.indexOf(QStringLiteral("other")));
+    }
+    }
+    return NAN;
+}
+
+QString CommMatrixModel::valueText(const CommCell& c, Metric m)
+{
+    switch (m) {
+    case Metric::Bytes:
+        return mb(c.bytes);
+    case Metric::Gbps:
+        return gbpsText(c.gbps());
+    case Metric::Utilization: {
+        const double u = c.utilization();
+        return std::isfinite(u) ? QString::number(u * 100, 'f', 0) + QLatin1Char('%')
+                                : QStringLiteral("—");
+    }
+    case Metric::Transport:
+        return q(c.transport);
+    }
+    return {};
+}
+
+QString CommMatrixModel::cellTitle(const CommCell& c) const
+{
+    return tr("rank %1 → rank %2").arg(c.src).arg(c.dst);
+}
+
+QString CommMatrixModel::tooltip(const CommCell& c) const
+{
+    QString peak = tr("no reference peak");
+    if (std::isfinite(c.peakGbps))
+        peak = tr("%1 of %2 peak").arg(valueText(c, Metric::Utilization), gbpsText(c.peakGbps));
+    return tr("%1 · %2\n%3 in %4 = %5 (%6)\n%7 matrix entr%8, %9 tasks")
+        .arg(cellTitle(c), q(c.transport), mb(c.bytes), q(formatDuration(c.ns)), gbpsText(c.gbps()),
+             peak)
+        .arg(c.parts.size())
+        .arg(c.parts.size() == 1 ? QStringLiteral("y") : QStringLiteral("ies"))
+        .arg(c.tasks.size());
+}
+
+int CommMatrixModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_ranks.size());
+}
+
+int CommMatrixModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_ranks.size());
+}
+
+QVariant CommMatrixModel::data(const QModelIndex& index, int role) const
+{
+    const CommCell* c = cellAt(index.row(), index.column());
+    if (!c) return role == kValueRole ? QVariant(double(NAN)) : QVariant();
+    switch (role) {
+    case Qt::DisplayRole:
+        return valueText(*c, m_metric);
+    case Qt::ToolTipRole:
+        return tooltip(*c);
+    case kValueRole:
+        return value(*c);
+    default:
+        return {};
+    }
+}
+
+QVariant CommMatrixModel::headerData(int section, Qt::Orientation o, int role) const
+{
+    if (role != Qt::DisplayRole || section < 0 || section >= static_cast<int>(m_ranks.size()))
+        return {};
+    return (o == Qt::Vertical ? tr("src %1") : tr("dst %1")).arg(m_ranks[std::size_t(section)]);
+}
+
+} // namespace rs
