@@ -167,7 +167,18 @@ private slots:
                                 "ascend_torchnpu_level1_2rank/rank1_ascend_pt"}) {
             LoadResult lr = loadTrace(test::publicTrace(run).toStdString());
             QVERIFY2(!lr.failed(), lr.message.c_str());
-            checkReport(analyze(lr.trace));
+            const ReportPtr rep = analyze(lr.trace);
+            checkReport(rep);
+            if (!QString::fromLatin1(run).contains("rank0")) continue;
+            // For people to look at (docs/images/comm-details.png): a real, mostly idle op.
+            DetailsPane pane;
+            pane.resize(900, 420);
+            pane.setTrace(rep->trace);
+            pane.setReport(rep);
+            pane.setEvent(rep->collectives.front().event);
+            pane.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&pane));
+            QVERIFY(pane.grab().save(test::binaryDir() + "/comm-details-public.png"));
         }
     }
 

@@ -32,6 +32,14 @@ QString percent(double fraction)
     return QString::number(fraction * 100, 'f', fraction < 0.1 ? 1 : 0) + QLatin1Char('%');
 }
 
+// The legend's words: the wait segment is the wait after data began to move (the whole wait
+// is that plus synchronization, as the title says).
+QString legendText(const CommBreakdown::Segment& s)
+{
+    const QString name = s.name == QLatin1String("wait") ? CommBreakdown::tr("other wait") : s.name;
+    return CommBreakdown::tr("%1 %2").arg(name, q(formatDuration(s.ns)));
+}
+
 } // namespace
 
 CommBreakdown::CommBreakdown(QWidget* parent) : QWidget(parent)
@@ -117,7 +125,7 @@ CommBreakdown::Layout CommBreakdown::layoutFor(int width) const
         // Legend items flow left to right and wrap.
         int lx = 0;
         for (const Segment& s : m_segments) {
-            const QString text = tr("%1 %2").arg(s.name, q(formatDuration(s.ns)));
+            const QString text = legendText(s);
             const int iw = kSwatch + 4 + fm.horizontalAdvance(text);
             if (lx > 0 && lx + iw > w) {
                 lx = 0;
@@ -159,10 +167,11 @@ QStringList CommBreakdown::lines() const
 {
     QStringList out;
     if (!m_segments.empty()) {
-        QStringList parts;
-        for (const Segment& s : m_segments)
-            parts << tr("%1 %2").arg(s.name, q(formatDuration(s.ns)));
-        out << tr("Time %1: %2").arg(q(formatDuration(m_elapse)), parts.join(QStringLiteral(", ")));
+        // time_info's own figures: the wait includes the synchronization.
+        out << tr("Time %1: transit %2, wait %3 (synchronization %4 of it), idle %5")
+                   .arg(q(formatDuration(m_elapse)), q(formatDuration(m_segments[0].ns)),
+                        q(formatDuration(m_segments[1].ns + m_segments[2].ns)),
+                        q(formatDuration(m_segments[2].ns)), q(formatDuration(m_segments[3].ns)));
     }
     for (const Link& l : m_links)
         out << tr("%1: %2").arg(l.name, l.text) + (l.basis.isEmpty() ? QString() : "; " + l.basis);
@@ -194,7 +203,9 @@ void CommBreakdown::paintEvent(QPaintEvent*)
         p.setPen(text);
         p.drawText(lay.title, Qt::AlignLeft | Qt::AlignVCenter,
                    QFontMetrics(bold).elidedText(
-                       tr("Time breakdown: %1 elapse").arg(q(formatDuration(m_elapse))),
+                       tr("Time breakdown: %1 elapse, wait %2")
+                           .arg(q(formatDuration(m_elapse)),
+                                q(formatDuration(m_segments[1].ns + m_segments[2].ns))),
                        Qt::ElideRight, lay.title.width()));
         p.setFont(font());
         for (std::size_t i = 0; i < m_segments.size(); ++i) {
@@ -211,7 +222,7 @@ void CommBreakdown::paintEvent(QPaintEvent*)
             p.setPen(text);
             p.drawRect(sw.adjusted(0, 0, -1, -1));
             p.drawText(lg.adjusted(kSwatch + 4, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter,
-                       tr("%1 %2").arg(s.name, q(formatDuration(s.ns))));
+                       legendText(s));
         }
         p.setPen(QPen(text.lighter(160), 1));
         p.drawRect(lay.bar.adjusted(0, 0, -1, -1));
