@@ -390,7 +390,8 @@ AnalysisReport remapReport(const AnalysisReport& report, const JobTrace& job, st
         remapFinding(f, base, off);
         if (!f.rank && f.ranks.empty()) f.rank = rank;
     }
-    // The matrix keeps its src/dst (group ranks); its tasks move into the merged ids.
+    // The matrix keeps its src/dst (group ranks); its tasks move into the merged ids. It stays
+    // in the per-rank reports: combineReports() leaves it out (its task lists are large).
     for (MatrixEntry& m : r.matrix) {
         m.rank = rank;
         shiftEvents(m.tasks, base);
@@ -439,7 +440,6 @@ ReportPtr combineReports(const JobTrace& job, const std::vector<ReportPtr>& rank
             out->signatures.push_back(std::move(g));
         }
         out->steps.insert(out->steps.end(), r->steps.begin(), r->steps.end());
-        out->matrix.insert(out->matrix.end(), r->matrix.begin(), r->matrix.end());
         rankFindings.insert(rankFindings.end(), r->findings.begin(), r->findings.end());
         // Blocks come in id order: the concatenated indexes stay sorted.
         out->markIndex.insert(out->markIndex.end(), r->markIndex.begin(), r->markIndex.end());

@@ -308,8 +308,11 @@ void CommMatrixView::rebuild()
     } else {
         m_mark->setVisible(false);
     }
-    m_note->setText(ranks.empty() ? tr("No communication matrix: the trace has no HCCL "
-                                       "transfer tasks with src/dst ranks")
+    // Kineto/NCCL traces have no per-link tasks: say where their link figures are instead.
+    m_note->setText(ranks.empty() ? tr("No communication matrix: it needs HCCL transfer tasks with "
+                                       "src/dst ranks (torch_npu, profiler level 1 or 2). For NCCL "
+                                       "the details of a collective show its bus bandwidth "
+                                       "against its link.")
                                   : m_model->rankNote());
     m_plot->replot();
     fillList();
