@@ -90,7 +90,8 @@ int exportImage(const QStringList& args)
                       "frame."});
     parser.addOption({"composite", "The report: timeline + step plot + call stack of the "
                                    "finding or --event."});
-    parser.addOption({"view", "A plot instead of the timeline: steps, distribution or matrix.", "VIEW"});
+    parser.addOption(
+        {"view", "A plot instead of the timeline: steps, distribution or matrix.", "VIEW"});
     parser.addOption({"title", "Title of the picture (default: the trace file name).", "TEXT"});
     parser.addOption({"no-sidecar", "Ignore the annotations saved next to the trace."});
     parser.addOption({"max-memory", "Memory budget for loading, in MiB.", "MiB"});
