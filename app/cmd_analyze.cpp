@@ -2,6 +2,7 @@
 
 #include "core/analysis/reportjson.h"
 #include "core/job/jobpipeline.h"
+#include "core/job/ranksummary.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -46,6 +47,11 @@ int analyze(const QStringList& args)
         {"fail-on", "Exit 1 when a finding of this severity or worse exists.", "warning|error"});
     parser.addOption(
         {"max-memory", "Memory budget for loading, in MiB (default: 75% of RAM).", "MiB"});
+    parser.addOption({"summary-out",
+                      "Write this rank's summary (ringscope.ranksummary/1, docs/scale.md) to "
+                      "FILE instead of the text report (with --json, both); one rank only. "
+                      "`ringscope merge` makes the job report from the summaries.",
+                      "FILE"});
     parser.addOption({"link-peak",
                       "A link's peak in GB/s for utilisation, repeatable (HCCS=28, RDMA=25, "
                       "NVLink=450...; defaults in docs/analysis.md).",
@@ -97,6 +103,18 @@ int analyze(const QStringList& args)
     std::vector<std::string> given;
     for (const QString& p : paths)
         given.push_back(p.toStdString());
+    // --summary-out: one rank (a path that resolves to several is refused before loading).
+    const QString summaryOut = parser.value("summary-out");
+    if (parser.isSet("summary-out")) {
+        std::string discoverError;
+        const std::size_t ranks = discoverJob(given, &discoverError).size();
+        if (ranks != 1 && discoverError.empty()) {
+            std::cerr << "ringscope analyze: --summary-out takes one rank, " << ranks
+                      << " found: run it once per rank (scripts/slurm/analyze-job does, as a "
+                         "Slurm array) and `ringscope merge` the summaries\n";
+            return kExitInput;
+        }
+    }
     PipelineOptions pipeline;
     pipeline.load = load;
     pipeline.analysis = options;
@@ -108,9 +126,18 @@ int analyze(const QStringList& args)
     const bool inputError = !result.errors.empty();
     const std::vector<ReportInput> inputs = result.reportInputs();
     const JobReport* jobPtr = result.jobReport();
+    if (!summaryOut.isEmpty()) {
+        std::string error;
+        if (inputs.size() != 1 ||
+            !writeRankSummary(inputs.front(), summaryOut.toStdString(), &error)) {
+            std::cerr << "ringscope analyze: "
+                      << (error.empty() ? "no rank was read: no summary written" : error) << "\n";
+            return kExitInput;
+        }
+    }
     if (parser.isSet("json"))
         std::cout << reportToJson(inputs, jobPtr).dump(2) << "\n";
-    else
+    else if (summaryOut.isEmpty())
         std::cout << reportToText(inputs, jobPtr);
     if (inputError) return kExitInput;
     const auto worst = worstSeverity(inputs, jobPtr);

@@ -33,8 +33,12 @@ const Command kCommands[] = {
     {"info", "info PATH... [--json]  summarise traces", Host::Core, rs::cli::info},
     {"analyze",
      "analyze PATH... [--json] [--size-align N] [--addr-align N]\n"
-     "          [--fail-on warning|error]  find communication problems",
+     "          [--fail-on warning|error] [--summary-out FILE]  find communication problems",
      Host::Core, rs::cli::analyze},
+    {"merge",
+     "merge SUMMARY... | FOLDER [--json]  the job report from per-rank summaries\n"
+     "          (analyze RANK --summary-out FILE)",
+     Host::Core, rs::cli::merge},
     {"compare",
      "compare BEFORE AFTER [--json] [--image FILE]\n"
      "ringscope compare --scaling [--weak] RUN... [--json] [--image FILE]\n"

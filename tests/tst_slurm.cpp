@@ -4,6 +4,7 @@
 // report that `ringscope analyze --json` writes directly. Skips only where Slurm cannot be
 // installed (no root, no apt, no package). Label: slurm (`ctest -L slurm`).
 #include "bench/tracegen_seed.h"
+#include "core/bytesource.h"
 #include "tests/support/processrun.h"
 #include "tests/testutil.h"
 
@@ -36,18 +37,23 @@ QString ringscopeBinary()
     return test::binaryDir() + QStringLiteral("/app/ringscope");
 }
 
+// A JSON file, plain or gzip (the rank summaries are written gzip).
 nlohmann::json readJson(const QString& path, QString* error)
 {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        *error = path + QStringLiteral(": cannot read");
+    std::string why;
+    auto src = ByteSource::open(path.toStdString(), &why);
+    if (!src) {
+        *error = path + QStringLiteral(": cannot read: ") + QString::fromStdString(why);
         return {};
     }
-    const QByteArray data = f.readAll();
-    nlohmann::json j =
-        nlohmann::json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
+    std::string data;
+    char buf[1 << 16];
+    for (std::size_t n; (n = src->read(buf, sizeof buf)) > 0;)
+        data.append(buf, n);
+    nlohmann::json j = nlohmann::json::parse(data, nullptr, false);
     if (j.is_discarded())
-        *error = path + QStringLiteral(": not JSON: ") + QString::fromUtf8(data.left(300));
+        *error =
+            path + QStringLiteral(": not JSON: ") + QString::fromStdString(data.substr(0, 300));
     return j;
 }
 
@@ -166,23 +172,23 @@ private slots:
         for (int rank = 0; rank < kRanks; ++rank)
             QCOMPARE(inputs[rank], QStringLiteral("%1/rank%2_ascend_pt").arg(m_job).arg(rank));
 
-        // One output per rank task: a summary with a binary that has them, else its report.
-        const bool summaries = QFileInfo(out + QStringLiteral("/summaries")).isDir();
+        // One summary per rank task, each the one `analyze RANK --summary-out` writes here.
         for (int task = 0; task < kRanks; ++task) {
             const QString f =
-                summaries
-                    ? QStringLiteral("%1/summaries/task-%2.ranksummary.json").arg(out).arg(task)
-                    : QStringLiteral("%1/ranks/task-%2.report.json").arg(out).arg(task);
+                QStringLiteral("%1/summaries/task-%2.ranksummary.json.gz").arg(out).arg(task);
             QString error;
             const nlohmann::json j = readJson(f, &error);
             QVERIFY2(error.isEmpty(), qPrintable(error));
-            if (!summaries) {
-                const auto direct =
-                    runProcess(ringscopeBinary(),
-                               {QStringLiteral("analyze"), QStringLiteral("--json"), inputs[task]});
-                QVERIFY2(direct.code == 0, qPrintable(direct.describe()));
-                QVERIFY2(j == nlohmann::json::parse(direct.out.toStdString()), qPrintable(f));
-            }
+            QCOMPARE(QString::fromStdString(j.value("schema", std::string())),
+                     QStringLiteral("ringscope.ranksummary/1"));
+            QCOMPARE(j["trace"].value("rank", -1), task);
+            const QString local =
+                m_dir->filePath(QStringLiteral("local-%1.ranksummary.json.gz").arg(task));
+            const auto direct =
+                runProcess(ringscopeBinary(), {QStringLiteral("analyze"), inputs[task],
+                                               QStringLiteral("--summary-out"), local});
+            QVERIFY2(direct.code == 0, qPrintable(direct.describe()));
+            QVERIFY2(j == readJson(local, &error), qPrintable(f));
         }
 
         // The job report is exactly the direct one.
@@ -212,6 +218,35 @@ private slots:
         QVERIFY2(show.out.contains(QLatin1String("JobState=COMPLETED")), qPrintable(show.out));
     }
 
+    void analyzeJobWithAMergeJob()
+    {
+        // --merge-job: the merge runs as a job of its own after the array (afterok).
+        const QString out = m_dir->filePath(QStringLiteral("analysis-merge-job"));
+        const auto r = runProcess(
+            script(QStringLiteral("analyze-job")),
+            {QStringLiteral("--merge-job"), QStringLiteral("--time=5"), m_job, out}, m_env, 600000);
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        QString error;
+        const nlohmann::json viaSlurm = readJson(out + QStringLiteral("/report.json"), &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const auto direct = runProcess(
+            ringscopeBinary(), {QStringLiteral("analyze"), QStringLiteral("--json"), m_job});
+        QVERIFY2(direct.code == 0, qPrintable(direct.describe()));
+        QVERIFY2(viaSlurm == nlohmann::json::parse(direct.out.toStdString()),
+                 "the report of the merge job differs from `ringscope analyze --json JOB`");
+        // The merge ran inside Slurm, after the array.
+        QFile mergeId(out + QStringLiteral("/merge.jobid"));
+        QVERIFY(mergeId.open(QIODevice::ReadOnly));
+        const QString id =
+            QString::fromUtf8(mergeId.readAll()).trimmed().section(QLatin1Char(';'), 0, 0);
+        const auto show =
+            runProcess(QStringLiteral("scontrol"),
+                       {QStringLiteral("show"), QStringLiteral("job"), id}, m_env, 30000);
+        QVERIFY2(show.code == 0, qPrintable(show.describe()));
+        QVERIFY2(show.out.contains(QLatin1String("JobName=ringscope-merge")), qPrintable(show.out));
+        QVERIFY2(show.out.contains(QLatin1String("JobState=COMPLETED")), qPrintable(show.out));
+    }
+
     void analyzeJobReportsAFailedRank()
     {
         // A rank that cannot be read fails its task; the script names it and writes no report.
@@ -232,6 +267,15 @@ private slots:
                        {QStringLiteral("-t"), QStringLiteral("5"), job, out}, m_env, 600000);
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(QLatin1String("1 of 3 rank tasks failed: 2")), qPrintable(r.err));
+        QVERIFY(!QFileInfo::exists(out + QStringLiteral("/report.json")));
+        // With a merge job: Slurm drops it (its dependency can never be met), the script
+        // still names the failed task and ends.
+        const auto m = runProcess(
+            script(QStringLiteral("analyze-job")),
+            {QStringLiteral("--merge-job"), QStringLiteral("-t"), QStringLiteral("5"), job, out},
+            m_env, 600000);
+        QCOMPARE(m.code, 1);
+        QVERIFY2(m.err.contains(QLatin1String("1 of 3 rank tasks failed: 2")), qPrintable(m.err));
         QVERIFY(!QFileInfo::exists(out + QStringLiteral("/report.json")));
     }
 

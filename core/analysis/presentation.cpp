@@ -441,15 +441,15 @@ std::string reportToText(const std::vector<ReportInput>& inputs, const JobReport
     std::ostringstream o;
     for (const ReportInput& in : inputs) {
         const AnalysisReport& rep = *in.report;
-        const Trace* t = rep.trace.get();
+        const bool known = rep.trace || rep.facts;
         int anomalous = 0, waiting = 0, withCopy = 0;
         for (const Collective& c : rep.collectives) {
             anomalous += c.anomalous;
             waiting += c.waiting;
             withCopy += c.memcpyCount > 0;
         }
-        o << in.path << " (" << (t ? rankText(t->rank()) : "rank ?") << ", "
-          << (t ? producerName(t->producer()) : "?") << ")\n";
+        o << in.path << " (" << (known ? rankText(reportRank(rep)) : "rank ?") << ", "
+          << (known ? producerName(reportProducer(rep)) : "?") << ")\n";
         o << "  collectives: " << rep.collectives.size() << ", with internal memcpy: " << withCopy
           << ", anomalous: " << anomalous << ", waiting: " << waiting << "\n";
         for (const SignatureGroup& g : rep.signatures) {

@@ -81,4 +81,74 @@ const Collective* AnalysisReport::collectiveOf(EventId e) const
     return &collectives[it->second];
 }
 
+const EventFacts* TraceFacts::slice(EventId id) const
+{
+    auto it = std::lower_bound(slices.begin(), slices.end(), id,
+                               [](const EventFacts& e, EventId v) { return e.id < v; });
+    return it != slices.end() && it->id == id ? &*it : nullptr;
+}
+
+namespace {
+
+std::optional<TimeNs> baseTimeOf(const Trace& t)
+{
+    const auto& md = t.metadata();
+    auto it = md.find("baseTimeNanoseconds");
+    if (it != md.end() && it->is_number_integer()) return it->get<TimeNs>();
+    return std::nullopt;
+}
+
+} // namespace
+
+TraceFacts traceFacts(const AnalysisReport& r)
+{
+    if (!r.trace) return r.facts ? *r.facts : TraceFacts{};
+    const Trace& t = *r.trace;
+    TraceFacts f;
+    f.path = t.path();
+    f.rank = t.rank();
+    f.producer = t.producer();
+    f.events = t.stats().events;
+    f.warnings = t.warnings();
+    f.baseTimeNs = baseTimeOf(t);
+    f.startNs = t.startNs();
+    f.endNs = t.endNs();
+    std::vector<EventId> ids;
+    for (const Collective& c : r.collectives) {
+        ids.push_back(c.event);
+        ids.push_back(c.hostEvent);
+    }
+    for (const Finding& x : r.findings) {
+        ids.insert(ids.end(), x.events.begin(), x.events.end());
+        for (const StackEntry& s : x.stack)
+            ids.push_back(s.event);
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    for (EventId e : ids) {
+        if (e == kNone || e >= t.slices().size()) continue;
+        const Slice& s = t.slice(e);
+        f.slices.push_back({e, t.str(s.name), s.start, s.dur});
+    }
+    return f;
+}
+
+std::optional<int> reportRank(const AnalysisReport& r)
+{
+    if (r.trace) return r.trace->rank();
+    return r.facts ? r.facts->rank : std::nullopt;
+}
+
+std::optional<TimeNs> reportBaseTimeNs(const AnalysisReport& r)
+{
+    if (r.trace) return baseTimeOf(*r.trace);
+    return r.facts ? r.facts->baseTimeNs : std::nullopt;
+}
+
+Producer reportProducer(const AnalysisReport& r)
+{
+    if (r.trace) return r.trace->producer();
+    return r.facts ? r.facts->producer : Producer::Other;
+}
+
 } // namespace rs

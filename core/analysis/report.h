@@ -204,8 +204,32 @@ struct AnalysisOptions {
 // RDMA 12.5, PCIE 20: msprof's chip v2.1.0 standard bandwidths), else NaN.
 double linkPeak(const AnalysisOptions& o, const std::string& name);
 
+// One event a report names (a collective's op, a finding's evidence), as the JSON report
+// prints it.
+struct EventFacts {
+    EventId id = kNone;
+    std::string name;
+    TimeNs start = 0, dur = 0;
+};
+
+// What the reports and the job analysis read of a trace. A report read back from a rank summary
+// (ringscope.ranksummary/1, core/job/ranksummary.h) has no trace and carries these instead, so
+// the job report is the same with or without the traces.
+struct TraceFacts {
+    std::string path;
+    std::optional<int> rank;
+    Producer producer = Producer::Other;
+    std::uint64_t events = 0;          // LoadStats::events
+    std::vector<std::string> warnings; // the load's warnings
+    std::optional<TimeNs> baseTimeNs;  // Kineto's baseTimeNanoseconds: the job's shared clock
+    TimeNs startNs = 0, endNs = 0;
+    std::vector<EventFacts> slices;            // sorted by id: the events the report names
+    const EventFacts* slice(EventId id) const; // nullptr when not named
+};
+
 struct AnalysisReport {
     TracePtr trace;
+    std::shared_ptr<const TraceFacts> facts; // set instead of trace for a report from a summary
     AnalysisOptions options;
     std::vector<Collective> collectives; // sorted by start
     std::vector<SignatureGroup> signatures;
@@ -226,5 +250,13 @@ struct AnalysisReport {
 };
 
 using ReportPtr = std::shared_ptr<const AnalysisReport>;
+
+// The facts of a report's trace: from the trace when it is loaded (slices: every event its
+// collectives and findings name), else those it was read with; empty when it has neither.
+TraceFacts traceFacts(const AnalysisReport& r);
+// The cheap ones, without building the event table.
+std::optional<int> reportRank(const AnalysisReport& r);
+std::optional<TimeNs> reportBaseTimeNs(const AnalysisReport& r);
+Producer reportProducer(const AnalysisReport& r);
 
 } // namespace rs

@@ -1,8 +1,10 @@
 #include "core/analysis/reportjson.h"
 
 #include "core/traceloader.h"
+#include "core/workpool.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 
@@ -20,11 +22,11 @@ nlohmann::json num(double v)
     return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
 }
 
-nlohmann::json eventJson(const Trace& t, EventId e)
+nlohmann::json eventJson(const TraceFacts& t, EventId e)
 {
-    if (e == kNone || e >= t.slices().size()) return nullptr;
-    const Slice& s = t.slice(e);
-    return {{"id", e}, {"name", t.str(s.name)}, {"start_ns", s.start}, {"dur_ns", s.dur}};
+    const EventFacts* s = t.slice(e);
+    if (!s) return nullptr;
+    return {{"id", e}, {"name", s->name}, {"start_ns", s->start}, {"dur_ns", s->dur}};
 }
 
 } // namespace
@@ -40,14 +42,17 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobRep
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         const AnalysisReport& rep = *inputs[i].report;
         opt = rep.options;
-        const Trace* t = rep.trace.get();
+        // The trace's facts: from the trace, or as a rank summary carries them (same output).
+        const bool known = rep.trace || rep.facts;
+        const TraceFacts facts = traceFacts(rep);
+        const TraceFacts* t = known ? &facts : nullptr;
         nlohmann::json in = {{"path", inputs[i].path},
-                             {"rank", t ? optInt(t->rank()) : nlohmann::json(nullptr)},
-                             {"events", t ? t->stats().events : 0},
-                             {"producer", t ? producerName(t->producer()) : "unknown"}};
+                             {"rank", t ? optInt(t->rank) : nlohmann::json(nullptr)},
+                             {"events", t ? t->events : 0},
+                             {"producer", t ? producerName(t->producer) : "unknown"}};
         nlohmann::json warnings = nlohmann::json::array();
         if (t) {
-            for (const std::string& w : t->warnings())
+            for (const std::string& w : t->warnings)
                 warnings.push_back(w);
         }
         for (const std::string& w : rep.warnings)
@@ -181,10 +186,12 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobRep
             nlohmann::json evs = nlohmann::json::array();
             // Evidence events belong to one rank's trace: eventsRank says which.
             for (std::size_t r = 0; r < job->ranks.size(); ++r) {
-                if (!f.eventsRank || job->rankIds[r] != *f.eventsRank || !job->ranks[r]->trace)
+                const AnalysisReport& rr = *job->ranks[r];
+                if (!f.eventsRank || job->rankIds[r] != *f.eventsRank || !(rr.trace || rr.facts))
                     continue;
+                const TraceFacts rankFacts = traceFacts(rr);
                 for (EventId e : f.events) {
-                    nlohmann::json ej = eventJson(*job->ranks[r]->trace, e);
+                    nlohmann::json ej = eventJson(rankFacts, e);
                     if (!ej.is_null()) ej["rank"] = *f.eventsRank;
                     evs.push_back(std::move(ej));
                 }
@@ -243,6 +250,106 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobRep
     j["cross_rank"] = std::move(cross);
     j["matrix"] = std::move(matrix);
     return j;
+}
+
+namespace {
+
+// v.dump(2) as it reads at `depth` levels inside a document dumped with indent 2.
+void appendIndented(std::string& out, const nlohmann::json& v, int depth)
+{
+    const std::string text = v.dump(2);
+    const std::string pad(static_cast<std::size_t>(depth) * 2, ' ');
+    out += pad;
+    for (char c : text) {
+        out += c;
+        if (c == '\n') out += pad;
+    }
+}
+
+// The top-level sections of a report, in the order dump() writes them (nlohmann's objects are
+// sorted by key), and which of them hold one element per input.
+const char* const kSections[] = {"collectives", "cross_rank", "findings",   "inputs", "matrix",
+                                 "options",     "schema",     "signatures", "steps"};
+
+} // namespace
+
+void writeReportJson(std::ostream& out, const std::vector<ReportInput>& inputs,
+                     const JobReport* job)
+{
+    // reportToJson(inputs, job).dump(2), one input at a time: the report of each input alone
+    // (its elements renumbered to its index) and the job's part alone, so a merged job of
+    // thousands of ranks never holds the whole document. Inputs go in batches, each input's
+    // sections dumped in parallel; the collectives are written at once, the smaller sections
+    // kept as text until their turn.
+    const nlohmann::json jobPart = reportToJson({}, job);
+    nlohmann::json options = jobPart["options"];
+    std::vector<std::string> kept[9]; // per section, text of each input's elements
+    bool anyCollective = false;
+    out << "{\n  \"collectives\": [";
+    const std::size_t batch = 64;
+    for (std::size_t b = 0; b < inputs.size(); b += batch) {
+        const std::size_t n = std::min(batch, inputs.size() - b);
+        std::vector<std::string> collectives(n);
+        std::vector<std::array<std::string, 9>> sections(n);
+        std::vector<nlohmann::json> lastOptions(n);
+        parallelFor(n, [&](std::size_t k) {
+            const std::size_t i = b + k;
+            nlohmann::json part = reportToJson({inputs[i]});
+            for (int s = 0; s < 9; ++s) {
+                const std::string name = kSections[s];
+                if (name == "cross_rank" || name == "options" || name == "schema") continue;
+                std::string& text = name == "collectives" ? collectives[k] : sections[k][s];
+                for (nlohmann::json& e : part[name]) {
+                    if (e.contains("input")) e["input"] = i;
+                    if (!text.empty()) text += ",\n";
+                    appendIndented(text, e, 2);
+                }
+            }
+            lastOptions[k] = std::move(part["options"]);
+        });
+        for (std::size_t k = 0; k < n; ++k) {
+            if (!collectives[k].empty()) {
+                out << (anyCollective ? ",\n" : "\n") << collectives[k];
+                anyCollective = true;
+            }
+            for (int s = 0; s < 9; ++s)
+                if (!sections[k][s].empty()) kept[s].push_back(std::move(sections[k][s]));
+            options = std::move(lastOptions[k]);
+        }
+    }
+    out << (anyCollective ? "\n  ]" : "]");
+    auto writeList = [&](int s, const std::vector<std::string>& parts, const std::string& tail) {
+        out << ",\n  \"" << kSections[s] << "\": [";
+        bool any = false;
+        for (const std::string& p : parts) {
+            out << (any ? ",\n" : "\n") << p;
+            any = true;
+        }
+        if (!tail.empty()) {
+            out << (any ? ",\n" : "\n") << tail;
+            any = true;
+        }
+        out << (any ? "\n  ]" : "]");
+    };
+    auto jobText = [&](const char* name) {
+        std::string text;
+        for (const nlohmann::json& e : jobPart[name]) {
+            if (!text.empty()) text += ",\n";
+            appendIndented(text, e, 2);
+        }
+        return text;
+    };
+    writeList(1, {}, jobText("cross_rank"));
+    writeList(2, kept[2], jobText("findings"));
+    writeList(3, kept[3], {});
+    writeList(4, kept[4], {});
+    std::string opt;
+    appendIndented(opt, options, 1);
+    out << ",\n  \"options\": " << opt.substr(2);
+    out << ",\n  \"schema\": " << jobPart["schema"].dump();
+    writeList(7, kept[7], {});
+    writeList(8, kept[8], {});
+    out << "\n}\n";
 }
 
 std::optional<Severity> worstSeverity(const std::vector<ReportInput>& inputs, const JobReport* job)

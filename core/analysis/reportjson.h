@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ struct ReportInput {
 // With a job (several ranks), its findings join "findings" (with "rank": null and "ranks")
 // and its matched collectives fill "cross_rank".
 nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobReport* job = nullptr);
+// What `analyze --json` and `merge --json` print: reportToJson(inputs, job).dump(2) and a
+// newline.
+void writeReportJson(std::ostream& out, const std::vector<ReportInput>& inputs,
+                     const JobReport* job = nullptr);
 std::string reportToText(const std::vector<ReportInput>& inputs, const JobReport* job = nullptr);
 
 // Highest finding severity over the inputs (and the job); nullopt when there is no finding.

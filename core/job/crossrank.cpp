@@ -32,9 +32,8 @@ std::vector<TimeNs> sharedClockOffsets(const std::vector<ReportPtr>& reports)
 {
     std::vector<TimeNs> offsets(reports.size(), 0);
     for (std::size_t i = 0; i < reports.size(); ++i) {
-        const auto& md = reports[i]->trace->metadata();
-        auto it = md.find("baseTimeNanoseconds");
-        if (it != md.end() && it->is_number_integer()) offsets[i] = it->get<TimeNs>();
+        // From the trace, or from a rank summary's clock facts: the same offsets either way.
+        if (const auto base = reportBaseTimeNs(*reports[i])) offsets[i] = *base;
     }
     // Keep the job clock near the first rank's own numbers.
     const TimeNs base = offsets.empty() ? 0 : *std::min_element(offsets.begin(), offsets.end());
@@ -62,7 +61,9 @@ JobReport analyzeJob(const std::vector<ReportPtr>& reports, std::vector<TimeNs> 
     if (offsets.size() != reports.size()) offsets = sharedClockOffsets(reports);
     job.offsets = offsets;
     for (std::size_t r = 0; r < reports.size(); ++r) {
-        job.rankIds.push_back(rankIdOf(*reports[r]->trace, r));
+        // rankIdOf's rule, on the report: a report read from a summary has no trace.
+        const auto rank = reportRank(*reports[r]);
+        job.rankIds.push_back(rank ? *rank : static_cast<int>(r));
     }
 
     // Instance k of (kind, group) on every rank is one collective: ranks issue collectives of

@@ -22,7 +22,7 @@ std::optional<JobReport> matchJob(const std::vector<ReportPtr>& reports,
 {
     std::vector<std::optional<int>> ranks;
     for (const ReportPtr& r : reports)
-        ranks.push_back(r && r->trace ? r->trace->rank() : std::nullopt);
+        ranks.push_back(r ? reportRank(*r) : std::nullopt); // a summary's report has no trace
     if (!formsOneJob(ranks)) return std::nullopt;
     return analyzeJob(reports, std::move(offsets), options);
 }

@@ -1,0 +1,68 @@
+#pragma once
+
+// A rank's analysis without its trace: `ringscope analyze RANK --summary-out FILE` writes it
+// ("ringscope.ranksummary/1", docs/report-format.md), `ringscope merge` reads summaries back
+// into the per-rank reports the job analysis takes (analyzeJob) and prints the job report that
+// `ringscope analyze --json JOBFOLDER` prints. It holds the report's collectives, signatures,
+// steps, findings with their stacks, matrix and the trace's facts (rank, clock, the events the
+// report names), nothing per trace event: it grows with collectives and steps.
+
+#include "core/analysis/report.h"
+#include "core/analysis/reportjson.h"
+#include "core/job/crossrank.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rs {
+
+inline constexpr const char* kRankSummarySchema = "ringscope.ranksummary/1";
+
+// The summary of one rank's report (its trace's facts from traceFacts()); path: the input's
+// path as the job report prints it (ReportInput::path).
+nlohmann::json rankSummaryToJson(const AnalysisReport& report, const std::string& path);
+// Writes it compact to file (through a temporary next to it, renamed at the end, so a task
+// killed half-way leaves no summary); false with a message when it cannot be written.
+bool writeRankSummary(const ReportInput& input, const std::string& file, std::string* error);
+
+struct RankSummaryRead {
+    std::string file;  // the summary as given
+    ReportPtr report;  // no trace, facts set; null when the summary was refused
+    std::string error; // why it was refused: unreadable, not JSON, another schema version
+    // Fields of the wrong JSON type, skipped (the default kept), never thrown; warnings says
+    // which keys (one line per key, with its count).
+    std::uint64_t badFields = 0;
+    std::vector<std::string> warnings;
+    bool ok() const { return report != nullptr; }
+};
+
+RankSummaryRead rankSummaryFromJson(const nlohmann::json& j);
+RankSummaryRead readRankSummary(const std::string& file);
+
+// The summaries a user gave: files as they are, folders expanded to their *.ranksummary.json
+// files (sorted by name). error names a path that does not exist, or an empty result.
+std::vector<std::string> findRankSummaries(const std::vector<std::string>& paths,
+                                           std::string* error);
+
+// Summaries in the job's rank order (loadJob's): by rank, a rank-less summary at its position
+// in the given order; stable.
+void sortByRank(std::vector<RankSummaryRead>& summaries);
+
+// What `ringscope merge` prints: the summaries read (in parallel on the WorkPool), in rank
+// order, and the job analysis of them when they form one job (the rule of `analyze`).
+struct MergedJob {
+    std::vector<RankSummaryRead> ranks; // the summaries read, by rank (refused ones left out)
+    std::vector<ReportInput> inputs;    // per rank, for reportToJson / reportToText
+    std::optional<JobReport> job;
+    std::vector<std::string> errors;   // a summary refused (named), a path that does not exist
+    std::vector<std::string> warnings; // wrong-type fields, mixed options, not one job
+
+    const JobReport* jobReport() const { return job ? &*job : nullptr; }
+};
+MergedJob mergeRankSummaries(const std::vector<std::string>& paths);
+
+} // namespace rs

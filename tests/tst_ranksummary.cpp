@@ -1,0 +1,492 @@
+// Per-rank summaries (ringscope.ranksummary/1) and `ringscope merge`: a job's report merged from
+// summaries equals the one analysed from the traces (in core and through the binary, on the
+// 8-rank seed job in both producers' shapes and on the public Level1 ranks), a summary is small
+// next to its trace, another schema version is refused, and a field of the wrong JSON type is
+// counted, never thrown.
+#include "bench/tracegen_seed.h"
+#include "core/analysis/analyzer.h"
+#include "core/analysis/reportjson.h"
+#include "core/job/crossrank.h"
+#include "core/job/jobloader.h"
+#include "core/job/ranksummary.h"
+#include "tests/support/processrun.h"
+#include "tests/testutil.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <set>
+#include <sstream>
+#include <variant>
+
+using namespace rs;
+using nlohmann::json;
+using rs::test::runProcess;
+
+namespace {
+
+QString ringscopeBinary()
+{
+    return test::binaryDir() + QStringLiteral("/app/ringscope");
+}
+
+// The binary's checks need app/ringscope; a tests-only build tree (a sanitizer run of this
+// test alone) has none, and skips them with this.
+#define RS_REQUIRE_BINARY()                                                                        \
+    do {                                                                                           \
+        if (!QFileInfo::exists(ringscopeBinary()))                                                 \
+            QSKIP("no app/ringscope in this build tree: the command-line checks need it");         \
+    } while (0)
+
+struct Loaded {
+    std::vector<ReportInput> inputs;
+    std::vector<ReportPtr> reports;
+};
+
+Loaded loadAndAnalyze(const std::vector<std::string>& paths)
+{
+    std::string error;
+    const auto ranks = discoverJob(paths, &error);
+    const JobLoadResult loaded = loadJob(ranks);
+    Loaded out;
+    for (const TracePtr& t : loaded.traces) {
+        out.reports.push_back(analyze(t));
+        out.inputs.push_back({t->path(), out.reports.back()});
+    }
+    return out;
+}
+
+// The job report as analyze prints it, from reports (traces or summaries).
+json jobJson(const std::vector<ReportInput>& inputs, const std::vector<ReportPtr>& reports)
+{
+    const JobReport job = analyzeJob(reports);
+    return reportToJson(inputs, reports.size() > 1 ? &job : nullptr);
+}
+
+// Each report through its summary text and back.
+Loaded throughSummaries(const Loaded& direct)
+{
+    std::vector<RankSummaryRead> read;
+    for (const ReportInput& in : direct.inputs) {
+        const std::string text = rankSummaryToJson(*in.report, in.path).dump();
+        RankSummaryRead s = rankSummaryFromJson(json::parse(text));
+        read.push_back(std::move(s));
+    }
+    sortByRank(read);
+    Loaded out;
+    for (const RankSummaryRead& s : read) {
+        if (!s.ok()) continue;
+        out.reports.push_back(s.report);
+        out.inputs.push_back({s.report->facts->path, s.report});
+    }
+    return out;
+}
+
+// First difference between two JSON values, for a readable failure.
+std::string firstDifference(const json& a, const json& b, const std::string& at = "")
+{
+    if (a.type() != b.type()) return at + ": " + a.dump() + " vs " + b.dump();
+    if (a.is_object()) {
+        for (const auto& [k, v] : a.items()) {
+            if (!b.contains(k)) return at + "." + k + ": missing on the right";
+            const std::string d = firstDifference(v, b[k], at + "." + k);
+            if (!d.empty()) return d;
+        }
+        for (const auto& [k, v] : b.items())
+            if (!a.contains(k)) return at + "." + k + ": missing on the left";
+        return {};
+    }
+    if (a.is_array()) {
+        if (a.size() != b.size())
+            return at + ": " + std::to_string(a.size()) + " vs " + std::to_string(b.size()) +
+                   " elements";
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const std::string d = firstDifference(a[i], b[i], at + "[" + std::to_string(i) + "]");
+            if (!d.empty()) return d;
+        }
+        return {};
+    }
+    return a == b ? std::string() : at + ": " + a.dump() + " vs " + b.dump();
+}
+
+qint64 fileBytes(const std::string& path)
+{
+    const ResolvedPath r = resolveTracePath(path);
+    return QFileInfo(QString::fromStdString(r.file.empty() ? path : r.file)).size();
+}
+
+// Every leaf of a JSON value, as a path of keys and indices.
+using Path = std::vector<std::variant<std::string, std::size_t>>;
+void leaves(const json& v, Path& at, std::vector<Path>& out)
+{
+    if (v.is_object()) {
+        for (const auto& [k, x] : v.items()) {
+            at.emplace_back(k);
+            leaves(x, at, out);
+            at.pop_back();
+        }
+    } else if (v.is_array() && !v.empty()) {
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            at.emplace_back(i);
+            leaves(v[i], at, out);
+            at.pop_back();
+        }
+    } else {
+        out.push_back(at);
+    }
+}
+json& at(json& v, const Path& p)
+{
+    json* x = &v;
+    for (const auto& k : p)
+        x = std::holds_alternative<std::string>(k) ? &(*x)[std::get<std::string>(k)]
+                                                   : &(*x)[std::get<std::size_t>(k)];
+    return *x;
+}
+
+} // namespace
+
+class TstRankSummary : public QObject {
+    Q_OBJECT
+private slots:
+    void mergeEqualsDirect_data()
+    {
+        QTest::addColumn<bool>("kineto");
+        QTest::newRow("torch_npu") << false;
+        QTest::newRow("kineto") << true;
+    }
+
+    void mergeEqualsDirect()
+    {
+        QFETCH(bool, kineto);
+        QTemporaryDir dir;
+        gen::SeedCaseOptions o;
+        o.ranks = 8;
+        o.badRank = 5;
+        o.kineto = kineto;
+        QVERIFY(gen::writeSeedCaseJob(dir.path().toStdString(), o));
+        const Loaded direct = loadAndAnalyze({dir.path().toStdString()});
+        QCOMPARE(direct.reports.size(), std::size_t(8));
+        const json expected = jobJson(direct.inputs, direct.reports);
+        // The job part is there to compare: rank 5 delays the bad steps.
+        QVERIFY(!expected["cross_rank"].empty());
+        bool named = false;
+        for (const json& c : expected["cross_rank"])
+            named = named || c["delaying_rank"] == 5;
+        QVERIFY(named);
+
+        const Loaded merged = throughSummaries(direct);
+        QCOMPARE(merged.reports.size(), std::size_t(8));
+        for (const ReportPtr& r : merged.reports) {
+            QVERIFY(!r->trace);
+            QVERIFY(r->facts);
+        }
+        const json got = jobJson(merged.inputs, merged.reports);
+        QVERIFY2(got == expected, firstDifference(got, expected).c_str());
+        // The streamed writer prints the document's own dump, byte for byte.
+        {
+            const JobReport jm = analyzeJob(merged.reports);
+            std::ostringstream streamed;
+            writeReportJson(streamed, merged.inputs, &jm);
+            QCOMPARE(QString::fromStdString(streamed.str()),
+                     QString::fromStdString(expected.dump(2) + "\n"));
+        }
+        // The text report is the same too.
+        const JobReport jd = analyzeJob(direct.reports), jm = analyzeJob(merged.reports);
+        QCOMPARE(QString::fromStdString(reportToText(merged.inputs, &jm)),
+                 QString::fromStdString(reportToText(direct.inputs, &jd)));
+
+        // A summary holds no trace event: it is small next to the trace. The seed ranks are
+        // tiny (6 steps, 40-160 KB), and their text (verdicts, titles, recommendations, stacks)
+        // is most of a summary: gzip (a FILE.gz name) keeps it under 10%.
+        for (const ReportInput& in : direct.inputs) {
+            const qint64 trace = fileBytes(in.report->trace->path());
+            QVERIFY(trace > 0);
+            std::string error;
+            const QString plain = dir.filePath(QStringLiteral("s.ranksummary.json"));
+            const QString gz = plain + QStringLiteral(".gz");
+            QVERIFY(writeRankSummary(in, plain.toStdString(), &error));
+            QVERIFY(writeRankSummary(in, gz.toStdString(), &error));
+            const qint64 plainBytes = QFileInfo(plain).size(), gzBytes = QFileInfo(gz).size();
+            qInfo("%s rank %d: trace %lld bytes, summary %lld bytes (%.1f%%), gzip %lld (%.1f%%)",
+                  kineto ? "kineto" : "torch_npu", *reportRank(*in.report),
+                  static_cast<long long>(trace), static_cast<long long>(plainBytes),
+                  100.0 * double(plainBytes) / double(trace), static_cast<long long>(gzBytes),
+                  100.0 * double(gzBytes) / double(trace));
+            QVERIFY2(double(gzBytes) <= 0.10 * double(trace),
+                     qPrintable(QStringLiteral("gzip summary %1 bytes, trace %2 bytes")
+                                    .arg(gzBytes)
+                                    .arg(trace)));
+            // Both read back to the same report.
+            const RankSummaryRead a = readRankSummary(plain.toStdString());
+            const RankSummaryRead b = readRankSummary(gz.toStdString());
+            QVERIFY2(a.ok() && b.ok(), (a.error + b.error).c_str());
+            QCOMPARE(reportToJson({{in.path, a.report}}), reportToJson({{in.path, b.report}}));
+            QCOMPARE(reportToJson({{in.path, a.report}}), reportToJson({in}));
+        }
+    }
+
+    void mergeCommandEqualsAnalyze()
+    {
+        // Through the binary: analyze --summary-out per rank, merge the folder, as analyze-job.
+        RS_REQUIRE_BINARY();
+        QTemporaryDir dir;
+        gen::SeedCaseOptions o;
+        o.ranks = 8;
+        o.badRank = 3;
+        const QString job = dir.filePath(QStringLiteral("job"));
+        const QString out = dir.filePath(QStringLiteral("summaries"));
+        QVERIFY(gen::writeSeedCaseJob(job.toStdString(), o));
+        QVERIFY(QDir().mkpath(out));
+        std::string error;
+        const auto ranks = discoverJob({job.toStdString()}, &error);
+        QCOMPARE(ranks.size(), std::size_t(8));
+        for (std::size_t i = 0; i < ranks.size(); ++i) {
+            const auto r =
+                runProcess(ringscopeBinary(),
+                           {QStringLiteral("analyze"), QString::fromStdString(ranks[i].path),
+                            QStringLiteral("--summary-out"),
+                            QStringLiteral("%1/task-%2.ranksummary.json").arg(out).arg(i)});
+            QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        }
+        const auto direct = runProcess(ringscopeBinary(),
+                                       {QStringLiteral("analyze"), QStringLiteral("--json"), job});
+        QVERIFY2(direct.code == 0, qPrintable(direct.describe()));
+        const auto merged =
+            runProcess(ringscopeBinary(), {QStringLiteral("merge"), out, QStringLiteral("--json")});
+        QVERIFY2(merged.code == 0, qPrintable(merged.describe()));
+        const json a = json::parse(merged.out.toStdString());
+        const json b = json::parse(direct.out.toStdString());
+        QVERIFY2(a == b, firstDifference(a, b).c_str());
+        // The same bytes, even.
+        QCOMPARE(merged.out, direct.out);
+        // Text, and the files given one by one in any order.
+        QStringList files = QDir(out).entryList({QStringLiteral("*.ranksummary.json")});
+        std::reverse(files.begin(), files.end());
+        QStringList args{QStringLiteral("merge")};
+        for (const QString& f : files)
+            args << out + QLatin1Char('/') + f;
+        const auto text = runProcess(ringscopeBinary(), args);
+        QVERIFY2(text.code == 0, qPrintable(text.describe()));
+        const auto directText = runProcess(ringscopeBinary(), {QStringLiteral("analyze"), job});
+        QCOMPARE(text.out, directText.out);
+        // --fail-on as analyze: the seed job has an error finding.
+        const auto fail =
+            runProcess(ringscopeBinary(), {QStringLiteral("merge"), out,
+                                           QStringLiteral("--fail-on"), QStringLiteral("error")});
+        QCOMPARE(fail.code, 1);
+
+        // --summary-out takes one rank.
+        const auto many = runProcess(ringscopeBinary(), {QStringLiteral("analyze"), job,
+                                                         QStringLiteral("--summary-out"),
+                                                         dir.filePath(QStringLiteral("x.json"))});
+        QCOMPARE(many.code, 2);
+        QVERIFY2(many.err.contains(QLatin1String("one rank")), qPrintable(many.err));
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("x.json"))));
+    }
+
+    void publicLevel1RanksMerge()
+    {
+        RS_REQUIRE_PUBLIC_TRACES();
+        const QString run = test::publicTrace(QStringLiteral("ascend_torchnpu_level1_2rank"));
+        const Loaded direct = loadAndAnalyze({run.toStdString()});
+        QCOMPARE(direct.reports.size(), std::size_t(2));
+        const json expected = jobJson(direct.inputs, direct.reports);
+        QVERIFY(!expected["cross_rank"].empty());
+        const Loaded merged = throughSummaries(direct);
+        const json got = jobJson(merged.inputs, merged.reports);
+        QVERIFY2(got == expected, firstDifference(got, expected).c_str());
+        for (const ReportPtr& r : direct.reports) {
+            const std::size_t summary = rankSummaryToJson(*r, r->trace->path()).dump().size();
+            const qint64 trace = fileBytes(r->trace->path());
+            qInfo("%s: summary %zu bytes, trace %lld bytes (%.2f%%)", r->trace->path().c_str(),
+                  summary, static_cast<long long>(trace), 100.0 * double(summary) / double(trace));
+            QVERIFY(double(summary) <= 0.05 * double(trace));
+        }
+    }
+
+    void publicTracesRoundTrip()
+    {
+        // Every public trace alone: its report through a summary is its report.
+        RS_REQUIRE_PUBLIC_TRACES();
+        QDir pub(test::publicTracesDir());
+        for (const QString& d : pub.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            std::string error;
+            const auto ranks = discoverJob({pub.filePath(d).toStdString()}, &error);
+            for (const RankInput& in : ranks) {
+                const Loaded direct = loadAndAnalyze({in.path});
+                if (direct.reports.size() != 1) continue;
+                const json expected = reportToJson(direct.inputs);
+                const Loaded merged = throughSummaries(direct);
+                QCOMPARE(merged.reports.size(), std::size_t(1));
+                const json got = reportToJson(merged.inputs);
+                QVERIFY2(got == expected,
+                         (in.path + ": " + firstDifference(got, expected)).c_str());
+                std::ostringstream streamed;
+                writeReportJson(streamed, direct.inputs);
+                QVERIFY2(streamed.str() == expected.dump(2) + "\n", in.path.c_str());
+                const std::size_t summary =
+                    rankSummaryToJson(*direct.reports[0], in.path).dump().size();
+                const qint64 trace = fileBytes(in.path);
+                qInfo("%s: %zu collectives, summary %zu bytes, trace file %lld bytes (%.2f%%)",
+                      in.path.c_str(), direct.reports[0]->collectives.size(), summary,
+                      static_cast<long long>(trace), 100.0 * double(summary) / double(trace));
+            }
+        }
+    }
+
+    void otherVersionRefused()
+    {
+        QCOMPARE(std::string(kRankSummarySchema), std::string("ringscope.ranksummary/1"));
+        json j = rankSummaryToJson(AnalysisReport{}, "x");
+        j["schema"] = "ringscope.ranksummary/2";
+        const RankSummaryRead r = rankSummaryFromJson(j);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error.find("ringscope.ranksummary/2") != std::string::npos, r.error.c_str());
+        QVERIFY2(r.error.find("reads ringscope.ranksummary/1") != std::string::npos,
+                 r.error.c_str());
+        j.erase("schema");
+        QVERIFY(!rankSummaryFromJson(j).ok());
+        QVERIFY(!rankSummaryFromJson(json::array()).ok());
+        // A report is not a summary.
+        QVERIFY(!rankSummaryFromJson(json{{"schema", "ringscope.report/1"}}).ok());
+
+        // Through merge: a refused or cut file is named, the others are merged, exit 2.
+        RS_REQUIRE_BINARY();
+        QTemporaryDir dir;
+        gen::SeedCaseOptions o;
+        o.ranks = 2;
+        QVERIFY(gen::writeSeedCaseJob(dir.filePath(QStringLiteral("job")).toStdString(), o));
+        const Loaded direct = loadAndAnalyze({dir.filePath(QStringLiteral("job")).toStdString()});
+        QCOMPARE(direct.reports.size(), std::size_t(2));
+        std::string error;
+        const QString good = dir.filePath(QStringLiteral("rank0.ranksummary.json"));
+        QVERIFY2(writeRankSummary(direct.inputs[0], good.toStdString(), &error), error.c_str());
+        json other = rankSummaryToJson(*direct.reports[1], direct.inputs[1].path);
+        other["schema"] = "ringscope.ranksummary/9";
+        QFile f(dir.filePath(QStringLiteral("rank1.ranksummary.json")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray::fromStdString(other.dump()));
+        f.close();
+        QFile cut(dir.filePath(QStringLiteral("rank2.ranksummary.json")));
+        QVERIFY(cut.open(QIODevice::WriteOnly));
+        cut.write(
+            QByteArray::fromStdString(rankSummaryToJson(*direct.reports[1], "x").dump()).left(200));
+        cut.close();
+        const auto r2 = runProcess(ringscopeBinary(),
+                                   {QStringLiteral("merge"), QStringLiteral("--json"), dir.path()});
+        QCOMPARE(r2.code, 2);
+        QVERIFY2(r2.err.contains(QLatin1String("rank1.ranksummary.json: a ringscope.ranksummary/9 "
+                                               "summary; this ringscope reads "
+                                               "ringscope.ranksummary/1")),
+                 qPrintable(r2.err));
+        QVERIFY2(r2.err.contains(QLatin1String("rank2.ranksummary.json: not JSON")),
+                 qPrintable(r2.err));
+        const json partial = json::parse(r2.out.toStdString());
+        QCOMPARE(partial["inputs"].size(), std::size_t(1));
+        const auto none = runProcess(ringscopeBinary(),
+                                     {QStringLiteral("merge"), dir.filePath(QStringLiteral("no"))});
+        QCOMPARE(none.code, 2);
+        QVERIFY2(none.err.contains(QLatin1String("no such file")), qPrintable(none.err));
+    }
+
+    void wrongTypesCountedNeverThrown()
+    {
+        // Every leaf of a real summary replaced by an object, an array, a string, a negative
+        // and a fractional number in turn: read without throwing, the field counted when its
+        // type cannot mean the value, the rest of the summary kept.
+        QTemporaryDir dir;
+        gen::SeedCaseOptions o;
+        o.ranks = 2;
+        QVERIFY(gen::writeSeedCaseJob(dir.path().toStdString(), o));
+        const Loaded direct = loadAndAnalyze({dir.path().toStdString()});
+        QVERIFY(!direct.reports.empty());
+        json summary = rankSummaryToJson(*direct.reports[0], direct.inputs[0].path);
+        const std::size_t collectives = direct.reports[0]->collectives.size();
+        std::vector<Path> paths;
+        Path p;
+        leaves(summary, p, paths);
+        QVERIFY(paths.size() > 100);
+        int checked = 0;
+        for (const Path& leaf : paths) {
+            if (leaf.size() == 1 && std::get<std::string>(leaf[0]) == "schema") continue;
+            const json original = at(summary, leaf);
+            for (const json& bad : {json::object({{"x", 1}}), json::array({1, 2}), json("text"),
+                                    json(-7), json(2.5)}) {
+                if (bad.type() == original.type() ||
+                    (bad.is_number() && original.is_number_float()) ||
+                    (bad.is_string() && original.is_string()))
+                    continue;
+                json j = summary;
+                at(j, leaf) = bad;
+                RankSummaryRead r;
+                try {
+                    r = rankSummaryFromJson(j);
+                } catch (const std::exception& e) {
+                    QFAIL(
+                        qPrintable(QStringLiteral("threw on %1: %2")
+                                       .arg(QString::fromStdString(j.dump()).left(80), e.what())));
+                }
+                QVERIFY(r.ok());
+                // A negative number is fine where a signed value is (start_ns, rank, step).
+                if (bad.is_number_integer() && original.is_number_integer()) continue;
+                QVERIFY2(r.badFields >= 1,
+                         qPrintable(QStringLiteral("%1 -> %2 not counted")
+                                        .arg(QString::fromStdString(original.dump()),
+                                             QString::fromStdString(bad.dump()))));
+                QVERIFY(!r.warnings.empty());
+                // Only that one element may be lost.
+                QVERIFY(r.report->collectives.size() + 1 >= collectives);
+                ++checked;
+            }
+        }
+        QVERIFY(checked > 300);
+        // A clean summary has none.
+        const RankSummaryRead clean = rankSummaryFromJson(summary);
+        QCOMPARE(clean.badFields, std::uint64_t(0));
+        QVERIFY(clean.warnings.empty());
+    }
+
+    void streamedWriterEdgeCases()
+    {
+        // Nothing, and an input with nothing in it: still the document's dump.
+        for (const std::vector<ReportInput>& inputs :
+             {std::vector<ReportInput>{},
+              std::vector<ReportInput>{{"empty", std::make_shared<AnalysisReport>()}}}) {
+            std::ostringstream streamed;
+            writeReportJson(streamed, inputs);
+            QCOMPARE(QString::fromStdString(streamed.str()),
+                     QString::fromStdString(reportToJson(inputs).dump(2) + "\n"));
+        }
+    }
+
+    void foldersAndOrder()
+    {
+        QTemporaryDir dir;
+        std::string error;
+        QVERIFY(findRankSummaries({dir.path().toStdString()}, &error).empty());
+        QVERIFY2(error.find("no *.ranksummary.json") != std::string::npos, error.c_str());
+        // Rank order as loadJob's: by rank, a rank-less one at its place.
+        std::vector<RankSummaryRead> v(3);
+        for (int i = 0; i < 3; ++i) {
+            auto rep = std::make_shared<AnalysisReport>();
+            auto facts = std::make_shared<TraceFacts>();
+            facts->rank = 2 - i;
+            facts->path = std::to_string(i);
+            rep->facts = facts;
+            v[i].report = rep;
+        }
+        sortByRank(v);
+        QCOMPARE(v[0].report->facts->path, std::string("2"));
+        QCOMPARE(v[2].report->facts->path, std::string("0"));
+    }
+};
+
+QTEST_MAIN(TstRankSummary)
+#include "tst_ranksummary.moc"
