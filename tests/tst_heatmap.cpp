@@ -38,12 +38,19 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&map));
         QCOMPARE(map.ranks().size(), size_t(4));
         QCOMPARE(map.steps().size(), size_t(4));
+        // It opens on the metric that points at the copying rank; its bad step is the only hot
+        // cell there.
+        QCOMPARE(map.metric(), RankStepHeatmap::Metric::ExtraMemcpy);
+        QVERIFY(map.valueMs(3, 1) > 100);
+        for (int r = 0; r < 3; ++r)
+            QVERIFY2(map.valueMs(r, 1) < 1, qPrintable(QString::number(map.valueMs(r, 1))));
+        QVERIFY(map.valueMs(3, 0) < 1);
+        map.setMetric(RankStepHeatmap::Metric::Communication);
         for (int r = 0; r < 4; ++r) {
             for (std::size_t s = 0; s < map.steps().size(); ++s) {
                 const StepStats* st = nullptr;
                 for (const StepStats& x : reports[r]->steps)
-                    if (x.step == map.steps()[s])
-                        st = &x;
+                    if (x.step == map.steps()[s]) st = &x;
                 QVERIFY(st);
                 QCOMPARE(map.valueMs(r, int(s)), double(st->communication) / 1e6);
             }

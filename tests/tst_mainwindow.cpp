@@ -109,8 +109,10 @@ private slots:
         QTest::mouseClick(tree->viewport(), Qt::LeftButton, {},
                           tree->visualItemRect(item).center());
         const EventId hostEvent = chain[static_cast<std::size_t>(host)].event;
-        QCOMPARE(tl->selectedEvent(), hostEvent);
-        QTRY_COMPARE(w.callStackPane()->entries().front().event, hostEvent);
+        QTRY_COMPARE(tl->selectedEvent(), hostEvent);
+        // The pane follows at once: no rows of the previous chain.
+        QCOMPARE(w.callStackPane()->entries().front().event, hostEvent);
+        QCOMPARE(tree->topLevelItemCount(), int(w.callStackPane()->entries().size()));
         QVERIFY(tl->rect().contains(tl->eventCenter(hostEvent)));
         QVERIFY(w.detailsPane()->text().contains(
             QString::fromStdString(t.str(t.slice(hostEvent).name))));

@@ -13,6 +13,7 @@
 #include "ui/panes/detailspane.h"
 #include "ui/panes/findingspane.h"
 #include "ui/panes/searchpane.h"
+#include "ui/panes/warningspane.h"
 #include "ui/plots/distributionview.h"
 #include "ui/plots/plotstyle.h"
 #include "ui/plots/stepsview.h"
@@ -43,6 +44,7 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include <algorithm>
 #include <exception>
 #include <limits>
 #include <set>
@@ -97,6 +99,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_comm->setObjectName(QStringLiteral("communication"));
     m_tabs->addTab(m_comm, tr("Communication"));
     connect(m_comm, &CommMatrixView::transfersSelected, this, &MainWindow::selectTransfers);
+    m_warnings = new WarningsPane(this);
+    m_warnings->setObjectName(QStringLiteral("warnings"));
+    m_tabs->addTab(m_warnings, tr("Warnings"));
     // The "Ranks" tab is added while a job is open.
     m_heatmap = new RankStepHeatmap(this);
     m_heatmap->setObjectName(QStringLiteral("ranks"));
@@ -119,6 +124,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_cancel = new QPushButton(tr("Cancel"), this);
     m_cancel->setVisible(false);
     statusBar()->addWidget(m_status, 1);
+    m_warningsButton = new QPushButton(this);
+    m_warningsButton->setFlat(true);
+    m_warningsButton->setObjectName(QStringLiteral("warningsButton"));
+    m_warningsButton->setToolTip(tr("Show every load and analysis warning"));
+    m_warningsButton->setVisible(false);
+    statusBar()->addPermanentWidget(m_warningsButton);
+    connect(m_warningsButton, &QPushButton::clicked, this, &MainWindow::showWarnings);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelLoad);
@@ -373,6 +385,7 @@ void MainWindow::showLoaded(const QString& path, std::shared_ptr<LoadResult> res
     m_path = path;
     addRecent(path);
     setWindowTitle(QStringLiteral("%1 — Ringscope").arg(QFileInfo(path).fileName()));
+    m_timeline->setProcessRanks({});
     m_timeline->setTrace(m_trace, std::move(index));
     m_details->setTrace(m_trace);
     m_callStack->setTrace(m_trace);
@@ -631,12 +644,14 @@ void MainWindow::onJobBuilt(quint64 generation, JobSessionPtr session, bool reof
         emit traceLoaded();
     }
     m_timeline->setReport(m_report);
+    updateJobNavigation();
     m_details->setReport(m_report);
     m_findings->setReport(m_report);
     m_annotations->setReport(m_report);
     m_steps->setReports(session->perRank);
     m_distribution->setReports(session->perRank);
-    m_heatmap->setReports(session->localReports);
+    m_heatmap->setReports(session->localReports,
+                          session->jobReport ? &*session->jobReport : nullptr);
     m_comm->setReports(session->perRank);
     if (reoffset && selected != kNone) {
         m_details->setEvent(selected);
@@ -658,6 +673,55 @@ void MainWindow::onJobBuilt(quint64 generation, JobSessionPtr session, bool reof
     }
     emit analysisFinished();
     if (reoffset) emit jobRebuilt();
+}
+
+void MainWindow::updateJobNavigation()
+{
+    const JobTrace& job = m_session->job;
+    std::vector<int> ranks(m_trace->processes().size(), 0);
+    for (ProcessId p = 0; p < ranks.size(); ++p)
+        ranks[p] = std::max(0, job.blockOfProcess(p));
+    m_timeline->setProcessRanks(std::move(ranks));
+
+    // N / P: per cross-rank instance the delaying rank's op first (it is the cause), then the
+    // ranks that waited for it; flagged ops of no instance on their own.
+    auto flagged = [&](EventId e) {
+        const Collective* c = m_report ? m_report->collectiveOf(e) : nullptr;
+        return c && c->event == e && (c->anomalous || c->waiting || c->unalignedCount > 0);
+    };
+    std::vector<std::vector<EventId>> groups;
+    std::set<EventId> grouped;
+    if (m_session->jobReport) {
+        for (const CrossRankCollective& x : m_session->jobReport->collectives) {
+            std::vector<EventId> first, rest;
+            for (const RankOp& op : x.ops) {
+                if (op.report >= m_session->localReports.size()) continue;
+                const auto& local = m_session->localReports[op.report]->collectives;
+                if (op.collective >= local.size()) continue;
+                const EventId e = job.toMerged(op.report, local[op.collective].event);
+                if (!flagged(e)) continue;
+                const bool delaying = std::find(x.delayingRanks.begin(), x.delayingRanks.end(),
+                                                op.rank) != x.delayingRanks.end();
+                (delaying ? first : rest).push_back(e);
+            }
+            first.insert(first.end(), rest.begin(), rest.end());
+            grouped.insert(first.begin(), first.end());
+            if (!first.empty()) groups.push_back(std::move(first));
+        }
+    }
+    if (m_report)
+        for (const Collective& c : m_report->collectives)
+            if (flagged(c.event) && !grouped.count(c.event)) groups.push_back({c.event});
+    const Trace& t = *m_trace;
+    auto startOf = [&](const std::vector<EventId>& g) {
+        TimeNs s = t.slice(g.front()).start;
+        for (EventId e : g)
+            s = std::min(s, t.slice(e).start);
+        return s;
+    };
+    std::stable_sort(groups.begin(), groups.end(),
+                     [&](const auto& a, const auto& b) { return startOf(a) < startOf(b); });
+    m_timeline->setFlaggedOrder(std::move(groups));
 }
 
 void MainWindow::setJobUi(bool job)
@@ -818,7 +882,7 @@ void MainWindow::updateStatus()
     if (t.rank()) parts << tr("rank %1").arg(*t.rank());
     parts << tr("%1 events").arg(QLocale().toString(static_cast<qulonglong>(t.stats().events)));
     parts << QString::fromStdString(formatDuration(t.endNs() - t.startNs()));
-    parts << tr("%n warning(s)", nullptr, static_cast<int>(t.warnings().size()));
+    // The warning count is the button next to this text (it opens the Warnings pane).
     if (m_partial && !m_session) parts << tr("partial: %1").arg(m_lastError);
     if (m_report) {
         int flagged = 0;
@@ -833,6 +897,35 @@ void MainWindow::updateStatus()
                               : tr("%1 ranks").arg(m_session->errors.size()));
     m_status->setText(parts.join(QStringLiteral(" · ")));
     m_status->setToolTip(QString::fromStdString(t.path()));
+    updateWarnings();
+}
+
+void MainWindow::updateWarnings()
+{
+    std::vector<WarningEntry> all;
+    if (m_session) {
+        const JobTrace& job = m_session->job;
+        for (std::size_t b = 0; b < job.rankCount(); ++b) {
+            const AnalysisReport* r =
+                b < m_session->localReports.size() ? m_session->localReports[b].get() : nullptr;
+            auto part = WarningsPane::entriesOf(*job.shells[b], r, QString::number(job.rankIds[b]));
+            all.insert(all.end(), part.begin(), part.end());
+        }
+        for (const std::string& e : m_session->errors)
+            all.push_back({QString(), tr("load"), QString::fromStdString(e)});
+    } else if (m_trace) {
+        all = WarningsPane::entriesOf(*m_trace, m_report.get());
+    }
+    const int n = static_cast<int>(all.size());
+    m_warnings->setEntries(std::move(all));
+    m_warningsButton->setText(tr("%n warning(s)", nullptr, n));
+    m_warningsButton->setVisible(n > 0);
+}
+
+void MainWindow::showWarnings()
+{
+    m_bottomDock->show();
+    m_tabs->setCurrentWidget(m_warnings);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

@@ -27,6 +27,7 @@ class FindingsPane;
 class RankStepHeatmap;
 class SearchPane;
 class TimelineView;
+class WarningsPane;
 
 // The viewer window: timeline in the middle, findings on the left, details / call stack /
 // search (and the plots) as tabs at the bottom. Loads on a worker thread, then analyses on
@@ -57,6 +58,10 @@ public:
     FindingsPane* findingsPane() const { return m_findings; }
     SearchPane* searchPane() const { return m_search; }
     QTabWidget* bottomTabs() const { return m_tabs; }
+    // Every load and analysis warning per rank; the status bar's "N warning(s)" opens it.
+    WarningsPane* warningsPane() const { return m_warnings; }
+    QPushButton* warningsButton() const { return m_warningsButton; }
+    void showWarnings();
     // Adds a pane as a bottom tab (plots, notes...); its object name is used for the layout.
     void addBottomTab(QWidget* widget, const QString& title);
 
@@ -117,10 +122,12 @@ private:
     void addRecent(const QString& path);
     void updateRecentMenu();
     void updateStatus();
+    void updateWarnings();
     void startJob(const std::vector<RankInput>& inputs, const QString& name,
                   const QStringList& paths);
     void onJobBuilt(quint64 generation, JobSessionPtr session, bool reoffset);
     void setJobUi(bool job);
+    void updateJobNavigation();
     void updateJobActions();
 
     TraceLoadJob m_job;
@@ -159,6 +166,8 @@ private:
     RankStepHeatmap* m_heatmap = nullptr;
     CommMatrixView* m_comm = nullptr;
     QLabel* m_status = nullptr;
+    WarningsPane* m_warnings = nullptr;
+    QPushButton* m_warningsButton = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
 };

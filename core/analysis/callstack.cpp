@@ -34,6 +34,18 @@ std::vector<std::string> splitFrames(std::string_view text)
     return out;
 }
 
+// The slice enclosing e (e's ancestors on its thread) that is named as a "Call stack" frame:
+// torch_npu records the Python functions of that stack as python_function slices around the op.
+EventId enclosingNamed(const Trace& trace, EventId e, std::string_view frame)
+{
+    const StrId name = trace.strings().find(frame);
+    if (name == kNone) return kNone;
+    std::size_t guard = 0;
+    for (EventId p = trace.slice(e).parent; p != kNone && guard++ < 4096; p = trace.slice(p).parent)
+        if (trace.slice(p).name == name) return p;
+    return kNone;
+}
+
 } // namespace
 
 std::vector<StackEntry> callStack(const Trace& trace, EventId e, std::size_t maxDepth)
@@ -62,7 +74,8 @@ std::vector<StackEntry> callStack(const Trace& trace, EventId e, std::size_t max
                 if (it != a.end() && it->is_string()) {
                     for (std::string& f : splitFrames(it->get_ref<const std::string&>())) {
                         if (out.size() >= maxDepth) break;
-                        out.push_back({std::move(f), kNone, "call stack"});
+                        const EventId ev = enclosingNamed(trace, cur, f);
+                        out.push_back({std::move(f), ev, "call stack"});
                         haveCallStack = true;
                     }
                 }

@@ -40,6 +40,10 @@ std::vector<Annotation> findingAnnotations(const AnalysisReport& report, std::si
     std::vector<Annotation> out;
     if (!report.trace) return out;
     const Trace& trace = *report.trace;
+    // In a job's merged trace every label says whose it is.
+    const nlohmann::json& md = trace.metadata();
+    const bool job =
+        md.is_object() && md.contains("ranks") && md["ranks"].is_array() && md["ranks"].size() > 1;
     std::size_t done = 0;
     for (const Collective& c : report.collectives) {
         if (!c.anomalous || c.event == kNone || c.event >= trace.slices().size()) continue;
@@ -55,7 +59,9 @@ std::vector<Annotation> findingAnnotations(const AnalysisReport& report, std::si
             extraNs =
                 std::max<TimeNs>(0, c.memcpyNs - report.signatures[c.signature].baselineMemcpyNs);
 
-        std::string text = collectiveKindName(c.kind);
+        const std::string who =
+            job && c.rank ? "Rank " + std::to_string(*c.rank) + " \xc2\xb7 " : "";
+        std::string text = who + collectiveKindName(c.kind);
         if (c.mode) {
             text += " mode " + modeLetter(*c.mode) + ": " + formatDuration(c.dur);
             if (c.signature < report.signatures.size()) {
@@ -90,8 +96,8 @@ std::vector<Annotation> findingAnnotations(const AnalysisReport& report, std::si
             if (!copy.extra || copy.event == kNone || copy.event >= trace.slices().size()) continue;
             Annotation m;
             m.kind = AnnotationKind::Note;
-            m.text =
-                "extra " + trace.str(trace.slice(copy.event).name) + " " + formatDuration(copy.dur);
+            m.text = who + "extra " + trace.str(trace.slice(copy.event).name) + " " +
+                     formatDuration(copy.dur);
             if (copy.bytes) {
                 m.text += "\n" + formatCount(copy.bytes) + " B";
                 if (copy.unalignedSize)
@@ -109,14 +115,14 @@ std::vector<Annotation> findingAnnotations(const AnalysisReport& report, std::si
         if (srcIsSlice) {
             Annotation s;
             s.kind = AnnotationKind::Note;
-            s.text = "input allocated here: " + frame;
+            s.text = who + "input allocated here: " + frame;
             s.event = makeEventRef(trace, src->event);
             s.color = kColourSource;
             s.rule = rule;
             out.push_back(s);
             Annotation arrow;
             arrow.kind = AnnotationKind::Arrow;
-            arrow.text = "misaligned input";
+            arrow.text = who + "misaligned input";
             arrow.event = s.event;
             arrow.target = note.event;
             arrow.color = kColourSource;

@@ -417,6 +417,72 @@ Finding remapJobFinding(const Finding& finding, const JobTrace& job)
     return f;
 }
 
+namespace {
+
+// The ranks that delayed an instance (cross_rank[].delaying_ranks).
+std::vector<int> delayersOf(const CrossRankCollective& x)
+{
+    std::vector<int> out = x.delayingRanks;
+    if (out.empty() && x.delayingRank) out.push_back(*x.delayingRank);
+    return out;
+}
+
+std::string rankNames(const std::vector<int>& ranks)
+{
+    std::string s = ranks.size() > 1 ? "ranks " : "rank ";
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+        s += (i == 0 ? "" : i + 1 == ranks.size() ? " and " : ", ") + std::to_string(ranks[i]);
+    return s;
+}
+
+// A rank that only waited cannot tell from its own trace whom it waited for; the job can. The
+// verdict names the delaying rank(s) and the job finding that explains the delay.
+void nameDelayers(AnalysisReport& out, const JobTrace& job,
+                  const std::vector<ReportPtr>& rankReports, const JobReport& jobReport)
+{
+    for (const CrossRankCollective& x : jobReport.collectives) {
+        const std::vector<int> delayers = delayersOf(x);
+        if (delayers.empty()) continue;
+        TimeNs from = 0, to = 0;
+        bool any = false;
+        for (const RankOp& op : x.ops) {
+            from = any ? std::min(from, op.start) : op.start;
+            to = any ? std::max(to, op.end) : op.end;
+            any = true;
+        }
+        const Finding* finding = nullptr;
+        for (const Finding& f : out.findings)
+            if (f.rule == "job-rank-delays-collective" && !f.ranks.empty() &&
+                std::find(delayers.begin(), delayers.end(), f.ranks.front()) != delayers.end() &&
+                f.start < to && f.end > from) {
+                finding = &f;
+                break;
+            }
+        std::string because = "waited for " + rankNames(delayers);
+        if (!x.cause.empty()) because += " (" + x.cause + ")";
+        if (finding) because += ": see the job finding \"" + finding->title + "\"";
+        for (const RankOp& op : x.ops) {
+            if (std::find(delayers.begin(), delayers.end(), op.rank) != delayers.end()) continue;
+            if (op.report >= rankReports.size() || op.report >= job.rankCount()) continue;
+            const auto& local = rankReports[op.report]->collectives;
+            if (op.collective >= local.size()) continue;
+            const Collective* c =
+                out.collectiveOf(job.toMerged(op.report, local[op.collective].event));
+            if (!c || !c->waiting) continue;
+            std::string& v =
+                out.collectives[static_cast<std::size_t>(c - out.collectives.data())].verdict;
+            // "..., look at the other ranks." is what one rank could say; the job knows.
+            const std::size_t at = v.find(", look at the other ranks.");
+            if (at != std::string::npos)
+                v = v.substr(0, at) + "; it " + because + ".";
+            else
+                v += (v.empty() ? "It " : " It ") + because + ".";
+        }
+    }
+}
+
+} // namespace
+
 ReportPtr combineReports(const JobTrace& job, const std::vector<ReportPtr>& rankReports,
                          const JobReport* jobReport, std::vector<ReportPtr>* perRank)
 {
@@ -479,6 +545,7 @@ ReportPtr combineReports(const JobTrace& job, const std::vector<ReportPtr>& rank
     out->findings.insert(out->findings.end(), rankFindings.begin(), rankFindings.end());
     std::stable_sort(out->findings.begin(), out->findings.end(),
                      [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
+    if (jobReport) nameDelayers(*out, job, rankReports, *jobReport);
     return out;
 }
 

@@ -11,13 +11,20 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHelpEvent>
 #include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMouseEvent>
+#include <QRegularExpression>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
 
 namespace rs {
 
@@ -44,6 +51,7 @@ AnnotationController::AnnotationController(QMainWindow* window, TimelineView* vi
         m_view->renderer().setOverlay([this](QPainter& p, const TimelineGeometry& g) {
             AnnotationPaintOptions o;
             o.selected = m_selected;
+            o.processRanks = m_view->processRanks();
             m_painted = paintAnnotations(p, g, m_store, m_view->renderer().style(), o);
         });
         m_view->installEventFilter(this);
@@ -81,6 +89,13 @@ void AnnotationController::installActions()
         [this] { exportWithDialog("svg", 1, false); });
     add(exportMenu, tr("Timeline as P&DF…"), QKeySequence(),
         [this] { exportWithDialog("pdf", 1, false); });
+    m_visibleOnly = add(exportMenu, tr("&Visible area only"), QKeySequence(), [](bool on) {
+        QSettings().setValue(QStringLiteral("export/visibleOnly"), on);
+    });
+    m_visibleOnly->setCheckable(true);
+    m_visibleOnly->setChecked(QSettings().value(QStringLiteral("export/visibleOnly")).toBool());
+    m_visibleOnly->setToolTip(tr("Export what the timeline shows now instead of every expanded "
+                                 "track"));
     exportMenu->addSeparator();
     add(exportMenu, tr("&Report image (timeline + steps + call stack)…"),
         QKeySequence(tr("Ctrl+Shift+E")), [this] { exportWithDialog("png", 1, true); });
@@ -99,6 +114,12 @@ void AnnotationController::installActions()
                      [this](bool on) { m_store.setShowAutomatic(on); });
     m_showAuto->setCheckable(true);
     m_showAuto->setChecked(m_store.showAutomatic());
+    // Also under View, next to the other display toggles.
+    for (QAction* a : m_window->menuBar()->actions())
+        if (a->menu() && a->text().remove('&') == "View") {
+            a->menu()->addSeparator();
+            a->menu()->addAction(m_showAuto);
+        }
 }
 
 void AnnotationController::setTrace(TracePtr trace)
@@ -255,6 +276,17 @@ bool AnnotationController::eventFilter(QObject* watched, QEvent* event)
         showContextMenu(e->pos(), e->globalPos());
         return true;
     }
+    if (watched == m_view && event->type() == QEvent::ToolTip) {
+        // A finding label left out for want of room shows when its event is hovered.
+        auto* e = static_cast<QHelpEvent*>(event);
+        for (const PaintedAnnotation& pa : m_painted) {
+            if (!pa.dropped || !pa.anchor.adjusted(-2, -2, 2, 2).contains(e->pos())) continue;
+            if (const Annotation* a = m_store.find(pa.id)) {
+                QToolTip::showText(e->globalPos(), qs(a->text), m_view);
+                return true;
+            }
+        }
+    }
     if (watched == m_view && event->type() == QEvent::MouseButtonDblClick) {
         auto* e = static_cast<QMouseEvent*>(event);
         if (const std::uint64_t id = labelAt(e->position().toPoint())) {
@@ -348,24 +380,88 @@ bool AnnotationController::exportTo(const QString& file, double scale, bool comp
     o.scale = scale;
     o.t0 = m_view->visibleStart();
     o.t1 = m_view->visibleEnd();
-    o.scrollY = m_view->scrollY();
     o.focus = m_view->selectedEvent();
+    if (visibleAreaOnly()) {
+        // What the user sees: the tracks at the current scroll, as tall as the view.
+        o.scrollY = m_view->scrollY();
+        o.plotHeight = static_cast<int>(std::ceil(m_view->timelineGeometry().plotRect().height()));
+    } else {
+        // Every expanded track from the top, never from the scroll position: the picture
+        // grows to fit (up to what an image can hold).
+        o.scrollY = 0;
+        o.maxAutoHeight = static_cast<int>(16000 / std::max(1.0, scale));
+    }
     composer.setOptions(o);
     return composite ? composer.writeComposite(file, error) : composer.writeTimeline(file, error);
+}
+
+bool AnnotationController::visibleAreaOnly() const
+{
+    return m_visibleOnly && m_visibleOnly->isChecked();
+}
+
+void AnnotationController::setVisibleAreaOnly(bool on)
+{
+    if (m_visibleOnly) m_visibleOnly->setChecked(on);
+}
+
+QString AnnotationController::exportDirectory() const
+{
+    // The last folder exported to, else the trace's own folder (a job's is its folder).
+    const QString last = QSettings().value(QStringLiteral("export/lastDir")).toString();
+    if (!last.isEmpty() && QFileInfo(last).isDir()) return last;
+    const QFileInfo trace(m_store.tracePath());
+    if (trace.isDir()) return trace.absoluteFilePath();
+    if (trace.absoluteDir().exists()) return trace.absolutePath();
+    return QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+}
+
+QString AnnotationController::exportFileName(const QString& suffix, double scale,
+                                             bool composite) const
+{
+    const TracePtr& t = m_store.trace();
+    const QFileInfo info(m_store.tracePath());
+    // The job (its folder's name) or the rank, then the finding of the selection.
+    const bool job = t && t->metadata().is_object() && t->metadata().contains("ranks") &&
+                     t->metadata()["ranks"].size() > 1;
+    QString name = info.isDir() ? info.fileName() : info.completeBaseName();
+    if (name.endsWith(QLatin1String(".pt.trace"))) name.chop(9);
+    if (name.isEmpty()) name = QStringLiteral("trace");
+    QStringList parts{name};
+    if (job)
+        parts << QStringLiteral("job");
+    else if (t && t->rank() && !name.contains(QStringLiteral("rank%1").arg(*t->rank())))
+        parts << QStringLiteral("rank%1").arg(*t->rank());
+    const EventId e = m_view ? m_view->selectedEvent() : kNone;
+    if (m_report && t && e != kNone && e < t->slices().size()) {
+        const Collective* c = m_report->collectiveOf(e);
+        const EventId main = c ? c->event : e;
+        const Finding* finding = nullptr;
+        for (const Finding& f : m_report->findings)
+            if (std::find(f.events.begin(), f.events.end(), main) != f.events.end()) {
+                finding = &f;
+                break;
+            }
+        if (job && c && c->rank) parts << QStringLiteral("rank%1").arg(*c->rank);
+        if (c && c->step) parts << QStringLiteral("step%1").arg(*c->step);
+        if (finding) parts << qs(finding->rule);
+    }
+    parts << (composite ? QStringLiteral("report") : QStringLiteral("timeline"));
+    QString file = parts.join('-');
+    file.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._@-]+")), QStringLiteral("_"));
+    return file + (scale > 1 ? QStringLiteral("@2x.") : QStringLiteral(".")) + suffix;
 }
 
 void AnnotationController::exportWithDialog(const QString& suffix, double scale, bool composite)
 {
     if (!m_store.trace()) return;
-    const QString base = QFileInfo(m_store.tracePath()).completeBaseName();
-    const QString dir = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
-    const QString suggested = QDir(dir).filePath(
-        QString("%1-%2%3.%4")
-            .arg(base, composite ? "report" : "timeline", scale > 1 ? "@2x" : "", suffix));
+    const QString suggested =
+        QDir(exportDirectory()).filePath(exportFileName(suffix, scale, composite));
     const QString file = QFileDialog::getSaveFileName(
         m_window, composite ? tr("Export report image") : tr("Export timeline"), suggested,
         QString("%1 (*.%2)").arg(suffix.toUpper(), suffix));
     if (file.isEmpty()) return;
+    QSettings().setValue(QStringLiteral("export/lastDir"), QFileInfo(file).absolutePath());
     QString error;
     if (!exportTo(file, scale, composite, &error))
         QMessageBox::critical(m_window, tr("Export failed"), error);

@@ -47,8 +47,15 @@ public:
     void deleteAnnotation(std::uint64_t id);
     void jumpTo(std::uint64_t id);
 
-    // Writes the view as the user sees it; composite adds the step plot and the call stack.
+    // Writes the view's range over every expanded track (the picture grows to fit), or only
+    // the visible area when visibleAreaOnly(); composite adds the step plot and the call stack.
     bool exportTo(const QString& file, double scale, bool composite, QString* error);
+    bool visibleAreaOnly() const;
+    void setVisibleAreaOnly(bool on);
+    // The save dialog's start: the last export folder, else the trace's (job's) folder.
+    QString exportDirectory() const;
+    // Proposed file name: trace or job, rank, step and finding of the selection.
+    QString exportFileName(const QString& suffix, double scale, bool composite) const;
 
 public slots:
     // A new trace: the previous one's annotations must have been saved or discarded already
@@ -73,6 +80,7 @@ private:
     ReportPtr m_report;
     NotesPane* m_pane = nullptr;
     QAction* m_showAuto = nullptr;
+    QAction* m_visibleOnly = nullptr;
     std::vector<PaintedAnnotation> m_painted; // last frame, for clicks on labels
     std::uint64_t m_selected = 0;
     EventRef m_arrowFrom; // set by "Arrow from here"

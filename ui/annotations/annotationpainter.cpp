@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 
 namespace rs {
 
@@ -18,20 +20,40 @@ struct Placer {
     QRectF bounds;
     std::vector<QRectF> taken;
 
-    bool fits(const QRectF& r) const
+    bool fits(const QRectF& r) const { return fitsIn(r, bounds); }
+    bool fitsIn(const QRectF& r, const QRectF& area) const
     {
-        if (!bounds.contains(r)) return false;
+        if (!area.contains(r)) return false;
         return std::none_of(taken.begin(), taken.end(), [&](const QRectF& t) {
             return t.adjusted(-2, -2, 2, 2).intersects(r);
         });
     }
-    QRectF clamp(QRectF r) const
+    QRectF clamp(QRectF r) const { return clampTo(r, bounds); }
+    static QRectF clampTo(QRectF r, const QRectF& area)
     {
-        if (r.right() > bounds.right()) r.moveRight(bounds.right());
-        if (r.left() < bounds.left()) r.moveLeft(bounds.left());
-        if (r.bottom() > bounds.bottom()) r.moveBottom(bounds.bottom());
-        if (r.top() < bounds.top()) r.moveTop(bounds.top());
+        if (r.right() > area.right()) r.moveRight(area.right());
+        if (r.left() < area.left()) r.moveLeft(area.left());
+        if (r.bottom() > area.bottom()) r.moveBottom(area.bottom());
+        if (r.top() < area.top()) r.moveTop(area.top());
         return r;
+    }
+    // A free spot inside area (candidates, then scanning down, up and sideways from the
+    // first), or nothing: a finding label that does not fit is left out, never piled up.
+    std::optional<QRectF> placeWithin(const std::vector<QRectF>& candidates, const QRectF& area)
+    {
+        const QRectF inside = area.intersected(bounds);
+        if (inside.isEmpty()) return std::nullopt;
+        for (const QRectF& c : candidates)
+            if (QRectF r = clampTo(c, inside); fitsIn(r, inside)) return take(r);
+        const QRectF base = clampTo(candidates.front(), inside);
+        const double dy = base.height() / 2 + 2, dx = base.width() / 2 + 4;
+        for (int i = 1; i < 40; ++i)
+            for (int sx : {0, 1, -1})
+                for (int sign : {1, -1}) {
+                    QRectF r = base.translated(sx * i * dx, sign * i * dy);
+                    if (fitsIn(r, inside)) return take(r);
+                }
+        return std::nullopt;
     }
     // First free spot among the candidates, then scanning down and up from the first; the
     // first candidate (clamped) when the plot is full.
@@ -155,6 +177,48 @@ std::vector<PaintedAnnotation> paintAnnotations(QPainter& p, const TimelineGeome
     const auto items = store.visible();
     auto inRange = [&](const AnnotationAnchor& a) { return a.end >= g.t0 && a.start <= g.t1; };
 
+    // The on-screen rows of an event's rank (the whole plot for one rank): a finding label
+    // stays on them.
+    const Trace& trace = *store.trace();
+    std::map<int, QRectF> bands;
+    auto rankBand = [&](EventId e) -> QRectF {
+        const QRectF all = placer.bounds;
+        if (options.processRanks.empty() || e == kNone || e >= trace.slices().size()) return all;
+        const TrackId track = trace.slice(e).track;
+        const ProcessId proc =
+            track < trace.tracks().size() ? trace.tracks()[track].process : kNone;
+        if (proc == kNone || proc >= options.processRanks.size()) return all;
+        const int rank = options.processRanks[proc];
+        auto it = bands.find(rank);
+        if (it != bands.end()) return it->second;
+        double top = 0, bottom = 0;
+        bool any = false;
+        const auto& rows = g.layout->rows();
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const ProcessId p = rows[i].process;
+            if (p == kNone || p >= options.processRanks.size() || options.processRanks[p] != rank)
+                continue;
+            const QRectF r = g.rowRect(static_cast<int>(i));
+            top = any ? std::min(top, r.top()) : r.top();
+            bottom = any ? std::max(bottom, r.bottom()) : r.bottom();
+            any = true;
+        }
+        const QRectF band =
+            any ? QRectF(all.left(), top + 1, all.width(), bottom - top - 2).intersected(all)
+                : QRectF();
+        bands[rank] = band;
+        return band;
+    };
+    // Finding labels: inside their rank's rows or not at all; the user's own: anywhere.
+    auto placeLabel = [&](const Annotation& a, EventId e, const std::vector<QRectF>& candidates,
+                          PaintedAnnotation& painted) -> std::optional<QRectF> {
+        if (!a.automatic) return placer.place(candidates);
+        painted.bounds = rankBand(e);
+        std::optional<QRectF> box = placer.placeWithin(candidates, painted.bounds);
+        painted.dropped = !box;
+        return box;
+    };
+
     // Ranges first (bands under everything), then arrows, then notes on top.
     for (int pass = 0; pass < 3; ++pass) {
         for (const Annotation* a : items) {
@@ -219,11 +283,14 @@ std::vector<PaintedAnnotation> paintAnnotations(QPainter& p, const TimelineGeome
                 p.restore();
                 if (!text.isEmpty()) {
                     const QPointF c = path.pointAtPercent(0.5);
-                    const QRectF box = placer.place(
-                        {QRectF(c + QPointF(6, -size.height() / 2), size),
-                         QRectF(c - QPointF(size.width() + 6, size.height() / 2), size)});
-                    drawLabel(p, box, text, colour, style, selected, a->automatic);
-                    painted.label = box;
+                    if (const auto box = placeLabel(
+                            *a, anchor.event,
+                            {QRectF(c + QPointF(6, -size.height() / 2), size),
+                             QRectF(c - QPointF(size.width() + 6, size.height() / 2), size)},
+                            painted)) {
+                        drawLabel(p, *box, text, colour, style, selected, a->automatic);
+                        painted.label = *box;
+                    }
                 }
             } else if (a->onEvent()) {
                 const QRectF r = eventBox(g, anchor.event, anchor.start, anchor.end);
@@ -241,17 +308,20 @@ std::vector<PaintedAnnotation> paintAnnotations(QPainter& p, const TimelineGeome
                     const double ax = std::clamp(vis.isEmpty() ? r.center().x() : vis.center().x(),
                                                  plot.left(), plot.right());
                     const double left = ax - 12;
-                    const QRectF box = placer.place(
-                        {QRectF(QPointF(left, r.top() - kGap - 10 - size.height()), size),
-                         QRectF(QPointF(left, r.bottom() + kGap + 10), size),
-                         QRectF(
-                             QPointF(left - size.width() + 24, r.top() - kGap - 10 - size.height()),
-                             size)});
-                    const QPointF tip = box.bottom() <= r.top() ? QPointF(ax, r.top() - 2)
-                                                                : QPointF(ax, r.bottom() + 2);
-                    drawLeader(p, box, tip, colour);
-                    drawLabel(p, box, text, colour, style, selected, a->automatic);
-                    painted.label = box;
+                    if (const auto box = placeLabel(
+                            *a, anchor.event,
+                            {QRectF(QPointF(left, r.top() - kGap - 10 - size.height()), size),
+                             QRectF(QPointF(left, r.bottom() + kGap + 10), size),
+                             QRectF(QPointF(left - size.width() + 24,
+                                            r.top() - kGap - 10 - size.height()),
+                                    size)},
+                            painted)) {
+                        const QPointF tip = box->bottom() <= r.top() ? QPointF(ax, r.top() - 2)
+                                                                     : QPointF(ax, r.bottom() + 2);
+                        drawLeader(p, *box, tip, colour);
+                        drawLabel(p, *box, text, colour, style, selected, a->automatic);
+                        painted.label = *box;
+                    }
                 }
             } else {
                 // A note on a time point: a flag pole across the plot.

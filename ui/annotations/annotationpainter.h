@@ -18,21 +18,28 @@ namespace rs {
 // Where one annotation ended up; for hit-testing in the view and for tests of exports.
 struct PaintedAnnotation {
     std::uint64_t id = 0;
-    QRectF label;  // the text box (empty when the annotation has no text or is off screen)
-    QRectF anchor; // the event / range / point it refers to, clipped to the plot
+    QRectF label;         // the text box (empty when the annotation has no text or is off screen)
+    QRectF anchor;        // the event / range / point it refers to, clipped to the plot
+    QRectF bounds;        // where its label had to stay (a finding label: its rank's rows)
+    bool dropped = false; // a finding label with no free spot there: not drawn (hover shows it)
 };
 
 struct AnnotationPaintOptions {
     std::uint64_t selected = 0; // drawn emphasised
     double maxLabelWidth = 300;
     double fontPointSize = 8.5;
+    // A job: the rank (block) of each process. A finding label then stays on the rows of its
+    // event's rank, never over another rank's; empty: the whole plot is one rank.
+    std::vector<int> processRanks;
 };
 
 // Default colour of a kind when the annotation has none.
 QColor annotationColor(const Annotation& a);
 
 // Paints the store's visible annotations that intersect the geometry's range; labels are
-// kept inside the plot and moved apart so they do not overlap each other.
+// kept inside the plot and moved apart so they do not overlap each other. Finding labels
+// (automatic) are placed only where they fit inside their rank's rows without touching
+// another label, else left out (PaintedAnnotation::dropped).
 std::vector<PaintedAnnotation> paintAnnotations(QPainter& p, const TimelineGeometry& g,
                                                 const AnnotationStore& store,
                                                 const TimelineStyle& style,

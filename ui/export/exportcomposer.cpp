@@ -99,6 +99,7 @@ void ExportComposer::copyViewState(const TimelineRenderer& view)
     m_renderer.setLabelWidth(view.labelWidth());
     m_renderer.setShowFlows(view.showFlows());
     m_renderer.setFlaggedOnly(view.flaggedOnly());
+    m_renderer.setProcessRanks(view.processRanks());
 }
 
 TimeNs ExportComposer::rangeStart() const
@@ -137,8 +138,10 @@ QSizeF ExportComposer::timelineSize() const
 {
     const double w = std::max(400, m_options.width);
     if (m_options.height > 0) return QSizeF(w, std::max(200, m_options.height));
-    const double h = titleBlockHeight(w) + TimelineGeometry::kRulerHeight +
-                     m_renderer.contentHeight() + kFooter + 4;
+    const double tracks = m_options.plotHeight > 0
+                              ? std::min<double>(m_options.plotHeight, m_renderer.contentHeight())
+                              : m_renderer.contentHeight();
+    const double h = titleBlockHeight(w) + TimelineGeometry::kRulerHeight + tracks + kFooter + 4;
     return QSizeF(w, std::clamp(h, 300.0, double(std::max(300, m_options.maxAutoHeight))));
 }
 
@@ -398,7 +401,9 @@ void ExportComposer::paintTimelineArea(QPainter& p, const QRectF& area)
     m_painted.clear();
     const AnnotationStore* store = m_annotations;
     m_renderer.setOverlay([this, store](QPainter& painter, const TimelineGeometry& geo) {
-        if (store) m_painted = paintAnnotations(painter, geo, *store, m_renderer.style());
+        AnnotationPaintOptions o;
+        o.processRanks = m_renderer.processRanks();
+        if (store) m_painted = paintAnnotations(painter, geo, *store, m_renderer.style(), o);
     });
     p.save();
     p.translate(area.topLeft());

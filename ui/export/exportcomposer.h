@@ -28,6 +28,7 @@ struct ExportOptions {
     int width = 1600; // logical pixels (PDF: points)
     int height = 0;   // 0: as tall as the tracks need, up to maxAutoHeight
     int maxAutoHeight = 2400;
+    int plotHeight = 0;    // > 0: the tracks area is this tall (the view's visible area)
     double scale = 1;      // PNG pixels per logical pixel: 2 for HiDPI screens and slides
     TimeNs t0 = 0, t1 = 0; // range; t1 <= t0: the whole trace
     double scrollY = 0;    // first content pixel shown (as in the view)

@@ -9,6 +9,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -23,7 +24,10 @@ RankStepHeatmap::RankStepHeatmap(QWidget* parent) : QWidget(parent)
     row->addWidget(new QLabel(tr("Rank × step:"), this));
     m_metricBox = new QComboBox(this);
     m_metricBox->addItems({tr("Communication"), tr("Communication not overlapped"),
-                           tr("Internal memcpy"), tr("Computing")});
+                           tr("Internal memcpy"), tr("Computing"), tr("Extra internal memcpy"),
+                           tr("Wait caused")});
+    m_metricBox->setToolTip(tr("Extra internal memcpy: above each collective's usual copy; "
+                               "wait caused: the time the other ranks waited for this one"));
     connect(m_metricBox, &QComboBox::currentIndexChanged, this,
             [this](int i) { setMetric(static_cast<Metric>(i)); });
     row->addWidget(m_metricBox);
@@ -58,14 +62,46 @@ RankStepHeatmap::RankStepHeatmap(QWidget* parent) : QWidget(parent)
     connect(m_plot, &QCustomPlot::mouseMove, this, &RankStepHeatmap::onMouseMove);
 }
 
-void RankStepHeatmap::setReports(std::vector<ReportPtr> reports)
+void RankStepHeatmap::setReports(std::vector<ReportPtr> reports, const JobReport* job)
 {
     m_reports = std::move(reports);
+    m_waitCaused.clear();
+    if (job) {
+        // Per delaying rank: how long each rank on time waited for it to be ready.
+        for (const CrossRankCollective& c : job->collectives) {
+            if (!c.step) continue;
+            auto delaying = [&](int r) {
+                return std::find(c.delayingRanks.begin(), c.delayingRanks.end(), r) !=
+                       c.delayingRanks.end();
+            };
+            for (const RankOp& d : c.ops) {
+                if (!delaying(d.rank)) continue;
+                TimeNs caused = 0;
+                for (const RankOp& w : c.ops)
+                    if (!delaying(w.rank)) caused += std::max<TimeNs>(0, d.ready - w.ready);
+                if (caused > 0) m_waitCaused[{d.rank, *c.step}] += caused;
+            }
+        }
+    }
+    if (!m_metricChosen) {
+        m_metric = defaultMetric();
+        const QSignalBlocker block(m_metricBox);
+        m_metricBox->setCurrentIndex(static_cast<int>(m_metric));
+    }
     rebuild();
+}
+
+RankStepHeatmap::Metric RankStepHeatmap::defaultMetric() const
+{
+    for (const ReportPtr& r : m_reports)
+        for (const Collective& c : r->collectives)
+            if (c.extraMemcpyNs > 0 && c.step) return Metric::ExtraMemcpy;
+    return m_waitCaused.empty() ? Metric::Communication : Metric::WaitCaused;
 }
 
 void RankStepHeatmap::setMetric(Metric m)
 {
+    m_metricChosen = true;
     m_metric = m;
     if (m_metricBox && m_metricBox->currentIndex() != static_cast<int>(m)) {
         const QSignalBlocker block(m_metricBox);
@@ -95,6 +131,10 @@ void RankStepHeatmap::rebuild()
     m_steps.assign(steps.begin(), steps.end());
     m_values.assign(m_reports.size(), std::vector<double>(m_steps.size(), NAN));
     for (std::size_t r = 0; r < m_reports.size(); ++r) {
+        std::map<int, TimeNs> extra; // step -> extra internal memcpy of its collectives
+        if (m_metric == Metric::ExtraMemcpy)
+            for (const Collective& c : m_reports[r]->collectives)
+                if (c.step) extra[*c.step] += c.extraMemcpyNs;
         for (const StepStats& s : m_reports[r]->steps) {
             const auto idx =
                 std::lower_bound(m_steps.begin(), m_steps.end(), s.step) - m_steps.begin();
@@ -112,6 +152,14 @@ void RankStepHeatmap::rebuild()
             case Metric::Computing:
                 v = s.computing;
                 break;
+            case Metric::ExtraMemcpy:
+                v = extra.count(s.step) ? extra[s.step] : 0;
+                break;
+            case Metric::WaitCaused: {
+                auto it = m_waitCaused.find({m_ranks[r], s.step});
+                v = it != m_waitCaused.end() ? it->second : 0;
+                break;
+            }
             }
             m_values[r][idx] = static_cast<double>(v) / 1e6;
         }

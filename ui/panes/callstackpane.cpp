@@ -27,14 +27,18 @@ CallStackPane::CallStackPane(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_tree, 1);
     auto activate = [this](QTreeWidgetItem* item) {
         const int i = item ? item->data(0, Qt::UserRole).toInt() : -1;
-        if (i >= 0 && i < static_cast<int>(m_entries.size()) &&
-            m_entries[static_cast<std::size_t>(i)].event != kNone) {
-            // The window answers by selecting the frame, which changes this pane: rebuild
-            // after the view has finished with the click (clicked and activated both fire).
-            m_activating = true;
-            emit frameActivated(m_entries[static_cast<std::size_t>(i)].event);
-            m_activating = false;
-        }
+        if (i < 0 || i >= static_cast<int>(m_entries.size())) return;
+        const EventId e = m_entries[static_cast<std::size_t>(i)].event;
+        if (e == kNone || e == m_pending) return; // clicked and activated both fire
+        // The window answers by selecting the frame, which rebuilds this pane at once (never
+        // showing the previous chain): ask once the tree has finished with the click, since the
+        // rebuild deletes the clicked item.
+        m_pending = e;
+        QTimer::singleShot(0, this, [this] {
+            const EventId target = m_pending;
+            m_pending = kNone;
+            if (target != kNone) emit frameActivated(target);
+        });
     };
     connect(m_tree, &QTreeWidget::itemClicked, this, activate);
     connect(m_tree, &QTreeWidget::itemActivated, this, activate);
@@ -52,6 +56,7 @@ void CallStackPane::setTrace(TracePtr trace)
 {
     m_trace = std::move(trace);
     m_event = kNone;
+    m_pending = kNone;
     refresh();
 }
 
@@ -59,10 +64,7 @@ void CallStackPane::setEvent(EventId e)
 {
     if (e == m_event) return;
     m_event = e;
-    if (m_activating)
-        QTimer::singleShot(0, this, [this] { refresh(); });
-    else
-        refresh();
+    refresh();
 }
 
 std::vector<StackEntry> CallStackPane::basicChain(const Trace& trace, EventId e,

@@ -47,7 +47,7 @@ private:
     EventId m_event = kNone;
     Provider m_provider;
     std::vector<StackEntry> m_entries;
-    bool m_activating = false;
+    EventId m_pending = kNone; // a clicked frame, selected on the next event-loop turn
     QLabel* m_header = nullptr;
     QTreeWidget* m_tree = nullptr;
 };

@@ -259,11 +259,77 @@ TrackRole trackRole(const Trace& trace, TrackId t)
     return TrackRole::Other;
 }
 
-std::vector<bool> compactTrackFilter(const Trace& trace)
+std::vector<bool> compactTrackFilter(const Trace& trace, const AnalysisReport* report,
+                                     const std::vector<int>& processGroup)
 {
-    std::vector<bool> out(trace.tracks().size(), false);
-    for (TrackId t = 0; t < out.size(); ++t)
-        out[t] = trackRole(trace, t) != TrackRole::Other;
+    const auto& tracks = trace.tracks();
+    const std::size_t n = tracks.size();
+    std::vector<bool> out(n, false);
+    auto groupOf = [&](TrackId t) {
+        const ProcessId p = tracks[t].process;
+        return p != kNone && p < processGroup.size() ? std::max(0, processGroup[p]) : 0;
+    };
+    std::size_t groups = 1;
+    for (int g : processGroup)
+        groups = std::max<std::size_t>(groups, static_cast<std::size_t>(std::max(0, g)) + 1);
+
+    // What the report says each track holds: collectives, and extra copies of flagged ones.
+    std::vector<double> collectives(n, 0), flaggedCopy(n, 0);
+    if (report && report->trace.get() == &trace) {
+        const auto& slices = trace.slices();
+        for (const Collective& c : report->collectives) {
+            if (c.event < slices.size() && slices[c.event].track < n)
+                collectives[slices[c.event].track] += 1;
+            if (!c.anomalous) continue;
+            for (const InternalCopy& copy : c.copies)
+                if (copy.extra && copy.event < slices.size() && slices[copy.event].track < n)
+                    flaggedCopy[slices[copy.event].track] += static_cast<double>(copy.dur);
+        }
+    }
+
+    struct Best { // the two highest scores
+        TrackId track = kNone, second = kNone;
+        double score = -1, secondScore = -1;
+        void offer(TrackId t, double s)
+        {
+            if (s > score) {
+                second = track;
+                secondScore = score;
+                score = s;
+                track = t;
+            } else if (s > secondScore) {
+                secondScore = s;
+                second = t;
+            }
+        }
+        TrackId bestOtherThan(TrackId t) const { return track == t ? second : track; }
+    };
+    std::vector<Best> comm(groups), compute(groups), flagged(groups);
+    for (TrackId t = 0; t < n; ++t) {
+        if (tracks[t].kind == TrackKind::Counter || tracks[t].end <= tracks[t].begin) continue;
+        const std::size_t g = static_cast<std::size_t>(groupOf(t));
+        const TrackRole role = trackRole(trace, t);
+        // Collectives first; without a report the "Communication" thread over its planes.
+        if (collectives[t] > 0)
+            comm[g].offer(t, 1e12 + collectives[t]);
+        else if (role == TrackRole::Communication)
+            comm[g].offer(t, containsWord(trace.trackLabel(t), {"communication"}) ? 1 : 0);
+        if (role == TrackRole::Compute) {
+            double busy = 0; // top-level time: nested slices would count twice
+            for (const Slice& s : trace.trackSlices(t))
+                if (s.parent == kNone) busy += static_cast<double>(s.dur);
+            compute[g].offer(t, busy);
+        }
+        if (flaggedCopy[t] > 0) flagged[g].offer(t, flaggedCopy[t]);
+    }
+    for (std::size_t g = 0; g < groups; ++g) {
+        if (comm[g].track != kNone) out[comm[g].track] = true;
+        // The compute row is another track than the communication one (Kineto puts NCCL
+        // kernels on a GPU stream).
+        const TrackId busiest = compute[g].bestOtherThan(comm[g].track);
+        if (busiest != kNone) out[busiest] = true;
+        if (flagged[g].track != kNone) out[flagged[g].track] = true;
+    }
     return out;
 }
 

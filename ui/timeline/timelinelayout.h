@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/report.h"
 #include "core/trace.h"
 #include "ui/timeline/timelinelod.h"
 
@@ -95,10 +96,13 @@ private:
     double m_height = 0;
 };
 
-// Compact mode: only communication rows (HCCL / hcom / NCCL / Communication) and compute rows
-// (Ascend Hardware streams, GPU kernel streams) stay visible.
+// Compact mode: at most three rows per rank: its communication row (the track with the most
+// collectives, else an HCCL / hcom / NCCL / Communication one), its busiest compute row (Ascend
+// Hardware stream, GPU kernel stream) and, when it has flagged ops, the row of their extra
+// internal memcpy. processGroup gives each process's rank (job block); empty: one rank.
 enum class TrackRole : std::uint8_t { Other, Communication, Compute };
 TrackRole trackRole(const Trace& trace, TrackId t);
-std::vector<bool> compactTrackFilter(const Trace& trace);
+std::vector<bool> compactTrackFilter(const Trace& trace, const AnalysisReport* report = nullptr,
+                                     const std::vector<int>& processGroup = {});
 
 } // namespace rs

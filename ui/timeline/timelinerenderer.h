@@ -132,6 +132,9 @@ public:
     const TimelineStyle& style() const { return m_style; }
     void setLabelWidth(double w) { m_labelWidth = w; }
     double labelWidth() const { return m_labelWidth; }
+    // A job: the rank (block) of each process, for what is placed per rank (finding labels).
+    void setProcessRanks(std::vector<int> ranks) { m_processRanks = std::move(ranks); }
+    const std::vector<int>& processRanks() const { return m_processRanks; }
     // Drawn last, over everything (annotations, export decorations).
     void setOverlay(Overlay overlay) { m_overlay = std::move(overlay); }
 
@@ -175,6 +178,7 @@ private:
     double m_labelWidth = 220;
     TimelineStyle m_style = TimelineStyle::light();
     Overlay m_overlay;
+    std::vector<int> m_processRanks; // per process, empty: one rank
 };
 
 // Tick step for a ruler: 1, 2 or 5 times a power of ten, at least minNs.

@@ -40,8 +40,8 @@ TimelineView::~TimelineView() = default;
 void TimelineView::setTrace(TracePtr trace, std::shared_ptr<const TimelineIndex> index)
 {
     m_renderer.setTrace(std::move(trace), std::move(index));
-    if (m_compact && m_renderer.trace())
-        m_renderer.setTrackFilter(compactTrackFilter(*m_renderer.trace()));
+    m_flaggedOrder.clear();
+    applyCompact();
     m_history.clear();
     m_historyPos = -1;
     m_scrollY = 0;
@@ -69,7 +69,7 @@ void TimelineView::replaceTrace(TracePtr trace, std::shared_ptr<const TimelineIn
     const bool flagged = m_renderer.flaggedOnly();
     const bool flows = m_renderer.showFlows();
     m_renderer.setTrace(std::move(trace), std::move(index));
-    if (m_compact) m_renderer.setTrackFilter(compactTrackFilter(*m_renderer.trace()));
+    applyCompact();
     for (ProcessId p = 0; p < collapsed.size(); ++p)
         if (collapsed[p]) m_renderer.setCollapsed(p, true);
     m_renderer.setSelectedEvent(selected);
@@ -86,19 +86,56 @@ void TimelineView::replaceTrace(TracePtr trace, std::shared_ptr<const TimelineIn
     invalidate();
 }
 
+void TimelineView::applyCompact()
+{
+    const TracePtr& tr = m_renderer.trace();
+    const ReportPtr& rep = m_renderer.report();
+    m_renderer.setTrackFilter(m_compact && tr ? compactTrackFilter(*tr, rep.get(), processRanks())
+                                              : std::vector<bool>{});
+}
+
 void TimelineView::setCompact(bool on)
 {
     m_compact = on;
-    const TracePtr& tr = m_renderer.trace();
-    m_renderer.setTrackFilter(on && tr ? compactTrackFilter(*tr) : std::vector<bool>{});
+    applyCompact();
     updateScrollBar();
     clampScroll();
     invalidate();
 }
 
+void TimelineView::setProcessRanks(std::vector<int> rankOfProcess)
+{
+    m_renderer.setProcessRanks(std::move(rankOfProcess));
+    if (m_compact) setCompact(true);
+    invalidate();
+}
+
+int TimelineView::rankOfTrack(TrackId t) const
+{
+    const TracePtr& tr = m_renderer.trace();
+    if (!tr || t >= tr->tracks().size()) return 0;
+    const ProcessId p = tr->tracks()[t].process;
+    const std::vector<int>& ranks = processRanks();
+    return p != kNone && p < ranks.size() ? ranks[p] : 0;
+}
+
+void TimelineView::setFlaggedOrder(std::vector<std::vector<EventId>> groups)
+{
+    m_flaggedOrder = std::move(groups);
+    m_flaggedOrder.erase(std::remove_if(m_flaggedOrder.begin(), m_flaggedOrder.end(),
+                                        [](const auto& g) { return g.empty(); }),
+                         m_flaggedOrder.end());
+}
+
 void TimelineView::setReport(ReportPtr report)
 {
     m_renderer.setReport(std::move(report));
+    // The compact rows depend on where the report's collectives and flagged copies are.
+    if (m_compact) {
+        applyCompact();
+        updateScrollBar();
+        clampScroll();
+    }
     invalidate();
 }
 
@@ -283,6 +320,52 @@ bool TimelineView::historyForward()
 bool TimelineView::selectNextFlagged(int direction)
 {
     const ReportPtr& rep = report();
+    const EventId current = m_renderer.selectedEvent();
+    if (!m_flaggedOrder.empty() && trace()) {
+        // Within the selected instance, then on to the next one; wraps around.
+        const Trace& t = *trace();
+        const auto n = static_cast<long>(m_flaggedOrder.size());
+        for (long g = 0; g < n; ++g) {
+            const auto& group = m_flaggedOrder[std::size_t(g)];
+            const auto it = std::find(group.begin(), group.end(), current);
+            if (it == group.end()) continue;
+            const long i = it - group.begin() + direction;
+            EventId pick;
+            if (i >= 0 && i < static_cast<long>(group.size()))
+                pick = group[std::size_t(i)];
+            else if (direction > 0)
+                pick = m_flaggedOrder[std::size_t((g + 1) % n)].front();
+            else
+                pick = m_flaggedOrder[std::size_t((g - 1 + n) % n)].back();
+            selectEvent(pick);
+            return true;
+        }
+        // Not on a flagged op: the first instance after it (N) or the last before it (P).
+        auto startOf = [&](const std::vector<EventId>& group) {
+            TimeNs s = t.slice(group.front()).start;
+            for (EventId e : group)
+                s = std::min(s, t.slice(e).start);
+            return s;
+        };
+        const TimeNs ref =
+            current != kNone ? t.slice(current).start : (direction > 0 ? m_t0 - 1 : m_t1);
+        if (direction > 0) {
+            for (const auto& group : m_flaggedOrder)
+                if (startOf(group) > ref) {
+                    selectEvent(group.front());
+                    return true;
+                }
+            selectEvent(m_flaggedOrder.front().front());
+        } else {
+            for (auto it = m_flaggedOrder.rbegin(); it != m_flaggedOrder.rend(); ++it)
+                if (startOf(*it) < ref) {
+                    selectEvent(it->back());
+                    return true;
+                }
+            selectEvent(m_flaggedOrder.back().back());
+        }
+        return true;
+    }
     if (!rep || rep->collectives.empty()) return false;
     // Flagged collectives in time order (collectives are sorted by start).
     std::vector<const Collective*> flagged;

@@ -24,9 +24,19 @@ public:
     // Swaps in a trace of the same shape (a job on new rank offsets): keeps the visible range,
     // scroll, collapsed groups, selection and history; emits no selection change.
     void replaceTrace(TracePtr trace, std::shared_ptr<const TimelineIndex> index = {});
-    // Compact mode: only communication and compute rows (TimelineLayout's compactTrackFilter).
+    // Compact mode: at most three rows per rank (TimelineLayout's compactTrackFilter).
     void setCompact(bool on);
     bool compact() const { return m_compact; }
+    // The rank (job block) of each process; empty: one rank. Compact mode keeps rows per rank,
+    // finding labels stay on their rank's rows, N / P go through a job's instances.
+    void setProcessRanks(std::vector<int> rankOfProcess);
+    const std::vector<int>& processRanks() const { return m_renderer.processRanks(); }
+    // The rank of a track (0 when there are no ranks).
+    int rankOfTrack(TrackId t) const;
+    // N / P order of the flagged collectives in a job: one group per cross-rank instance in
+    // time order, each the delaying rank's op first, then its waiting copies. Empty: every
+    // flagged collective of the report in time order.
+    void setFlaggedOrder(std::vector<std::vector<EventId>> groups);
     TracePtr trace() const { return m_renderer.trace(); }
     void setReport(ReportPtr report);
     ReportPtr report() const { return m_renderer.report(); }
@@ -93,6 +103,7 @@ private:
     QString tooltipAt(QPointF pos) const;
     QSizeF plotSize() const;
     void paintHelp(QPainter& p) const;
+    void applyCompact();
 
     TimelineRenderer m_renderer;
     QScrollBar* m_vbar = nullptr;
@@ -110,6 +121,7 @@ private:
     bool m_moved = false;
     bool m_helpVisible = false;
     bool m_compact = false;
+    std::vector<std::vector<EventId>> m_flaggedOrder;
     std::vector<EventId> m_history;
     int m_historyPos = -1;
 };

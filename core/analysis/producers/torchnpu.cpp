@@ -64,7 +64,7 @@ EventId pickHost(const Trace& t, const std::vector<EventId>& launches)
     EventId best = kNone;
     for (EventId h : launches) {
         const ProcessId p = t.tracks()[t.slice(h).track].process;
-        const bool python = p != kNone && t.str(t.processes()[p].name) == "Python";
+        const bool python = p != kNone && torchNpuProcessName(t, p) == "Python";
         if (best == kNone || python) best = h;
         if (python) break;
     }
@@ -182,11 +182,29 @@ bool computeTask(std::string_view type, std::string_view name)
 
 } // namespace
 
+std::string_view torchNpuProcessName(const Trace& trace, ProcessId p, std::string_view* prefix)
+{
+    std::string_view name =
+        p != kNone ? std::string_view(trace.str(trace.processes()[p].name)) : std::string_view();
+    std::string_view head;
+    // A job's merged trace names rank r's processes "Rank r · HCCL" or "Trace k (rank r) · HCCL"
+    // (core/job/jobtrace.cpp); the producer's own name follows the first separator.
+    static constexpr std::string_view kSep = " \xc2\xb7 ";
+    if (startsWith(name, "Rank ") || startsWith(name, "Trace ")) {
+        const std::size_t at = name.find(kSep);
+        if (at != std::string_view::npos) {
+            head = name.substr(0, at + kSep.size());
+            name.remove_prefix(at + kSep.size());
+        }
+    }
+    if (prefix) *prefix = head;
+    return name;
+}
+
 TrackRole torchNpuRole(const Trace& trace, TrackId t)
 {
     const Track& tr = trace.tracks()[t];
-    const std::string& proc =
-        tr.process != kNone ? trace.str(trace.processes()[tr.process].name) : std::string();
+    const std::string_view proc = torchNpuProcessName(trace, tr.process);
     const std::string& thread = trace.str(tr.name);
     if (proc == "HCCL") {
         if (thread.find("Communication") != std::string::npos) return TrackRole::HcclGroup;
@@ -291,8 +309,13 @@ EventId torchNpuStackContinuation(const Trace& trace, const std::vector<TrackRol
     // torch_npu's CANN and Python processes share thread ids: one OS thread.
     if (role == TrackRole::Cann) {
         const std::string& tid = trace.tracks()[s.track].tid;
+        // In a job, the Python process of the same rank (same name prefix).
+        std::string_view rankPrefix;
+        torchNpuProcessName(trace, trace.tracks()[s.track].process, &rankPrefix);
         for (ProcessId p = 0; p < trace.processes().size(); ++p) {
-            if (trace.str(trace.processes()[p].name) != "Python") continue;
+            std::string_view prefix;
+            if (torchNpuProcessName(trace, p, &prefix) != "Python" || prefix != rankPrefix)
+                continue;
             const TrackId t = trace.findTrack(p, tid);
             if (t == kNone) continue;
             const EventId host = trace.sliceAt(t, s.start);

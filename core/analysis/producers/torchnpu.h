@@ -7,6 +7,10 @@
 
 namespace rs::analysis {
 
+// A process's torch_npu name ("HCCL"), also in a job's merged trace where it is written
+// "Rank 3 · HCCL"; prefix receives the rank part ("Rank 3 · ", empty for one rank).
+std::string_view torchNpuProcessName(const Trace& trace, ProcessId p,
+                                     std::string_view* prefix = nullptr);
 TrackRole torchNpuRole(const Trace& trace, TrackId t);
 std::uint8_t torchNpuNameClass(std::string_view name);
 // HCCL ops on HcclGroup tracks with their Plane tasks, copies and transfers.
