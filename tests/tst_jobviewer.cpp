@@ -13,6 +13,7 @@
 #include "ui/timeline/timelineview.h"
 
 #include <QAction>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
@@ -156,6 +157,40 @@ private slots:
                  qPrintable(pane->text()));
         QVERIFY2(tree->topLevelItemCount() < rows, qPrintable(pane->text()));
         QVERIFY(pane->text().contains(QStringLiteral("%1 frames").arg(tree->topLevelItemCount())));
+    }
+
+    // The same on the Kineto/NCCL shape: a job's chain equals the rank's own.
+    void callStackSameInKinetoJob()
+    {
+        gen::SeedCaseOptions o = m_seed;
+        o.kineto = true;
+        o.ranks = 4;
+        std::vector<TracePtr> ranks, alone;
+        for (int r = 0; r < o.ranks; ++r) {
+            const std::string text = gen::seedCaseTrace(o, r);
+            LoadResult a = test::loadText(text), b = test::loadText(text);
+            QVERIFY(a.trace && b.trace);
+            ranks.push_back(a.trace);
+            alone.push_back(b.trace);
+        }
+        const JobTrace job = mergeRanks(ranks, {});
+        ranks.clear();
+        int compared = 0;
+        for (int r = 0; r < o.ranks; ++r) {
+            const ReportPtr rep = analyze(alone[std::size_t(r)]);
+            for (const Collective& c : rep->collectives) {
+                const auto one = callStack(*alone[std::size_t(r)], c.event, 256);
+                const auto merged =
+                    callStack(*job.trace, job.toMerged(std::size_t(r), c.event), 256);
+                QCOMPARE(merged.size(), one.size());
+                for (std::size_t i = 0; i < one.size(); ++i)
+                    QCOMPARE(merged[i].text, one[i].text);
+                QVERIFY2(hasFrame(one, "custom_attention_forward"),
+                         qPrintable(QString::number(one.size())));
+                ++compared;
+            }
+        }
+        QVERIFY(compared >= o.ranks);
     }
 
     void heatmapOpensOnCulpritMetric()
@@ -439,6 +474,36 @@ private slots:
         QVERIFY(button->text().contains(QString::number(pane->entries().size())));
         QTest::mouseClick(button, Qt::LeftButton);
         QCOMPARE(w.bottomTabs()->currentWidget(), static_cast<QWidget*>(w.warningsPane()));
+    }
+
+    // The README's pictures (docs/images/job.png, job-ranks.png): the job with the delaying
+    // rank's AllReduce selected (N from the start), its call stack; the Ranks tab.
+    void screenshots()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, {m_dir.path()}));
+        TimelineView* tl = w.timeline();
+        w.compactAction()->setChecked(true);
+        tl->selectEvent(kNone);
+        tl->showAll();
+        QVERIFY(tl->selectNextFlagged(+1));
+        const Collective* c = w.report()->collectiveOf(tl->selectedEvent());
+        QVERIFY(c && c->anomalous);
+        // The bad step, with a margin so the waiting ranks' ops show whole.
+        const TimeNs pad = c->dur / 2;
+        tl->zoomToRange(c->start - pad, c->start + c->dur + pad);
+        w.bottomTabs()->setCurrentWidget(w.callStackPane());
+        QTest::qWait(50);
+        const QString job = QDir(test::binaryDir()).filePath(QStringLiteral("job.png"));
+        QVERIFY(w.grab().save(job));
+        w.bottomTabs()->setCurrentWidget(w.heatmap());
+        QTest::qWait(50);
+        const QString ranks = QDir(test::binaryDir()).filePath(QStringLiteral("job-ranks.png"));
+        QVERIFY(w.grab().save(ranks));
+        QVERIFY(QFileInfo(job).size() > 10000 && QFileInfo(ranks).size() > 10000);
     }
 };
 
