@@ -335,6 +335,44 @@ private slots:
         QVERIFY(m_w->report()->collectiveOf(tl->selectedEvent())->waiting);
     }
 
+    // Two ranks copying in one step: both come first, the verdicts of the others name both.
+    void nextFlaggedWithTwoDelayingRanks()
+    {
+        QTemporaryDir dir;
+        gen::SeedCaseOptions o = m_seed;
+        o.ranks = 4;
+        o.badSteps = {1};
+        o.badRanks = {{1, {1, 2}}};
+        QVERIFY(gen::writeSeedCaseJob(dir.path().toStdString(), o));
+        MainWindow w;
+        w.resize(1200, 800);
+        w.show();
+        QVERIFY(openAndWait(w, {dir.path()}));
+        QVERIFY(w.isJob());
+        const JobSessionPtr s = w.jobSession();
+        TimelineView* tl = w.timeline();
+        tl->selectEvent(kNone);
+        tl->showAll();
+        std::vector<int> order;
+        for (int i = 0; i < o.ranks; ++i) {
+            QVERIFY(tl->selectNextFlagged(+1));
+            const Collective* c = w.report()->collectiveOf(tl->selectedEvent());
+            QVERIFY(c);
+            QVERIFY(c->step == int(o.stepBase) + 1);
+            order.push_back(s->job.blockOfEvent(c->event));
+            if (i < 2) {
+                QVERIFY(c->anomalous);
+            } else {
+                QVERIFY(c->waiting);
+                const QString v = QString::fromStdString(c->verdict);
+                QVERIFY2(v.contains(QStringLiteral("waited for ranks 1 and 2")), qPrintable(v));
+                QVERIFY2(v.contains(QStringLiteral("job finding \"Ranks 1, 2 delay")),
+                         qPrintable(v));
+            }
+        }
+        QCOMPARE(order, (std::vector<int>{1, 2, 0, 3}));
+    }
+
     // Compact: per rank its communication row, its compute row and the flagged ops' row.
     void compactKeepsThreeRowsPerRank()
     {
