@@ -1,5 +1,5 @@
 // Load benchmark: the Ringscope loader against a bare nlohmann SAX parse of the same file.
-//   bench_load FILE... [--repeat N] [--no-ref] [--sax]
+//   bench_load FILE... [--repeat N] [--no-ref]
 // Prints MB/s, events/s, model bytes per event, RSS growth and peak RSS against the file size.
 #include "bench/benchutil.h"
 #include "core/bytesource.h"
@@ -179,13 +179,11 @@ int main(int argc, char** argv)
             repeat = std::max(1, std::atoi(argv[++i]));
         else if (a == "--no-ref")
             ref = false;
-        else if (a == "--sax")
-            ::setenv("RINGSCOPE_LOADER", "sax", 1); // force the single-threaded SAX path
         else
             files.push_back(a);
     }
     if (files.empty()) {
-        std::fprintf(stderr, "usage: bench_load FILE... [--repeat N] [--no-ref] [--sax]\n");
+        std::fprintf(stderr, "usage: bench_load FILE... [--repeat N] [--no-ref]\n");
         return 2;
     }
     std::printf("cores: %ld\n", ::sysconf(_SC_NPROCESSORS_ONLN));

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -29,13 +30,17 @@ double msSince(Clock::time_point t)
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-RawValue intValue(std::int64_t v)
+JsonScalar intValue(std::int64_t v)
 {
-    RawValue r;
-    r.kind = RawValue::Int;
-    r.i = v;
-    r.text = std::to_string(v);
+    JsonScalar r;
+    r.kind = v < 0 ? JsonScalar::Int : JsonScalar::UInt;
+    r.bits = static_cast<std::uint64_t>(v);
     return r;
+}
+
+TextRef text(const char* s)
+{
+    return {s, static_cast<std::uint32_t>(std::strlen(s))};
 }
 
 // 16 tracks in 2 processes; per track a repeating 10 µs pattern: a parent of 8 µs holding two
@@ -44,7 +49,7 @@ RawValue intValue(std::int64_t v)
 TracePtr buildTrace(std::uint64_t events)
 {
     TraceBuilder b;
-    RawEvent ev;
+    JsonEvent ev;
     const int tracks = 16;
     const std::uint64_t periods = std::max<std::uint64_t>(1, events / (4 * tracks));
     const char* names[] = {"MatMul", "FlashAttention", "LayerNorm", "hcom_allReduce_",
@@ -57,9 +62,9 @@ TracePtr buildTrace(std::uint64_t events)
                 std::int64_t ts, dur;
             } parts[4] = {{base, 8}, {base + 1, 2}, {base + 1, 1}, {base + 4, 2}};
             for (int k = 0; k < 4; ++k) {
-                ev.reset();
-                ev.ph.assign(1, 'X'); // not = "X": GCC 12 -Wrestrict false positive
-                ev.name = names[(i * 3 + static_cast<std::uint64_t>(k + t)) % 8];
+                ev.clear();
+                ev.ph = text("X");
+                ev.name = text(names[(i * 3 + static_cast<std::uint64_t>(k + t)) % 8]);
                 ev.ts = intValue(parts[k].ts);
                 ev.dur = intValue(parts[k].dur);
                 ev.pid = intValue(pid);

@@ -148,7 +148,7 @@ void JsonEvent::clear()
     stack.clear();
     flowIn = flowOut = false;
     badTypes = 0;
-    arena.clear();
+    if (arena) arena->clear();
 }
 
 const char* JsonTokenizer::string(const char* p, TextRef& out, std::deque<std::string>* arena)
@@ -404,13 +404,17 @@ const char* JsonTokenizer::scalar(const char* p, JsonScalar& out, std::deque<std
         out.bits = 0;
         return string(p, out.text, arena);
     case 't':
-        out = JsonScalar{JsonScalar::Bool, true, 0, {}};
+        out = JsonScalar{};
+        out.kind = JsonScalar::Bool;
+        out.boolean = true;
         return literal(p, "true", 4);
     case 'f':
-        out = JsonScalar{JsonScalar::Bool, false, 0, {}};
+        out = JsonScalar{};
+        out.kind = JsonScalar::Bool;
         return literal(p, "false", 5);
     case 'n':
-        out = JsonScalar{JsonScalar::Null, false, 0, {}};
+        out = JsonScalar{};
+        out.kind = JsonScalar::Null;
         return literal(p, "null", 4);
     default:
         if (*p == '-' || isDigit(*p)) return number(p, out);
@@ -454,7 +458,8 @@ const char* JsonTokenizer::skipValue(const char* p, int depth)
     }
 }
 
-const char* JsonTokenizer::stackField(const char* p, JsonEvent& ev, int depth)
+const char* JsonTokenizer::stackField(const char* p, JsonEvent& ev, int depth,
+                                      std::deque<std::string>* arena)
 {
     if (depth >= kMaxDepth) return fail(p, "nesting deeper than 2048 levels");
     p = ws(p + 1);
@@ -463,7 +468,7 @@ const char* JsonTokenizer::stackField(const char* p, JsonEvent& ev, int depth)
         if (p >= m_end) return fail(m_end, kRanOut);
         if (*p == '"') {
             TextRef s;
-            if (!(p = string(p, s, &ev.arena))) return nullptr;
+            if (!(p = string(p, s, arena))) return nullptr;
             ev.stack.push_back(s);
         } else {
             if (!(p = skipValue(p, depth + 1))) return nullptr;
@@ -480,9 +485,14 @@ const char* JsonTokenizer::stackField(const char* p, JsonEvent& ev, int depth)
     }
 }
 
-const char* JsonTokenizer::event(const char* p, JsonEvent& ev, int depth)
+const char* JsonTokenizer::event(const char* p, JsonEvent& ev, int depth,
+                                 std::deque<std::string>* arena)
 {
     ev.clear();
+    if (!arena) {
+        if (!ev.arena) ev.arena = std::make_unique<std::deque<std::string>>();
+        arena = ev.arena.get();
+    }
     ev.offset = offsetOf(p);
     if (depth >= kMaxDepth) return fail(p, "nesting deeper than 2048 levels");
     p = ws(p + 1);
@@ -491,7 +501,7 @@ const char* JsonTokenizer::event(const char* p, JsonEvent& ev, int depth)
         TextRef key;
         if (p >= m_end) return fail(m_end, kRanOut);
         if (*p != '"') return fail(p, "expected a string (an object key)");
-        if (!(p = string(p, key, &ev.arena))) return nullptr;
+        if (!(p = string(p, key, arena))) return nullptr;
         p = ws(p);
         if (p >= m_end) return fail(m_end, kRanOut);
         if (*p != ':') return fail(p, "expected ':' after an object key");
@@ -499,7 +509,7 @@ const char* JsonTokenizer::event(const char* p, JsonEvent& ev, int depth)
         if (p >= m_end) return fail(m_end, kRanOut);
         const Field f = classify(key.view());
         if (*p == '{' || *p == '[') {
-            const char* v = f == Field::Stack && *p == '[' ? stackField(p, ev, depth + 1)
+            const char* v = f == Field::Stack && *p == '[' ? stackField(p, ev, depth + 1, arena)
                                                            : skipValue(p, depth + 1);
             if (!v) return nullptr;
             if (f == Field::Args)
@@ -510,7 +520,7 @@ const char* JsonTokenizer::event(const char* p, JsonEvent& ev, int depth)
             p = v;
         } else {
             JsonScalar v;
-            if (!(p = scalar(p, v, &ev.arena))) return nullptr;
+            if (!(p = scalar(p, v, arena))) return nullptr;
             switch (f) {
             case Field::Ph:
                 stringField(ev.ph, v, ev);

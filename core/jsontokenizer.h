@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,9 @@ struct JsonScalar {
     enum Kind : std::uint8_t { Absent, Null, Bool, Int, UInt, Float, String };
     Kind kind = Absent;
     bool boolean = false;
+    // Left 0 by the tokenizer. The loader converts a Float/String time ahead of the builder:
+    // 1: bits holds it in ns, 2: not a time.
+    std::uint8_t nsState = 0;
     std::uint64_t bits = 0; // Int: the value, two's complement; UInt: the value
     TextRef text;           // Int, UInt, Float: as written; String: decoded
 
@@ -40,7 +44,9 @@ struct JsonEvent {
     std::vector<TextRef> stack; // "stack": frame names, innermost last as written
     bool flowIn = false, flowOut = false;
     std::uint32_t badTypes = 0;
-    std::deque<std::string> arena; // decoded strings (a deque: addresses stay put)
+    // Decoded strings when event() was given no arena (a deque: addresses stay put); made on
+    // first use, so events kept by the thousand with a shared arena stay small.
+    std::unique_ptr<std::deque<std::string>> arena;
 
     void clear();
 };
@@ -78,8 +84,10 @@ public:
     const char* scalar(const char* p, JsonScalar& out, std::deque<std::string>* arena);
     // Checks any value and returns past it; depth = containers already open around it.
     const char* skipValue(const char* p, int depth);
-    // p at an event's '{' (depth containers open around it): its fields into ev.
-    const char* event(const char* p, JsonEvent& ev, int depth);
+    // p at an event's '{' (depth containers open around it): its fields into ev. Decoded
+    // strings go into arena when given (one for many events), else into ev.arena.
+    const char* event(const char* p, JsonEvent& ev, int depth,
+                      std::deque<std::string>* arena = nullptr);
 
     // Where and why the last failing call stopped.
     const char* errorAt() const { return m_errorAt; }
@@ -100,7 +108,7 @@ private:
     const char* literal(const char* p, const char* word, std::size_t n);
     const char* utf8(const char* s);
     const char* escaped(const char* p, const char* s, TextRef& out, std::deque<std::string>* arena);
-    const char* stackField(const char* p, JsonEvent& ev, int depth);
+    const char* stackField(const char* p, JsonEvent& ev, int depth, std::deque<std::string>* arena);
 
     const char* m_begin;
     const char* m_end;

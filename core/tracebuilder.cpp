@@ -15,18 +15,18 @@ namespace rs {
 
 namespace {
 
-std::string valueText(const ValueView& v)
+std::string valueText(const JsonScalar& v)
 {
     switch (v.kind) {
-    case RawValue::Int:
-        return std::to_string(v.i);
-    case RawValue::UInt:
-        return std::to_string(v.u);
-    case RawValue::Bool:
+    case JsonScalar::Int:
+        return std::to_string(static_cast<std::int64_t>(v.bits));
+    case JsonScalar::UInt:
+        return std::to_string(v.bits);
+    case JsonScalar::Bool:
         return v.boolean ? "true" : "false";
-    case RawValue::Float:
-    case RawValue::String:
-        return std::string(v.text);
+    case JsonScalar::Float:
+    case JsonScalar::String:
+        return std::string(v.text.view());
     default:
         return {};
     }
@@ -141,23 +141,22 @@ std::size_t TraceBuilder::estimatedBytes() const
            (m_sliceFrames.size() + m_sliceStacks.size()) * 64;
 }
 
-TraceBuilder::FlowKey TraceBuilder::flowKey(const ValueView& v)
+TraceBuilder::FlowKey TraceBuilder::flowKey(const JsonScalar& v)
 {
     // Ids group by their text (valueText); numbers are not interned (they are most ids).
-    if (v.kind == RawValue::UInt) return {v.u, false};
-    if (v.kind == RawValue::Int && v.i >= 0) return {static_cast<std::uint64_t>(v.i), false};
-    if (v.kind == RawValue::String) {
-        if (auto n = canonicalDecimal(v.text)) return {*n, false};
+    if (v.kind == JsonScalar::UInt) return {v.bits, false};
+    if (v.kind == JsonScalar::Int && static_cast<std::int64_t>(v.bits) >= 0) return {v.bits, false};
+    if (v.kind == JsonScalar::String) {
+        if (auto n = canonicalDecimal(v.text.view())) return {*n, false};
     }
     return {m_trace->m_strings.intern(valueText(v)), true};
 }
 
-ProcessId TraceBuilder::process(const ValueView& pid)
+ProcessId TraceBuilder::process(const JsonScalar& pid)
 {
     // Numeric pids: a hash of the integer, no text (the hot path of large traces).
-    const bool isInt = pid.kind == RawValue::Int || pid.kind == RawValue::UInt;
-    const NumericKey nk{kNone, static_cast<std::uint8_t>(pid.kind),
-                        static_cast<std::uint64_t>(pid.i)};
+    const bool isInt = pid.isInteger();
+    const NumericKey nk{kNone, static_cast<std::uint8_t>(pid.kind), isInt ? pid.bits : 0};
     if (isInt) {
         // Events of one process come in runs: the last hit saves the hash lookup.
         if (m_lastPid.value != kNone && m_lastPid.key == nk) return m_lastPid.value;
@@ -171,10 +170,10 @@ ProcessId TraceBuilder::process(const ValueView& pid)
     return id;
 }
 
-ProcessId TraceBuilder::processByText(const ValueView& pid)
+ProcessId TraceBuilder::processByText(const JsonScalar& pid)
 {
     std::string text = valueText(pid);
-    const bool numeric = pid.kind == RawValue::Int || pid.kind == RawValue::UInt;
+    const bool numeric = pid.isInteger();
     if (auto it = m_processIndex.find(text); it != m_processIndex.end()) {
         m_trace->m_processes[it->second].pidIsNumber |= numeric;
         return it->second;
@@ -206,12 +205,11 @@ TrackId TraceBuilder::track(ProcessId p, const std::string& tid, TrackKind kind)
     return id;
 }
 
-TrackId TraceBuilder::threadTrack(const EventView& ev, ProcessId p)
+TrackId TraceBuilder::threadTrack(const JsonEvent& ev, ProcessId p)
 {
-    const ValueView& tid = ev.tid;
-    if (tid.kind != RawValue::Int && tid.kind != RawValue::UInt)
-        return track(p, valueText(tid), TrackKind::Thread);
-    const NumericKey nk{p, static_cast<std::uint8_t>(tid.kind), static_cast<std::uint64_t>(tid.i)};
+    const JsonScalar& tid = ev.tid;
+    if (!tid.isInteger()) return track(p, valueText(tid), TrackKind::Thread);
+    const NumericKey nk{p, static_cast<std::uint8_t>(tid.kind), tid.bits};
     if (m_lastTid.value != kNone && m_lastTid.key == nk) return m_lastTid.value;
     if (auto it = m_numericIndex.find(nk); it != m_numericIndex.end()) {
         m_lastTid = {nk, it->second};
@@ -222,23 +220,24 @@ TrackId TraceBuilder::threadTrack(const EventView& ev, ProcessId p)
     return t;
 }
 
-std::optional<TimeNs> TraceBuilder::time(const ValueView& v, const char* field)
+std::optional<TimeNs> TraceBuilder::time(const JsonScalar& v, const char* field)
 {
     constexpr std::int64_t kMax = kMaxAbsTimeNs / 1000; // sums and differences stay in int64
+    const auto i = static_cast<std::int64_t>(v.bits);
     switch (v.kind) {
-    case RawValue::Int:
-        if (v.i > kMax || v.i < -kMax) break;
-        return v.i * 1000;
-    case RawValue::UInt:
-        if (v.u > static_cast<std::uint64_t>(kMax)) break;
-        return static_cast<TimeNs>(v.u) * 1000;
-    case RawValue::String:
+    case JsonScalar::Int:
+        if (i > kMax || i < -kMax) break;
+        return i * 1000;
+    case JsonScalar::UInt:
+        if (v.bits > static_cast<std::uint64_t>(kMax)) break;
+        return static_cast<TimeNs>(v.bits) * 1000;
+    case JsonScalar::String:
         m_sawStringTs = m_sawStringTs || field[0] == 't';
         [[fallthrough]];
-    case RawValue::Float:
+    case JsonScalar::Float:
         if (v.nsState) // converted by the reader, with the same function
-            return v.nsState == 1 ? std::optional<TimeNs>(v.ns) : std::nullopt;
-        if (auto ns = parseMicrosToNs(v.text)) return ns;
+            return v.nsState == 1 ? std::optional<TimeNs>(i) : std::nullopt;
+        if (auto ns = parseMicrosToNs(v.text.view())) return ns;
         break;
     default:
         break;
@@ -261,36 +260,6 @@ EventId TraceBuilder::pushSlice(const Slice& s)
     return static_cast<EventId>(m_trace->m_slices.size() - 1);
 }
 
-void TraceBuilder::addEvent(const RawEvent& raw)
-{
-    EventView ev;
-    ev.ph = raw.ph;
-    ev.name = raw.name;
-    ev.cat = raw.cat;
-    ev.bp = raw.bp;
-    ev.scope = raw.scope;
-    ev.argsText = raw.argsText;
-    ev.ts = ValueView::of(raw.ts);
-    ev.dur = ValueView::of(raw.dur);
-    ev.pid = ValueView::of(raw.pid);
-    ev.tid = ValueView::of(raw.tid);
-    ev.id = ValueView::of(raw.id);
-    ev.id2 = ValueView::of(raw.id2);
-    ev.bindId = ValueView::of(raw.bindId);
-    ev.sf = ValueView::of(raw.sf);
-    ev.tts = ValueView::of(raw.tts);
-    ev.flowIn = raw.flowIn;
-    ev.flowOut = raw.flowOut;
-    ev.offset = raw.offset;
-    std::vector<std::string_view> stack;
-    if (!raw.stack.empty()) {
-        stack.assign(raw.stack.begin(), raw.stack.end());
-        ev.stack = stack.data();
-        ev.stackSize = static_cast<std::uint32_t>(stack.size());
-    }
-    addEvent(ev);
-}
-
 StrId TraceBuilder::internCached(std::string_view text, std::uint32_t* cache, std::uint32_t slot)
 {
     if (!cache) return m_trace->m_strings.intern(text);
@@ -299,11 +268,12 @@ StrId TraceBuilder::internCached(std::string_view text, std::uint32_t* cache, st
     return id;
 }
 
-void TraceBuilder::addEvent(const EventView& ev)
+void TraceBuilder::addEvent(const JsonEvent& ev, std::uint32_t* internCache, std::uint32_t nameSlot,
+                            std::uint32_t catSlot)
 {
     LoadStats& stats = m_trace->m_stats;
     ++stats.events;
-    const std::string_view ph = ev.ph;
+    const std::string_view ph = ev.ph.view();
     // One-letter phases are counted in an array (a map lookup per event is costly); finish()
     // folds them into stats.phases.
     if (ph.size() == 1 && static_cast<unsigned char>(ph[0]) < m_phaseCounts.size())
@@ -330,20 +300,20 @@ void TraceBuilder::addEvent(const EventView& ev)
     case 'i':
     case 'I': {
         TrackId t;
-        if ((c == 'i' || c == 'I') && ev.scope == "g")
-            t = track(process(ValueView{}), std::string(), TrackKind::Thread);
-        else if ((c == 'i' || c == 'I') && ev.scope == "p")
+        if ((c == 'i' || c == 'I') && ev.scope.view() == "g")
+            t = track(process(JsonScalar{}), std::string(), TrackKind::Thread);
+        else if ((c == 'i' || c == 'I') && ev.scope.view() == "p")
             t = track(p, std::string(), TrackKind::Thread);
         else
             t = threadTrack(ev, p);
         ++m_trace->m_tracks[t].events;
         Slice s;
         s.start = *ts;
-        s.name = internCached(ev.name, ev.internCache, ev.nameSlot);
-        s.cat = internCached(ev.cat, ev.internCache, ev.catSlot);
+        s.name = internCached(ev.name.view(), internCache, nameSlot);
+        s.cat = internCached(ev.cat.view(), internCache, catSlot);
         s.track = t;
         s.phase = c;
-        s.args = storeArgs(ev.argsText);
+        s.args = storeArgs(ev.args.view());
         if (c == 'X') {
             auto dur = ev.dur.present() ? time(ev.dur, "dur") : std::optional<TimeNs>(0);
             if (!dur || *dur < 0 || !ev.dur.present()) {
@@ -361,9 +331,13 @@ void TraceBuilder::addEvent(const EventView& ev)
         if (ev.bindId.present()) m_binds.push_back({flowKey(ev.bindId), id, ev.flowIn, ev.flowOut});
         if (ev.sf.present())
             m_sliceFrames.emplace_back(id, valueText(ev.sf));
-        else if (ev.stackSize)
-            m_sliceStacks.emplace_back(id,
-                                       std::vector<std::string>(ev.stack, ev.stack + ev.stackSize));
+        else if (!ev.stack.empty()) {
+            std::vector<std::string> frames;
+            frames.reserve(ev.stack.size());
+            for (const TextRef& f : ev.stack)
+                frames.emplace_back(f.view());
+            m_sliceStacks.emplace_back(id, std::move(frames));
+        }
         break;
     }
     case 'E': {
@@ -382,7 +356,7 @@ void TraceBuilder::addEvent(const EventView& ev)
         } else {
             s.dur = *ts - s.start;
         }
-        if (s.args == kNone) s.args = storeArgs(ev.argsText);
+        if (s.args == kNone) s.args = storeArgs(ev.args.view());
         break;
     }
     case 'C':
@@ -393,7 +367,7 @@ void TraceBuilder::addEvent(const EventView& ev)
     case 'f': {
         const TrackId t = threadTrack(ev, p);
         ++m_trace->m_tracks[t].events;
-        addFlowStep(ev, t, *ts);
+        addFlowStep(ev, t, *ts, internCached(ev.cat.view(), internCache, catSlot));
         break;
     }
     case 'b':
@@ -407,9 +381,9 @@ void TraceBuilder::addEvent(const EventView& ev)
     }
 }
 
-void TraceBuilder::addMetadataEvent(const EventView& ev, ProcessId p)
+void TraceBuilder::addMetadataEvent(const JsonEvent& ev, ProcessId p)
 {
-    nlohmann::json args = nlohmann::json::parse(ev.argsText, nullptr, false);
+    nlohmann::json args = nlohmann::json::parse(ev.args.view(), nullptr, false);
     if (!args.is_object()) {
         ++m_trace->m_stats.badFields;
         return;
@@ -432,9 +406,10 @@ void TraceBuilder::addMetadataEvent(const EventView& ev, ProcessId p)
     };
     const auto nameIt = args.find("name");
     const bool hasName = nameIt != args.end() && nameIt->is_string();
-    if (ev.name == "process_name") {
+    const std::string_view evName = ev.name.view();
+    if (evName == "process_name") {
         if (hasName) setName(proc.name, nameIt->get<std::string>());
-    } else if (ev.name == "process_labels") {
+    } else if (evName == "process_labels") {
         auto it = args.find("labels");
         if (it != args.end() && it->is_string()) {
             const std::string all = it->get<std::string>();
@@ -449,27 +424,27 @@ void TraceBuilder::addMetadataEvent(const EventView& ev, ProcessId p)
                 start = comma + 1;
             }
         }
-    } else if (ev.name == "process_sort_index") {
+    } else if (evName == "process_sort_index") {
         sortIndex(proc.sortIndex, proc.hasSortIndex);
-    } else if (ev.name == "thread_name" || ev.name == "thread_sort_index") {
+    } else if (evName == "thread_name" || evName == "thread_sort_index") {
         const TrackId t = threadTrack(ev, p);
         Track& tr = m_trace->m_tracks[t];
         ++tr.events;
-        if (ev.name == "thread_name" && hasName)
+        if (evName == "thread_name" && hasName)
             setName(tr.name, nameIt->get<std::string>());
-        else if (ev.name == "thread_sort_index")
+        else if (evName == "thread_sort_index")
             sortIndex(tr.sortIndex, tr.hasSortIndex);
     }
 }
 
-void TraceBuilder::addCounter(const EventView& ev, ProcessId p, TimeNs ts)
+void TraceBuilder::addCounter(const JsonEvent& ev, ProcessId p, TimeNs ts)
 {
-    nlohmann::json args = nlohmann::json::parse(ev.argsText, nullptr, false);
+    nlohmann::json args = nlohmann::json::parse(ev.args.view(), nullptr, false);
     if (!args.is_object()) {
         ++m_trace->m_stats.badFields;
         return;
     }
-    std::string name(ev.name);
+    std::string name(ev.name.view());
     if (ev.id.present()) {
         name.push_back(' '); // not " " + text: GCC 12 warns (-Wrestrict) on that inlined
         name.append(valueText(ev.id));
@@ -513,47 +488,48 @@ void TraceBuilder::addCounter(const EventView& ev, ProcessId p, TimeNs ts)
     }
 }
 
-void TraceBuilder::addFlowStep(const EventView& ev, TrackId t, TimeNs ts)
+void TraceBuilder::addFlowStep(const JsonEvent& ev, TrackId t, TimeNs ts, StrId cat)
 {
-    const ValueView& idv = ev.id.present() ? ev.id : ev.bindId;
+    const JsonScalar& idv = ev.id.present() ? ev.id : ev.bindId;
     if (!idv.present()) {
         ++m_trace->m_stats.badFields;
         return;
     }
     PendingFlow f;
-    f.cat = internCached(ev.cat, ev.internCache, ev.catSlot);
+    f.cat = cat;
     f.id = flowKey(idv);
     f.track = t;
     f.ts = ts;
-    f.phase = ev.ph[0];
+    f.phase = ev.ph.p[0];
     // Chrome: s and t bind to the enclosing slice; f to the next slice unless bp is "e".
-    f.enclosing = f.phase != 'f' || ev.bp == "e";
+    f.enclosing = f.phase != 'f' || ev.bp.view() == "e";
     m_flows.push_back(f);
 }
 
-void TraceBuilder::addAsync(const EventView& ev, ProcessId p, TimeNs ts)
+void TraceBuilder::addAsync(const JsonEvent& ev, ProcessId p, TimeNs ts)
 {
+    const std::string_view name = ev.name.view(), cat = ev.cat.view();
     const TrackId t =
-        track(p, ev.name.empty() ? std::string("async") : std::string(ev.name), TrackKind::Async);
+        track(p, name.empty() ? std::string("async") : std::string(name), TrackKind::Async);
     ++m_trace->m_tracks[t].events;
-    const char c = ev.ph[0];
+    const char c = ev.ph.p[0];
     m_key = std::to_string(p);
     m_key.push_back('\x1f');
-    m_key.append(ev.cat);
+    m_key.append(cat);
     m_key.push_back('\x1f');
     m_key.append(valueText(ev.id));
     m_key.push_back('\x1f');
-    m_key.append(ev.name);
+    m_key.append(name);
     if (c == 'b') {
         Slice s;
         s.start = ts;
         s.dur = -1;
-        s.name = m_trace->m_strings.intern(ev.name);
-        s.cat = m_trace->m_strings.intern(ev.cat);
+        s.name = m_trace->m_strings.intern(name);
+        s.cat = m_trace->m_strings.intern(cat);
         s.track = t;
         s.phase = 'b';
         s.flags = kSliceAsync;
-        s.args = storeArgs(ev.argsText);
+        s.args = storeArgs(ev.args.view());
         const EventId id = pushSlice(s);
         auto [it, inserted] = m_openAsync.emplace(m_key, id);
         if (!inserted) { // same id begun twice: close the older one here
@@ -574,12 +550,12 @@ void TraceBuilder::addAsync(const EventView& ev, ProcessId p, TimeNs ts)
     } else {
         Slice s;
         s.start = ts;
-        s.name = m_trace->m_strings.intern(ev.name);
-        s.cat = m_trace->m_strings.intern(ev.cat);
+        s.name = m_trace->m_strings.intern(name);
+        s.cat = m_trace->m_strings.intern(cat);
         s.track = t;
         s.phase = 'n';
         s.flags = kSliceAsync | kSliceInstant;
-        s.args = storeArgs(ev.argsText);
+        s.args = storeArgs(ev.args.view());
         pushSlice(s);
     }
 }

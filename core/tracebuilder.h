@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/rawevent.h"
+#include "core/jsontokenizer.h"
 #include "core/trace.h"
 
 #include <array>
@@ -11,16 +11,17 @@
 
 namespace rs {
 
-// Builds an immutable Trace from RawEvents, in any order. Knows nothing of JSON readers:
-// whatever tokenizer feeds addEvent() gets the same model.
+// Builds an immutable Trace from tokenized events (JsonEvent), in any order.
 class TraceBuilder {
 public:
     TraceBuilder();
     ~TraceBuilder();
 
-    void addEvent(const RawEvent& ev);
-    // The same for an event given as views (what addEvent(RawEvent) does underneath).
-    void addEvent(const EventView& ev);
+    // internCache (optional): the reader numbered the distinct name/cat texts of a batch of
+    // events (nameSlot, catSlot); the builder keeps each one's interned id there (kNone: not
+    // yet), so a batch interns each text once.
+    void addEvent(const JsonEvent& ev, std::uint32_t* internCache = nullptr,
+                  std::uint32_t nameSlot = 0, std::uint32_t catSlot = 0);
     // A top-level key other than the event array ("displayTimeUnit", "stackFrames", ...).
     void addMetadata(const std::string& key, nlohmann::json value);
     void addWarning(std::string text);
@@ -72,7 +73,7 @@ private:
         EventId slice; // pending index
         bool in, out;
     };
-    FlowKey flowKey(const ValueView& v);
+    FlowKey flowKey(const JsonScalar& v);
     struct CounterKey {
         ProcessId process;
         StrId name, key;
@@ -100,18 +101,18 @@ private:
         }
     };
 
-    ProcessId process(const ValueView& pid);
-    ProcessId processByText(const ValueView& pid);
+    ProcessId process(const JsonScalar& pid);
+    ProcessId processByText(const JsonScalar& pid);
     TrackId track(ProcessId p, const std::string& tid, TrackKind kind);
-    TrackId threadTrack(const EventView& ev, ProcessId p);
-    std::optional<TimeNs> time(const ValueView& v, const char* field);
+    TrackId threadTrack(const JsonEvent& ev, ProcessId p);
+    std::optional<TimeNs> time(const JsonScalar& v, const char* field);
     StrId internCached(std::string_view text, std::uint32_t* cache, std::uint32_t slot);
     std::uint32_t storeArgs(std::string_view text);
     EventId pushSlice(const Slice& s);
-    void addMetadataEvent(const EventView& ev, ProcessId p);
-    void addCounter(const EventView& ev, ProcessId p, TimeNs ts);
-    void addFlowStep(const EventView& ev, TrackId t, TimeNs ts);
-    void addAsync(const EventView& ev, ProcessId p, TimeNs ts);
+    void addMetadataEvent(const JsonEvent& ev, ProcessId p);
+    void addCounter(const JsonEvent& ev, ProcessId p, TimeNs ts);
+    void addFlowStep(const JsonEvent& ev, TrackId t, TimeNs ts, StrId cat);
+    void addAsync(const JsonEvent& ev, ProcessId p, TimeNs ts);
     void closeOpenSlices();
     void sortTracksAndSlices();
     void nestSlices(TrackId from, TrackId to);

@@ -1,144 +1,32 @@
 #include "core/traceloader.h"
 
-#include "core/bytesource.h"
-#include "core/jsonsaxreader.h"
 #include "core/parallelloader.h"
-#include "core/tracebuilder.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
 
-#include <cstdio>
+#include <algorithm>
+
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace rs {
-
-namespace {
-
-// MiB below 1 GiB: a small budget (tests, --max-memory 64) must not read "0.06 GiB".
-std::string gib(std::uint64_t bytes)
-{
-    char buf[64];
-    const double mib = static_cast<double>(bytes) / (1024.0 * 1024);
-    if (mib < 1024)
-        std::snprintf(buf, sizeof buf, "%.1f MiB", mib);
-    else
-        std::snprintf(buf, sizeof buf, "%.2f GiB", mib / 1024);
-    return buf;
-}
-
-// The refusal names what loading would hold at its peak and what the loaded trace keeps.
-std::string overBudgetMessage(std::uint64_t peak, std::uint64_t model, std::uint64_t budget,
-                              bool projected)
-{
-    return "the trace needs about " + gib(peak) + " of memory while loading (" +
-           (projected ? "projected; " : "") + gib(model) +
-           " for the loaded trace), more than the budget of " + gib(budget) +
-           "; raise it with --max-memory";
-}
-
-LoadResult failed(LoadStop why, std::string message)
-{
-    LoadResult r;
-    r.stop = why;
-    r.message = std::move(message);
-    return r;
-}
-
-LoadResult run(ByteSource& src, const std::string& name, std::optional<int> rank,
-               const LoadOptions& options, LoadProgress* progress)
-{
-    LoadResult result;
-    result.resolvedPath = name;
-    const std::uint64_t budget =
-        options.maxMemoryBytes ? options.maxMemoryBytes : defaultMemoryBudget();
-    TraceBuilder builder;
-    builder.setPath(name);
-    if (rank) builder.setRank(*rank);
-    builder.setFallbackRank(options.rankHint);
-    if (progress) {
-        progress->total.store(src.fileSize());
-        src.setProgress(&progress->done);
-        src.setCancelFlag(&progress->cancel);
-    }
-    // A gzip bomb expands without bound, and text the projection cannot see (a run of
-    // blanks, one giant string) is held whole by the JSON lexer: cap the text at the budget.
-    src.setUncompressedLimit(budget);
-    std::string budgetError;
-    JsonSaxReader reader(src, builder);
-    reader.setTick([&]() {
-        if (progress && progress->cancel.load(std::memory_order_relaxed)) return false;
-        // Project the model's final size from the share of the file parsed so far (not read:
-        // the read-ahead chunk would make the share look 10x larger on a small prefix).
-        // Wait for 1 MiB of text first: a compressed prefix that small is too noisy.
-        const std::uint64_t read = src.fileBytesConsumed();
-        if (src.offset() < (1u << 20) || read == 0) return true;
-        const double share = static_cast<double>(read) / static_cast<double>(src.fileSize());
-        const double scale = 1.0 / std::max(share, 1e-6);
-        const auto projected =
-            static_cast<std::uint64_t>(static_cast<double>(builder.estimatedPeakBytes()) * scale);
-        if (projected > budget || builder.estimatedPeakBytes() > budget) {
-            budgetError = overBudgetMessage(
-                projected,
-                static_cast<std::uint64_t>(static_cast<double>(builder.estimatedBytes()) * scale),
-                budget, true);
-            return false;
-        }
-        return true;
-    });
-    const JsonSaxReader::Result r = reader.read();
-    builder.setBytesRead(src.offset());
-    if (r.aborted) {
-        if (progress && progress->cancel.load())
-            return failed(LoadStop::Cancelled, "loading was cancelled");
-        if (src.overLimit())
-            budgetError =
-                std::string(src.gzip() ? "the data expands past the memory budget of "
-                                       : "the input is larger than the memory budget of ") +
-                gib(budget) + (src.gzip() ? " (gzip bomb?)" : "") + "; raise it with --max-memory";
-        return failed(budgetError.empty() ? LoadStop::Cancelled : LoadStop::OverBudget,
-                      budgetError.empty() ? std::string("loading stopped") : budgetError);
-    }
-    // Small files end before the first projection: check what the model really needs.
-    if (builder.estimatedPeakBytes() > budget)
-        return failed(LoadStop::OverBudget,
-                      overBudgetMessage(builder.estimatedPeakBytes(), builder.estimatedBytes(),
-                                        budget, false));
-    if (progress && r.ok)
-        progress->done.store(src.fileSize()); // the parser may stop before trailing blanks
-    result.status = LoadStatus::Complete;
-    if (r.truncated) {
-        builder.setTruncated(true);
-        result.status = LoadStatus::Partial;
-        result.stop = LoadStop::Truncated;
-        result.message = "the file ends early (truncated at byte " + std::to_string(src.offset()) +
-                         "): every complete event was loaded; " + r.error;
-        builder.addWarning(result.message);
-        if (!src.error().empty()) builder.addWarning(src.error());
-    }
-    if (!r.ok) {
-        if (builder.eventCount() == 0) return failed(LoadStop::Malformed, r.error);
-        result.status = LoadStatus::Partial;
-        result.stop = LoadStop::Malformed;
-        result.message = r.error;
-        builder.addWarning("partial: the events before the error were loaded");
-    }
-    if (r.ok && builder.eventCount() == 0) builder.addWarning("the trace holds no events");
-    result.trace = builder.finish();
-    result.warnings = result.trace->warnings();
-    return result;
-}
-
-} // namespace
 
 std::uint64_t defaultMemoryBudget()
 {
     const long pages = sysconf(_SC_PHYS_PAGES);
     const long size = sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || size <= 0) return 8ull << 30;
-    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(size) / 4 * 3;
+    std::uint64_t budget = pages <= 0 || size <= 0 ? 8ull << 30
+                                                   : static_cast<std::uint64_t>(pages) *
+                                                         static_cast<std::uint64_t>(size) / 4 * 3;
+    // Under an address-space limit (ulimit -v) half of it: growing vectors and the threads'
+    // heaps reserve more address space than they touch.
+    rlimit as{};
+    if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+        budget = std::min<std::uint64_t>(budget, static_cast<std::uint64_t>(as.rlim_cur) / 2);
+    return budget;
 }
 
 std::optional<int> rankFromProfilerInfo(const std::string& folder)
@@ -201,15 +89,13 @@ ResolvedPath resolveTracePath(const std::string& path)
 LoadResult loadTrace(const std::string& path, const LoadOptions& options, LoadProgress* progress)
 {
     const ResolvedPath where = resolveTracePath(path);
-    if (!where.error.empty()) return failed(LoadStop::Unreadable, where.error);
-    // Plain JSON goes through the parallel tokenizer; it hands back anything it does not
-    // handle exactly like the SAX path (gzip, errors, truncation), which then runs.
-    if (auto fast = loadTraceParallel(where.file, where.rank, options, progress))
-        return std::move(*fast);
-    std::string error;
-    auto src = ByteSource::open(where.file, &error);
-    if (!src) return failed(LoadStop::Unreadable, error);
-    LoadResult r = run(*src, where.file, where.rank, options, progress);
+    if (!where.error.empty()) {
+        LoadResult r;
+        r.stop = LoadStop::Unreadable;
+        r.message = where.error;
+        return r;
+    }
+    LoadResult r = loadTraceFile(where.file, where.rank, options, progress);
     if (!r.message.empty() && !r.cancelled() && r.message.rfind(where.file, 0) != 0)
         r.message = where.file + ": " + r.message;
     return r;
@@ -218,9 +104,7 @@ LoadResult loadTrace(const std::string& path, const LoadOptions& options, LoadPr
 LoadResult loadTraceFromMemory(const char* data, std::size_t size, const LoadOptions& options,
                                const std::string& name)
 {
-    if (auto fast = loadTraceParallelFromMemory(data, size, name, options)) return std::move(*fast);
-    auto src = ByteSource::fromMemory(data, size);
-    return run(*src, name, std::nullopt, options, nullptr);
+    return loadTraceBytes(data, size, name, options);
 }
 
 } // namespace rs

@@ -587,8 +587,8 @@ private slots:
   {"ph":"X" "name":"c"},
 {"ph":"X","name":"d","pid":1,"tid":1,"ts":3,"dur":1}])");
         QVERIFY(!r.complete());
-        QVERIFY2(contains(r.message, "byte 128") && contains(r.message, "line 4") &&
-                     contains(r.message, "column 18"),
+        QVERIFY2(contains(r.message, "byte 122") && contains(r.message, "line 4") &&
+                     contains(r.message, "column 13"),
                  r.message.c_str());
         QVERIFY(r.trace);
         QCOMPARE(r.trace->slices().size(), std::size_t(2));

@@ -409,7 +409,7 @@ private slots:
             "[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1},\n"
             "{\"name\":\"b\",\"ph\":\"X\",\"ts\":tru,\"pid\":1}, {}]");
         QVERIFY(!r.complete());
-        QVERIFY2(r.message.find("byte 85") != std::string::npos, r.message.c_str());
+        QVERIFY2(r.message.find("byte 84") != std::string::npos, r.message.c_str());
         QVERIFY2(r.message.find("line 2") != std::string::npos, r.message.c_str());
         QVERIFY2(r.message.find("column") != std::string::npos, r.message.c_str());
         QVERIFY(r.trace); // the partial trace before the error
