@@ -515,7 +515,7 @@ const char* JsonTokenizer::event(const char* p, JsonEvent& ev, int depth,
             if (f == Field::Args)
                 ev.args = {
                     p, static_cast<std::uint32_t>(std::min<std::ptrdiff_t>(v - p, 0xffffffffll))};
-            else if (f != Field::None && f != Field::Stack)
+            else if (f != Field::None && !(f == Field::Stack && *p == '['))
                 ++ev.badTypes; // a container where a scalar belongs
             p = v;
         } else {

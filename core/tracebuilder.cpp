@@ -273,6 +273,7 @@ void TraceBuilder::addEvent(const JsonEvent& ev, std::uint32_t* internCache, std
 {
     LoadStats& stats = m_trace->m_stats;
     ++stats.events;
+    stats.badFields += ev.badTypes; // fields of a type they cannot take
     const std::string_view ph = ev.ph.view();
     // One-letter phases are counted in an array (a map lookup per event is costly); finish()
     // folds them into stats.phases.
@@ -877,8 +878,20 @@ void TraceBuilder::resolveStackFrames(const std::vector<EventId>& newIndex)
             m_frameIndex.emplace(it.key(), static_cast<std::uint32_t>(tr.m_stackFrames.size()));
             StackFrame f;
             if (it->is_object()) {
-                f.name = tr.m_strings.intern(it->value("name", std::string()));
-                f.category = tr.m_strings.intern(it->value("category", std::string()));
+                // A field of another type (null, a number...) is a bad field, never a throw.
+                auto text = [&](const char* key) -> StrId {
+                    const auto v = it->find(key);
+                    if (v == it->end()) return tr.m_strings.intern(std::string_view());
+                    if (!v->is_string()) {
+                        ++tr.m_stats.badFields;
+                        return tr.m_strings.intern(std::string_view());
+                    }
+                    return tr.m_strings.intern(v->get_ref<const std::string&>());
+                };
+                f.name = text("name");
+                f.category = text("category");
+            } else {
+                ++tr.m_stats.badFields;
             }
             tr.m_stackFrames.push_back(f);
         }
@@ -887,9 +900,11 @@ void TraceBuilder::resolveStackFrames(const std::vector<EventId>& newIndex)
             if (!it->is_object()) continue;
             auto p = it->find("parent");
             if (p == it->end()) continue;
-            std::string parent = p->is_string()   ? p->get<std::string>()
-                                 : p->is_number() ? p->dump()
-                                                  : std::string();
+            if (!p->is_string() && !p->is_number()) {
+                if (!p->is_null()) ++tr.m_stats.badFields;
+                continue;
+            }
+            const std::string parent = p->is_string() ? p->get<std::string>() : p->dump();
             const std::uint32_t pi = frameFor(parent);
             // A frame that is its own parent is a root.
             tr.m_stackFrames[i].parent = pi == i ? kNone : pi;

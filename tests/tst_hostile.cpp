@@ -9,7 +9,6 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-
 #include <sys/stat.h>
 
 #include <fstream>
@@ -81,6 +80,12 @@ const char* kEvents = R"([
 
 } // namespace
 
+// Loads text with load (a lambda of the test), failing the test if it threw or did not load.
+#define RS_CHECK_LOADS(text, what, result)                                                         \
+    std::string error;                                                                             \
+    const LoadResult result = load(text, error);                                                   \
+    QVERIFY2(error.empty(), (std::string(what) + ": " + error).c_str())
+
 class TstHostile : public QObject {
     Q_OBJECT
 private slots:
@@ -99,7 +104,8 @@ private slots:
         QTemporaryDir dir;
         const LoadResult f = rs::loadTrace(writeFile(dir, "empty.json", "").toStdString());
         QVERIFY(!f.complete());
-        QVERIFY2(contains(f.message, "empty") && contains(f.message, "empty.json"), f.message.c_str());
+        QVERIFY2(contains(f.message, "empty") && contains(f.message, "empty.json"),
+                 f.message.c_str());
         const LoadResult g = rs::loadTrace(writeFile(dir, "empty.json.gz", gzip("")).toStdString());
         QVERIFY(!g.complete());
         QVERIFY2(contains(g.message, "empty"), g.message.c_str());
@@ -133,7 +139,8 @@ private slots:
             text += "{\"a\":";
         r = loadText(text);
         QVERIFY(!r.complete());
-        QVERIFY2(contains(r.message, "nesting deeper") && contains(r.message, "byte"), r.message.c_str());
+        QVERIFY2(contains(r.message, "nesting deeper") && contains(r.message, "byte"),
+                 r.message.c_str());
         QVERIFY(r.trace);
         QCOMPARE(r.trace->slices().size(), std::size_t(1));
         QVERIFY(timer.elapsed() < 20000);
@@ -288,21 +295,20 @@ private slots:
     {
         // Found by the fuzzer: a negative ts far from the others overflowed `max - start`.
         // Times beyond 2^62 ns are bad fields; within it every end, span and difference fits.
-        const LoadResult r = loadText(
-            "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
-            "\"ts\":\"1704161511420306.491\",\"dur\":13.08},"
-            "{\"ph\":\"X\",\"name\":\"neg\",\"pid\":1,\"tid\":1,"
-            "\"ts\":\"-104161511420514.763\",\"dur\":30.05},"
-            "{\"ph\":\"X\",\"name\":\"edge\",\"pid\":1,\"tid\":2,"
-            "\"ts\":-4611686018427387,\"dur\":9223372036854775},"
-            "{\"ph\":\"X\",\"name\":\"far\",\"pid\":1,\"tid\":2,"
-            "\"ts\":\"-9000000000000000\",\"dur\":1},"
-            "{\"ph\":\"X\",\"name\":\"farint\",\"pid\":1,\"tid\":2,"
-            "\"ts\":9000000000000000,\"dur\":1},"
-            "{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":3,"
-            "\"ts\":4611686018427387},"
-            "{\"ph\":\"i\",\"name\":\"inst\",\"pid\":1,\"tid\":3,"
-            "\"ts\":-4611686018427387}]");
+        const LoadResult r = loadText("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+                                      "\"ts\":\"1704161511420306.491\",\"dur\":13.08},"
+                                      "{\"ph\":\"X\",\"name\":\"neg\",\"pid\":1,\"tid\":1,"
+                                      "\"ts\":\"-104161511420514.763\",\"dur\":30.05},"
+                                      "{\"ph\":\"X\",\"name\":\"edge\",\"pid\":1,\"tid\":2,"
+                                      "\"ts\":-4611686018427387,\"dur\":9223372036854775},"
+                                      "{\"ph\":\"X\",\"name\":\"far\",\"pid\":1,\"tid\":2,"
+                                      "\"ts\":\"-9000000000000000\",\"dur\":1},"
+                                      "{\"ph\":\"X\",\"name\":\"farint\",\"pid\":1,\"tid\":2,"
+                                      "\"ts\":9000000000000000,\"dur\":1},"
+                                      "{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":3,"
+                                      "\"ts\":4611686018427387},"
+                                      "{\"ph\":\"i\",\"name\":\"inst\",\"pid\":1,\"tid\":3,"
+                                      "\"ts\":-4611686018427387}]");
         QVERIFY2(r.complete(), r.message.c_str());
         const rs::Trace& t = *r.trace;
         for (const rs::Slice& s : t.slices()) {
@@ -310,7 +316,7 @@ private slots:
             QVERIFY2(std::abs(s.start) <= rs::kMaxAbsTimeNs, t.str(s.name).c_str());
         }
         QCOMPARE(t.slices().size(), std::size_t(5)); // "far" and "farint" have no usable ts
-        QVERIFY(t.stats().badFields >= 3); // far, farint, edge's dur
+        QVERIFY(t.stats().badFields >= 3);           // far, farint, edge's dur
         QVERIFY(t.startNs() <= t.endNs());
         QVERIFY(t.endNs() - t.startNs() >= 0);
     }
@@ -421,6 +427,91 @@ private slots:
             if (name == "eNone") QCOMPARE(f, rs::kNone);
         }
         QVERIFY(anyWarning(t, "missing or bad field"));
+    }
+
+    // Each object of a trace (an event, its args as metadata and counters read them, a
+    // stackFrames entry, distributedInfo) with each field given every JSON type: the load
+    // never throws or aborts (a null stackFrames "category" or "name" used to abort it), keeps
+    // the other events, and counts a wrong type as a bad field.
+    void everyFieldEveryType()
+    {
+        const char* values[] = {
+            "null",      "true", "false",    "0",    "-1",    "18446744073709551615",
+            "1.5",       "-0",   "1e308",    "\"\"", "\"x\"", "[]",
+            "[1,\"a\"]", "{}",   "{\"k\":1}"};
+        const std::string good =
+            "{\"ph\":\"X\",\"name\":\"ok\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}";
+        // A load that threw leaves r without a trace and names the exception.
+        auto load = [&](const std::string& text, std::string& error) {
+            LoadResult r;
+            try {
+                r = loadText(text);
+            } catch (const std::exception& ex) {
+                error = std::string("threw ") + ex.what();
+            }
+            if (error.empty() && !r.complete()) error = r.message;
+            if (error.empty() && r.trace->stats().events < 1) error = "no events";
+            return r;
+        };
+        for (const char* field : {"ph", "name", "cat", "bp", "s", "ts", "dur", "pid", "tid", "id",
+                                  "bind_id", "sf", "flow_in", "flow_out", "args", "stack"}) {
+            for (const char* v : values) {
+                for (const char* ph : {"X", "B", "i", "C", "M", "s", "f", "b", "n"}) {
+                    const std::string ev =
+                        std::string("{\"ph\":\"") + ph +
+                        "\",\"name\":\"process_name\",\"pid\":2,\"tid\":2,\"ts\":5,"
+                        "\"dur\":1,\"id\":3,\"args\":{\"name\":\"p\",\"v\":1},\"" +
+                        field + "\":" + v + "}";
+                    RS_CHECK_LOADS("[" + good + "," + ev + "]",
+                                   std::string(field) + "=" + v + " ph " + ph, r);
+                }
+            }
+        }
+        // The args keys the builder reads, every type: metadata names, sort indexes, labels,
+        // counter values.
+        for (const char* key : {"name", "sort_index", "labels"}) {
+            for (const char* v : values) {
+                for (const char* name : {"process_name", "thread_name", "process_sort_index",
+                                         "thread_sort_index", "process_labels"}) {
+                    const std::string ev =
+                        std::string("{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"") + name +
+                        "\",\"args\":{\"" + key + "\":" + v + "}}";
+                    RS_CHECK_LOADS("[" + good + "," + ev + "]",
+                                   std::string(name) + "." + key + "=" + v, r);
+                }
+            }
+        }
+        for (const char* v : values) {
+            const std::string ev =
+                std::string("{\"ph\":\"C\",\"pid\":1,\"name\":\"mem\",\"ts\":2,\"args\":{\"a\":") +
+                v + "}}";
+            RS_CHECK_LOADS("[" + good + "," + ev + "]", std::string("counter=") + v, r);
+        }
+        // stackFrames entries and distributedInfo, every type in every field.
+        for (const char* key : {"name", "category", "parent"}) {
+            for (const char* v : values) {
+                const std::string doc =
+                    std::string("{\"traceEvents\":[") + good +
+                    ",{\"ph\":\"X\",\"name\":\"s\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1,\"sf\":"
+                    "\"1\"}],"
+                    "\"stackFrames\":{\"1\":{\"name\":\"f\",\"category\":\"c\",\"" +
+                    key + "\":" + v + "},\"2\":" + v + "}}";
+                RS_CHECK_LOADS(doc, std::string("stackFrames.") + key + "=" + v, r);
+                if (std::string(key) != "parent" && v[0] != '"' && std::string(v) != "null")
+                    QVERIFY2(r.trace->stats().badFields > 0, (std::string(key) + v).c_str());
+            }
+        }
+        for (const char* v : values) {
+            const std::string doc = std::string("{\"traceEvents\":[") + good +
+                                    "],\"distributedInfo\":{\"rank\":" + v + "}}";
+            RS_CHECK_LOADS(doc, std::string("distributedInfo.rank=") + v, r);
+        }
+        // The 120-byte trace the fuzzer found: a null category used to abort the process.
+        RS_CHECK_LOADS("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":"
+                       "1,\"dur\":1,\"sf\":\"1\"}],"
+                       "\"stackFrames\":{\"1\":{\"name\":\"f\",\"category\":null}}}",
+                       "null category", r);
+        QCOMPARE(r.trace->stackFrames().size(), std::size_t(1));
     }
 
     void invalidUtf8()

@@ -85,6 +85,7 @@ OracleEvent asOracle(const JsonEvent& e)
     o.sf = scalarText(e.sf);
     o.flowIn = e.flowIn;
     o.flowOut = e.flowOut;
+    o.badTypes = e.badTypes;
     for (const TextRef& s : e.stack)
         o.stack.emplace_back(s.view());
     if (e.args.n) o.args = nlohmann::json::parse(e.args.view());

@@ -154,6 +154,7 @@ std::optional<LoadResult> oracleLoad(const std::string& text, const std::string&
             ev.stack.push_back(ref(f));
         ev.flowIn = e.flowIn;
         ev.flowOut = e.flowOut;
+        ev.badTypes = e.badTypes;
         b.addEvent(ev);
     }
     for (const auto& [k, v] : doc.metadata)

@@ -344,6 +344,69 @@ private slots:
 
     // The trace's folder cannot be written: the sidecar goes to the data folder and is found
     // there on reopen; the old one next to the trace is untouched.
+    // Every field of an annotation given every JSON type: a required field of the wrong type
+    // skips that entry (counted), an optional one takes its default and is counted, nothing
+    // throws out of the reader, and the other annotations are kept.
+    void everyFieldEveryType()
+    {
+        const char* values[] = {"null", "true", "0", "-1", "1.5", "\"\"", "\"x\"", "[]", "{}"};
+        const std::string event = R"({"pid":"1","tid":"1","name":"a","startNs":5})";
+        const std::string base[] = {
+            R"({"id":1,"kind":"note","text":"t","timeNs":5,"color":"#fff"})",
+            R"({"id":2,"kind":"range","text":"t","timeNs":5,"endNs":9})",
+            R"({"id":3,"kind":"arrow","event":)" + event + R"(,"target":)" + event + "}",
+            R"({"id":4,"kind":"note","event":)" + event + "}"};
+        const char* keys[] = {"id",    "kind",   "text",  "timeNs",  "endNs",
+                              "event", "target", "color", "created", "modified"};
+        const char* eventKeys[] = {"pid",     "tid",   "name",  "startNs", "trackKind",
+                                   "process", "track", "durNs", "depth"};
+        auto load = [](const std::string& entry) {
+            const std::string file = std::string(R"({"schema":")") + rs::kSidecarSchema +
+                                     R"(","settings":{"showFindingAnnotations":[]},)"
+                                     R"("annotations":[)" +
+                                     entry + R"(,{"id":9,"kind":"note","timeNs":1}]})";
+            bool unsupported = false;
+            int skipped = 0;
+            const rs::SidecarData d =
+                rs::sidecarFromJson(QByteArray::fromStdString(file), &unsupported, &skipped);
+            return std::make_pair(d.annotations.size(), skipped);
+        };
+        for (const std::string& b : base) {
+            for (const char* key : keys) {
+                for (const char* v : values) {
+                    auto j = nlohmann::json::parse(b);
+                    j[key] = nlohmann::json::parse(v);
+                    std::pair<std::size_t, int> got;
+                    try {
+                        got = load(j.dump());
+                    } catch (const std::exception& e) {
+                        QFAIL((j.dump() + ": threw " + e.what()).c_str());
+                    }
+                    QVERIFY2(got.first + std::size_t(got.second) == 2, j.dump().c_str());
+                }
+            }
+            if (b.find("event") == std::string::npos) continue;
+            for (const char* key : eventKeys) {
+                for (const char* v : values) {
+                    auto j = nlohmann::json::parse(b);
+                    j["event"][key] = nlohmann::json::parse(v);
+                    std::pair<std::size_t, int> got;
+                    try {
+                        got = load(j.dump());
+                    } catch (const std::exception& e) {
+                        QFAIL((j.dump() + ": threw " + e.what()).c_str());
+                    }
+                    QVERIFY2(got.first + std::size_t(got.second) == 2, j.dump().c_str());
+                }
+            }
+        }
+        // An optional field of another type no longer costs the annotation.
+        auto j = nlohmann::json::parse(base[0]);
+        j["color"] = 5;
+        j["text"] = nlohmann::json::array();
+        QCOMPARE(load(j.dump()).first, std::size_t(2));
+    }
+
     void readOnlyFolderFallsBack()
     {
         QTemporaryDir dir;

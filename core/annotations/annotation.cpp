@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 #include <tuple>
+#include <type_traits>
 
 namespace rs {
 
@@ -159,19 +160,41 @@ nlohmann::json eventRefToJson(const EventRef& r)
             {"depth", r.depth}};
 }
 
-EventRef eventRefFromJson(const nlohmann::json& j)
+namespace {
+// An optional field: its value when it has the right type, else the fallback. A value of
+// another type is not thrown over (the annotation must not be lost): *bad counts it.
+template <typename T>
+T optionalField(const nlohmann::json& j, const char* key, T fallback, int* bad)
+{
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return fallback;
+    bool ok;
+    if constexpr (std::is_same_v<T, std::string>)
+        ok = it->is_string();
+    else if constexpr (std::is_same_v<T, bool>)
+        ok = it->is_boolean();
+    else
+        ok = it->is_number_integer();
+    if (ok) return it->get<T>();
+    if (bad) ++*bad;
+    return fallback;
+}
+} // namespace
+
+EventRef eventRefFromJson(const nlohmann::json& j, int* badFields)
 {
     if (!j.is_object()) throw std::invalid_argument("event reference is not an object");
     EventRef r;
     r.pid = j.at("pid").get<std::string>();
     r.tid = j.at("tid").get<std::string>();
-    r.trackKind = trackKindFromName(j.value("trackKind", std::string("thread")));
-    r.processLabel = j.value("process", std::string());
-    r.trackLabel = j.value("track", std::string());
+    r.trackKind =
+        trackKindFromName(optionalField(j, "trackKind", std::string("thread"), badFields));
+    r.processLabel = optionalField(j, "process", std::string(), badFields);
+    r.trackLabel = optionalField(j, "track", std::string(), badFields);
     r.name = j.at("name").get<std::string>();
     r.startNs = j.at("startNs").get<TimeNs>();
-    r.durNs = j.value("durNs", TimeNs(0));
-    r.depth = j.value("depth", 0);
+    r.durNs = optionalField(j, "durNs", TimeNs(0), badFields);
+    r.depth = optionalField(j, "depth", 0, badFields);
     return r;
 }
 
@@ -186,7 +209,7 @@ nlohmann::json annotationToJson(const Annotation& a)
     nlohmann::json j = a.extra.is_object() ? a.extra : nlohmann::json::object();
     j["id"] = a.id;
     j["kind"] = annotationKindName(a.kind);
-    j["text"] = a.text;
+    if (!a.text.empty() || !j.contains("text")) j["text"] = a.text; // else kept as written
     switch (a.kind) {
     case AnnotationKind::Note:
         if (a.event.isSet())
@@ -209,7 +232,7 @@ nlohmann::json annotationToJson(const Annotation& a)
     return j;
 }
 
-Annotation annotationFromJson(const nlohmann::json& j)
+Annotation annotationFromJson(const nlohmann::json& j, int* badFields)
 {
     if (!j.is_object()) throw std::invalid_argument("annotation is not an object");
     Annotation a;
@@ -223,11 +246,11 @@ Annotation annotationFromJson(const nlohmann::json& j)
         a.kind = AnnotationKind::Arrow;
     else
         throw std::invalid_argument("unknown annotation kind \"" + kind + "\"");
-    a.text = j.value("text", std::string());
+    a.text = optionalField(j, "text", std::string(), badFields);
     switch (a.kind) {
     case AnnotationKind::Note:
         if (j.contains("event"))
-            a.event = eventRefFromJson(j.at("event"));
+            a.event = eventRefFromJson(j.at("event"), badFields);
         else
             a.timeNs = j.at("timeNs").get<TimeNs>();
         break;
@@ -236,17 +259,21 @@ Annotation annotationFromJson(const nlohmann::json& j)
         a.endNs = j.at("endNs").get<TimeNs>();
         break;
     case AnnotationKind::Arrow:
-        a.event = eventRefFromJson(j.at("event"));
-        a.target = eventRefFromJson(j.at("target"));
+        a.event = eventRefFromJson(j.at("event"), badFields);
+        a.target = eventRefFromJson(j.at("target"), badFields);
         break;
     }
-    a.color = j.value("color", std::string());
-    a.created = j.value("created", std::string());
-    a.modified = j.value("modified", std::string());
+    a.color = optionalField(j, "color", std::string(), badFields);
+    a.created = optionalField(j, "created", std::string(), badFields);
+    a.modified = optionalField(j, "modified", std::string(), badFields);
     for (auto it = j.begin(); it != j.end(); ++it) {
         const bool known = std::any_of(std::begin(kKnownKeys), std::end(kKnownKeys),
                                        [&](const char* k) { return it.key() == k; });
-        if (!known) a.extra[it.key()] = it.value();
+        // Unknown keys, and a text field of another type, are kept as they were written.
+        const bool wrongText = (it.key() == "text" || it.key() == "color" ||
+                                it.key() == "created" || it.key() == "modified") &&
+                               !it->is_string() && !it->is_null();
+        if (!known || wrongText) a.extra[it.key()] = it.value();
     }
     return a;
 }

@@ -73,8 +73,10 @@ struct AnnotationAnchor {
 AnnotationAnchor resolveAnnotation(const Trace& trace, const Annotation& a);
 
 nlohmann::json eventRefToJson(const EventRef& r);
-EventRef eventRefFromJson(const nlohmann::json& j); // throws nlohmann::json::exception
+// Throws on a missing or wrong-typed required field; an optional field of the wrong type
+// takes its default and counts in *badFields.
+EventRef eventRefFromJson(const nlohmann::json& j, int* badFields = nullptr);
 nlohmann::json annotationToJson(const Annotation& a);
-Annotation annotationFromJson(const nlohmann::json& j); // throws on a malformed entry
+Annotation annotationFromJson(const nlohmann::json& j, int* badFields = nullptr);
 
 } // namespace rs

@@ -95,7 +95,9 @@ SidecarData sidecarFromJson(const QByteArray& bytes, bool* unsupported, int* ski
     }
     SidecarData d;
     if (j.contains("settings") && j["settings"].is_object())
-        d.showFindingAnnotations = j["settings"].value("showFindingAnnotations", true);
+        if (auto s = j["settings"].find("showFindingAnnotations");
+            s != j["settings"].end() && s->is_boolean())
+            d.showFindingAnnotations = s->get<bool>();
     const auto& list = j.at("annotations");
     if (!list.is_array()) throw std::invalid_argument("\"annotations\" is not a list");
     for (const auto& entry : list) {

@@ -79,7 +79,10 @@ private:
             return true;
         }
         if (w == Where::Stack) {
-            if (v.is_string()) m_event.stack.push_back(v.get<std::string>());
+            if (v.is_string())
+                m_event.stack.push_back(v.get<std::string>());
+            else
+                ++m_event.badTypes;
             return true;
         }
         OracleEvent& e = m_event;
@@ -100,9 +103,12 @@ private:
                            : k == "sf"      ? &e.sf
                                             : nullptr;
         if (str && stringPart(tagged, text)) *str = text;
+        if (str && v.is_boolean()) ++e.badTypes;
         if (val) *val = tagged;
         if (k == "flow_in") e.flowIn = v.is_boolean() && v.get<bool>();
         if (k == "flow_out") e.flowOut = v.is_boolean() && v.get<bool>();
+        if ((k == "flow_in" || k == "flow_out") && !v.is_boolean() && !v.is_null()) ++e.badTypes;
+        if ((k == "args" || k == "stack") && !v.is_null()) ++e.badTypes;
         return true;
     }
 
@@ -158,11 +164,21 @@ private:
                 m_where.push_back(Where::Stack);
                 return true;
             }
+            if (isField(m_key)) ++m_event.badTypes; // a container where a scalar belongs
             return startDom(&m_skipped, std::move(container));
         case Where::Stack:
+            ++m_event.badTypes;
             return startDom(&m_skipped, std::move(container));
         }
         return true;
+    }
+
+    static bool isField(const std::string& k)
+    {
+        for (const char* f : {"ph", "name", "cat", "bp", "s", "ts", "dur", "pid", "tid", "id",
+                              "bind_id", "sf", "flow_in", "flow_out", "stack"})
+            if (k == f) return true;
+        return false;
     }
 
     bool startDom(json* slot, json container)
