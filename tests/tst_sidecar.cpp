@@ -350,21 +350,21 @@ private slots:
     void everyFieldEveryType()
     {
         const char* values[] = {"null", "true", "0", "-1", "1.5", "\"\"", "\"x\"", "[]", "{}"};
-        const std::string event = R"({"pid":"1","tid":"1","name":"a","startNs":5})";
+        const std::string event = "{\"pid\":\"1\",\"tid\":\"1\",\"name\":\"a\",\"startNs\":5}";
         const std::string base[] = {
-            R"({"id":1,"kind":"note","text":"t","timeNs":5,"color":"#fff"})",
-            R"({"id":2,"kind":"range","text":"t","timeNs":5,"endNs":9})",
-            R"({"id":3,"kind":"arrow","event":)" + event + R"(,"target":)" + event + "}",
-            R"({"id":4,"kind":"note","event":)" + event + "}"};
+            "{\"id\":1,\"kind\":\"note\",\"text\":\"t\",\"timeNs\":5,\"color\":\"#fff\"}",
+            "{\"id\":2,\"kind\":\"range\",\"text\":\"t\",\"timeNs\":5,\"endNs\":9}",
+            "{\"id\":3,\"kind\":\"arrow\",\"event\":" + event + ",\"target\":" + event + "}",
+            "{\"id\":4,\"kind\":\"note\",\"event\":" + event + "}"};
         const char* keys[] = {"id",    "kind",   "text",  "timeNs",  "endNs",
                               "event", "target", "color", "created", "modified"};
         const char* eventKeys[] = {"pid",     "tid",   "name",  "startNs", "trackKind",
                                    "process", "track", "durNs", "depth"};
         auto load = [](const std::string& entry) {
-            const std::string file = std::string(R"({"schema":")") + rs::kSidecarSchema +
-                                     R"(","settings":{"showFindingAnnotations":[]},)"
-                                     R"("annotations":[)" +
-                                     entry + R"(,{"id":9,"kind":"note","timeNs":1}]})";
+            const std::string file = std::string("{\"schema\":\"") + rs::kSidecarSchema +
+                                     "\",\"settings\":{\"showFindingAnnotations\":[]},"
+                                     "\"annotations\":[" +
+                                     entry + ",{\"id\":9,\"kind\":\"note\",\"timeNs\":1}]}";
             bool unsupported = false;
             int skipped = 0;
             const rs::SidecarData d =
