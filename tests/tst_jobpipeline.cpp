@@ -153,6 +153,19 @@ private slots:
         QVERIFY2(three.rfind("Ranks 0, 3, 7 delay", 0) == 0, three.c_str());
         QVERIFY2(three.find("ranks 1, 2, 4-6 wait") != std::string::npos, three.c_str());
 
+        // A waiting rank's sync-dominated finding names the ranks the job says it waited for.
+        int named = 0;
+        for (const ReportPtr& rep : r.reports)
+            for (const Finding& f : rep->findings)
+                if (f.rule == "sync-dominated") {
+                    ++named;
+                    QVERIFY2(f.recommendation.find("wait for rank 0 (1 of 3 delayed collectives), "
+                                                   "rank 2 (1 of 3") != std::string::npos,
+                             f.recommendation.c_str());
+                    QVERIFY(f.recommendation.find("rank 6 (1 of 3") != std::string::npos);
+                }
+        QVERIFY(named > 0);
+
         // The JSON: delaying_ranks on every cross_rank element, the finding's step and span.
         const nlohmann::json j = reportToJson(r.reportInputs(), r.jobReport());
         QCOMPARE(j["cross_rank"].size(), std::size_t(o.steps));

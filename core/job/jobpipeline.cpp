@@ -2,6 +2,7 @@
 
 #include "core/analysis/analyzer.h"
 #include "core/analysis/reportjson.h"
+#include "core/job/jobnotes.h"
 
 #include <algorithm>
 #include <exception>
@@ -90,7 +91,10 @@ PipelineResult runPipeline(const std::vector<RankInput>& inputs, const PipelineO
         out.reports.push_back(reports[i]);
         out.rankIds.push_back(ids[i]);
     }
-    if (options.crossRank) out.job = matchJob(out.reports, {}, options.job);
+    if (options.crossRank) {
+        out.job = matchJob(out.reports, {}, options.job);
+        if (out.job) nameDelayingRanks(out.reports, *out.job);
+    }
     return out;
 }
 

@@ -1,5 +1,7 @@
 #include "ui/job/jobsession.h"
 
+#include "core/job/jobnotes.h"
+
 #include <algorithm>
 
 namespace rs {
@@ -31,6 +33,7 @@ void finish(JobSession& s)
 {
     // The rule and the matching of the pipeline (the command line gets the same job report).
     s.jobReport = matchJob(s.localReports, s.job.offsets);
+    if (s.jobReport) nameDelayingRanks(s.localReports, *s.jobReport);
     s.perRank.clear();
     s.combined =
         combineReports(s.job, s.localReports, s.jobReport ? &*s.jobReport : nullptr, &s.perRank);
