@@ -256,7 +256,15 @@ private slots:
         for (int rank = 0; rank < 8; ++rank)
             QVERIFY2(text.contains(QStringLiteral("Rank %1 \u00b7 ").arg(rank).toUtf8()),
                      qPrintable(QString::number(rank)));
-        QVERIFY(text.contains("custom_attention_forward"));
+        // The report of the job's first finding shows the call stack down to the source frame
+        // (on the timeline its label may be dropped where labels would overlap).
+        const QString report = out.filePath("report.svg");
+        const Run composite = runRingscope({"export", m_dir.path(), "--out", report, "--composite",
+                                            "--annotate-findings", "--finding", "1"});
+        QVERIFY2(composite.code == 0, composite.err.constData());
+        QFile rf(report);
+        QVERIFY(rf.open(QIODevice::ReadOnly));
+        QVERIFY(rf.readAll().contains("custom_attention_forward"));
 
         // --finding counts the job's findings as the Findings pane does (the combined report).
         std::string error;

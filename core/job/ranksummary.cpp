@@ -1,6 +1,7 @@
 #include "core/job/ranksummary.h"
 
 #include "core/bytesource.h"
+#include "core/job/jobnotes.h"
 #include "core/job/jobpipeline.h"
 #include "core/workpool.h"
 
@@ -853,6 +854,12 @@ MergedJob mergeRankSummaries(const std::vector<std::string>& paths)
     }
     // The pipeline's "one job" rule and cross-rank match, on the reports read back.
     out.job = matchJob(reports);
+    // As the pipeline does: the ranks' sync-dominated findings name the delaying ranks.
+    if (out.job) {
+        nameDelayingRanks(reports, *out.job);
+        for (std::size_t i = 0; i < reports.size(); ++i)
+            out.inputs[i].report = reports[i];
+    }
     if (!out.job && reports.size() > 1)
         out.warnings.push_back("the summaries do not have distinct ranks: reported one by one, "
                                "not matched as one job");
