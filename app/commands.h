@@ -22,6 +22,8 @@ bool parseLinkPeaks(const QStringList& values, AnalysisOptions* options, std::st
 
 int info(const QStringList& args);
 int analyze(const QStringList& args);
+// stats PATH... --by kernel|op|collective|step|memcpy: summary tables (docs/stats.md).
+int stats(const QStringList& args);
 // merge SUMMARY... | FOLDER: the job report from per-rank summaries (docs/scale.md).
 int merge(const QStringList& args);
 // compare BEFORE AFTER, compare --scaling RUN... (docs/compare.md). With --image it needs a

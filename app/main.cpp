@@ -35,6 +35,11 @@ const Command kCommands[] = {
      "analyze PATH... [--json] [--size-align N] [--addr-align N]\n"
      "          [--fail-on warning|error] [--summary-out FILE]  find communication problems",
      Host::Core, rs::cli::analyze},
+    {"stats",
+     "stats PATH... [--by kernel|op|collective|step|memcpy]\n"
+     "          [--range START_NS:END_NS] [--csv|--json] [--rank N] [--per-rank]\n"
+     "          count, total, mean, min, max and share of busy time by name",
+     Host::Core, rs::cli::stats},
     {"merge",
      "merge SUMMARY... | FOLDER [--json]  the job report from per-rank summaries\n"
      "          (analyze RANK --summary-out FILE)",

@@ -1,0 +1,534 @@
+#include "core/stats/stats.h"
+
+#include "core/analysis/analysisutil.h"
+#include "core/analysis/producers/producer.h"
+#include "core/compare/rundigest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <type_traits>
+#include <unordered_map>
+
+namespace rs {
+
+using analysis::TrackRole;
+
+const char* statsGroupName(StatsGroup g)
+{
+    switch (g) {
+    case StatsGroup::Kernel:
+        return "kernel";
+    case StatsGroup::Op:
+        return "op";
+    case StatsGroup::Collective:
+        return "collective";
+    case StatsGroup::Step:
+        return "step";
+    case StatsGroup::Memcpy:
+        return "memcpy";
+    }
+    return "kernel";
+}
+
+std::optional<StatsGroup> parseStatsGroup(std::string_view name)
+{
+    for (StatsGroup g : {StatsGroup::Kernel, StatsGroup::Op, StatsGroup::Collective,
+                         StatsGroup::Step, StatsGroup::Memcpy})
+        if (name == statsGroupName(g)) return g;
+    return std::nullopt;
+}
+
+bool statsGroupOnDevice(StatsGroup g)
+{
+    return g == StatsGroup::Kernel || g == StatsGroup::Collective || g == StatsGroup::Memcpy;
+}
+
+namespace {
+
+constexpr StrId kNoStr = std::numeric_limits<StrId>::max();
+
+using Range = std::optional<std::pair<TimeNs, TimeNs>>;
+
+// Calls f(e, clippedStart, clippedDur) for the slices of a track in the range, in start order.
+// In the range: start < end of range and end > its start (a zero-length slice: it starts in
+// it). The first candidate comes from the track's sorted slices by binary search.
+template <class F> void forEachInRange(const Trace& t, TrackId tr, const Range& range, F&& f)
+{
+    const Track& track = t.tracks()[tr];
+    const auto sl = t.slices();
+    if (!range) {
+        for (EventId e = track.begin; e < track.end; ++e)
+            if (!(sl[e].flags & kSliceInstant)) f(e, sl[e].start, sl[e].dur);
+        return;
+    }
+    const auto [a, b] = *range;
+    // end >= a: a slice that ends exactly at a is skipped below, a zero-length one at a kept.
+    EventId e = t.firstSliceEndingAfter(tr, a - 1);
+    if (e == kNone) return;
+    for (; e < track.end; ++e) {
+        const Slice& s = sl[e];
+        if (s.start >= b) break;
+        if (s.flags & kSliceInstant) continue;
+        if (s.dur > 0 ? s.end() <= a : s.start < a) continue;
+        const TimeNs cs = std::max(s.start, a);
+        f(e, cs, std::min(s.end(), b) - cs);
+    }
+}
+
+// What the slices of one source are: roles of its tracks, per-name classes computed once per
+// distinct string.
+class SourceScan {
+public:
+    SourceScan(const StatsSource& src, const StatsScope& scope)
+        : m_src(src), m_t(*src.trace), m_roles(analysis::trackRoles(m_t))
+    {
+        const StringPool& sp = m_t.strings();
+        auto cats = [&](std::initializer_list<const char*> names) {
+            std::vector<StrId> out;
+            for (const char* n : names)
+                if (const StrId id = sp.find(n); id != kNoStr) out.push_back(id);
+            return out;
+        };
+        m_kernelCats = cats({"kernel", "Kernel"});
+        m_copyCats = cats({"gpu_memcpy", "gpu_memset", "Memcpy", "Memset"});
+        m_opCats = cats({"cpu_op", "user_annotation"});
+        m_pyCat = sp.find("python_function");
+        m_nameClass.assign(sp.size(), -1);
+        const TrackId n = TrackId(m_t.tracks().size());
+        m_end = std::min(src.trackEnd, n);
+        m_begin = std::min(src.trackBegin, m_end);
+        m_inScope.assign(n, 0);
+        if (scope.tracks) {
+            for (TrackId tr : *scope.tracks)
+                if (tr >= m_begin && tr < m_end) m_inScope[tr] = 1;
+        } else {
+            std::fill(m_inScope.begin() + m_begin, m_inScope.begin() + m_end, 1);
+        }
+        for (TrackId tr = m_begin; tr < m_end; ++tr)
+            if (m_t.tracks()[tr].kind == TrackKind::Counter) m_inScope[tr] = 0;
+    }
+
+    const Trace& trace() const { return m_t; }
+    TrackId begin() const { return m_begin; }
+    TrackId end() const { return m_end; }
+    bool inScope(TrackId tr) const { return tr < m_inScope.size() && m_inScope[tr]; }
+    TrackRole role(TrackId tr) const { return m_roles[tr]; }
+
+    // Tracks whose slices make the busy time of a group's base.
+    bool busyTrack(TrackId tr, bool device) const
+    {
+        const TrackRole r = m_roles[tr];
+        return device ? analysis::isDeviceRole(r) : (r == TrackRole::Host || r == TrackRole::Cann);
+    }
+    // Tracks a group's members can be on.
+    bool groupTrack(TrackId tr, StatsGroup by) const
+    {
+        const TrackRole r = m_roles[tr];
+        switch (by) {
+        case StatsGroup::Kernel:
+        case StatsGroup::Memcpy:
+            return r == TrackRole::AscendDevice || r == TrackRole::GpuStream;
+        case StatsGroup::Collective:
+            return r == TrackRole::HcclGroup || r == TrackRole::GpuStream;
+        case StatsGroup::Op:
+        case StatsGroup::Step:
+            return r == TrackRole::Host;
+        }
+        return false;
+    }
+
+    // Whether slice s on a track of groupTrack() belongs to the group (collectives without a
+    // report: by name).
+    bool member(const Slice& s, StatsGroup by)
+    {
+        const TrackRole r = m_roles[s.track];
+        const auto has = [](const std::vector<StrId>& v, StrId c) {
+            return std::find(v.begin(), v.end(), c) != v.end();
+        };
+        switch (by) {
+        case StatsGroup::Kernel:
+            return r == TrackRole::AscendDevice ? !(cls(s.name) & kAscendCopy)
+                                                : has(m_kernelCats, s.cat);
+        case StatsGroup::Memcpy:
+            return r == TrackRole::AscendDevice ? bool(cls(s.name) & kAscendCopy)
+                                                : has(m_copyCats, s.cat);
+        case StatsGroup::Collective:
+            return r == TrackRole::HcclGroup ? bool(cls(s.name) & kHcom)
+                                             : bool(cls(s.name) & kCollKernel);
+        case StatsGroup::Op:
+            if (cls(s.name) & kStep) return false;
+            return m_opCats.empty() ? s.cat != m_pyCat : has(m_opCats, s.cat);
+        case StatsGroup::Step:
+            return cls(s.name) & kStep;
+        }
+        return false;
+    }
+
+private:
+    enum : std::int8_t { kAscendCopy = 1, kHcom = 2, kCollKernel = 4, kStep = 8 };
+    std::int8_t cls(StrId id)
+    {
+        if (id >= m_nameClass.size()) return 0;
+        std::int8_t& c = m_nameClass[id];
+        if (c < 0) {
+            const std::string& n = m_t.str(id);
+            const std::uint8_t nc = analysis::genericModel().classifyName(n);
+            c = 0;
+            // The runtime's copy and set tasks on an Ascend stream (aclrtMemcpyAsync's
+            // MEMCPY_ASYNC); kernels named "..._MemSet" are compute kernels.
+            if (analysis::startsWith(n, "MEMCPY") || analysis::startsWith(n, "MEMSET") ||
+                analysis::startsWith(n, "Memcpy") || analysis::startsWith(n, "Memset"))
+                c |= kAscendCopy;
+            if (nc & analysis::kNcHcom) c |= kHcom;
+            if (nc & analysis::kNcCollKernel) c |= kCollKernel;
+            if (analysis::profilerStepNumber(n)) c |= kStep;
+        }
+        return c;
+    }
+
+    const StatsSource& m_src;
+    const Trace& m_t;
+    std::vector<TrackRole> m_roles;
+    std::vector<StrId> m_kernelCats, m_copyCats, m_opCats;
+    StrId m_pyCat = kNoStr;
+    std::vector<std::int8_t> m_nameClass;
+    std::vector<std::uint8_t> m_inScope;
+    TrackId m_begin = 0, m_end = 0;
+};
+
+std::string collectiveName(CollectiveKind k, std::string_view name)
+{
+    return std::string(collectiveKindName(k)) + " " + collectivePattern(name);
+}
+
+// Calls f(event, clippedStart, clippedDur, name) for every member of the group in scope.
+template <class F>
+void scanSource(SourceScan& scan, const StatsSource& src, const StatsOptions& o, F&& f)
+{
+    const Trace& t = scan.trace();
+    const auto& range = o.scope.range;
+    if (o.by == StatsGroup::Collective && src.report) {
+        // The analysis' collectives (what `analyze` counts), by kind and name pattern.
+        for (const Collective& c : src.report->collectives) {
+            if (c.event >= t.slices().size()) continue;
+            const Slice& s = t.slice(c.event);
+            if (!scan.inScope(s.track)) continue;
+            TimeNs cs = s.start, cd = s.dur;
+            if (range) {
+                const auto [a, b] = *range;
+                if (s.start >= b || (s.dur > 0 ? s.end() <= a : s.start < a)) continue;
+                cs = std::max(s.start, a);
+                cd = std::min(s.end(), b) - cs;
+            }
+            f(c.event, cs, cd, collectiveName(c.kind, t.str(s.name)));
+        }
+        return;
+    }
+    for (TrackId tr = scan.begin(); tr < scan.end(); ++tr) {
+        if (!scan.inScope(tr) || !scan.groupTrack(tr, o.by)) continue;
+        forEachInRange(t, tr, range, [&](EventId e, TimeNs cs, TimeNs cd) {
+            const Slice& s = t.slice(e);
+            if (!scan.member(s, o.by)) return;
+            if (o.by == StatsGroup::Collective)
+                f(e, cs, cd, collectiveName(analysis::kindFromName(t.str(s.name)), t.str(s.name)));
+            else
+                f(e, cs, cd, s.name);
+        });
+    }
+}
+
+// Union length of the busy intervals of a source's tracks in scope.
+TimeNs busyTime(const SourceScan& scan, const StatsOptions& o)
+{
+    const Trace& t = scan.trace();
+    const bool device = statsGroupOnDevice(o.by);
+    std::vector<std::pair<TimeNs, TimeNs>> all;
+    std::vector<std::size_t> runs; // start of each track's (sorted, disjoint) run in `all`
+    for (TrackId tr = scan.begin(); tr < scan.end(); ++tr) {
+        if (!scan.inScope(tr) || !scan.busyTrack(tr, device)) continue;
+        const std::size_t first = all.size();
+        forEachInRange(t, tr, o.scope.range, [&](EventId, TimeNs cs, TimeNs cd) {
+            if (cd <= 0) return;
+            // Slices of a track come in start order: merge as they come.
+            if (all.size() > first && cs <= all.back().second)
+                all.back().second = std::max(all.back().second, cs + cd);
+            else
+                all.emplace_back(cs, cs + cd);
+        });
+        if (all.size() > first) runs.push_back(first);
+    }
+    // Merge the sorted runs pairwise (n log tracks), then take the union.
+    runs.push_back(all.size()); // runs: boundaries, first 0, last all.size()
+    while (runs.size() > 2) {
+        std::vector<std::size_t> next{runs[0]};
+        for (std::size_t i = 0; i + 2 < runs.size(); i += 2) {
+            std::inplace_merge(all.begin() + std::ptrdiff_t(runs[i]),
+                               all.begin() + std::ptrdiff_t(runs[i + 1]),
+                               all.begin() + std::ptrdiff_t(runs[i + 2]));
+            next.push_back(runs[i + 2]);
+        }
+        if ((runs.size() - 1) % 2 == 1) next.push_back(runs.back()); // odd run left as is
+        runs = std::move(next);
+    }
+    TimeNs busy = 0, curS = 0, curE = 0;
+    bool open = false;
+    for (const auto& [s, e] : all) {
+        if (open && s <= curE) {
+            curE = std::max(curE, e);
+            continue;
+        }
+        if (open) busy += curE - curS;
+        curS = s;
+        curE = e;
+        open = true;
+    }
+    if (open) busy += curE - curS;
+    return busy;
+}
+
+struct Acc {
+    std::uint64_t count = 0;
+    TimeNs total = 0, min = std::numeric_limits<TimeNs>::max(), max = 0;
+    void add(TimeNs d)
+    {
+        ++count;
+        total += d;
+        min = std::min(min, d);
+        max = std::max(max, d);
+    }
+    void add(const Acc& o)
+    {
+        count += o.count;
+        total += o.total;
+        min = std::min(min, o.min);
+        max = std::max(max, o.max);
+    }
+};
+
+int rankKey(const StatsSource& s, std::size_t index)
+{
+    return s.rank.value_or(int(index));
+}
+
+} // namespace
+
+StatsTable computeStats(std::span<const StatsSource> sources, const StatsOptions& options)
+{
+    StatsTable table;
+    table.by = options.by;
+    table.perRank = options.perRank;
+    table.range = options.scope.range;
+    // (rank or INT_MIN, name) -> figures.
+    std::map<std::pair<int, std::string>, Acc> rows;
+    std::map<int, TimeNs> busyByRank;
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+        const StatsSource& src = sources[i];
+        if (!src.trace) continue;
+        SourceScan scan(src, options.scope);
+        const int rk = options.perRank ? rankKey(src, i) : std::numeric_limits<int>::min();
+        std::unordered_map<StrId, Acc> byName;
+        std::unordered_map<std::string, Acc> byText;
+        scanSource(scan, src, options, [&](EventId, TimeNs, TimeNs cd, const auto& key) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(key)>, std::string>)
+                byText[key].add(cd);
+            else
+                byName[key].add(cd);
+        });
+        for (const auto& [id, a] : byName)
+            rows[{rk, src.trace->str(id)}].add(a);
+        for (const auto& [text, a] : byText)
+            rows[{rk, text}].add(a);
+        const TimeNs busy = busyTime(scan, options);
+        busyByRank[rankKey(src, i)] += busy;
+        table.busyNs += busy;
+    }
+    for (const auto& [r, b] : busyByRank)
+        table.rankBusyNs.emplace_back(r, b);
+    table.rows.reserve(rows.size());
+    for (const auto& [key, a] : rows) {
+        StatsRow row;
+        row.name = key.second;
+        if (options.perRank) row.rank = key.first;
+        row.count = a.count;
+        row.totalNs = a.total;
+        row.minNs = a.count ? a.min : 0;
+        row.maxNs = a.max;
+        row.meanNs = a.count ? double(a.total) / double(a.count) : 0.0;
+        const TimeNs base = options.perRank ? busyByRank[key.first] : table.busyNs;
+        row.percent = base > 0 ? 100.0 * double(a.total) / double(base) : 0.0;
+        table.rows.push_back(std::move(row));
+    }
+    std::sort(table.rows.begin(), table.rows.end(), [](const StatsRow& a, const StatsRow& b) {
+        if (a.totalNs != b.totalNs) return a.totalNs > b.totalNs;
+        if (a.name != b.name) return a.name < b.name;
+        return a.rank < b.rank;
+    });
+    return table;
+}
+
+StatsTable computeStats(const Trace& trace, const AnalysisReport* report,
+                        const StatsOptions& options)
+{
+    StatsSource s;
+    s.trace = &trace;
+    s.report = report;
+    s.rank = trace.rank();
+    return computeStats(std::span<const StatsSource>(&s, 1), options);
+}
+
+std::vector<StatsOccurrence> statsOccurrences(std::span<const StatsSource> sources,
+                                              const StatsOptions& options, const std::string& name,
+                                              std::optional<int> rank)
+{
+    std::vector<StatsOccurrence> out;
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+        const StatsSource& src = sources[i];
+        if (!src.trace || (rank && rankKey(src, i) != *rank)) continue;
+        SourceScan scan(src, options.scope);
+        const StrId id = src.trace->strings().find(name);
+        scanSource(scan, src, options, [&](EventId e, TimeNs cs, TimeNs cd, const auto& key) {
+            bool match = false;
+            if constexpr (std::is_same_v<std::decay_t<decltype(key)>, std::string>)
+                match = key == name;
+            else
+                match = key == id;
+            if (match) out.push_back({i, e, cs, cd});
+        });
+    }
+    std::sort(out.begin(), out.end(), [](const StatsOccurrence& a, const StatsOccurrence& b) {
+        return a.start != b.start ? a.start < b.start : a.event < b.event;
+    });
+    return out;
+}
+
+nlohmann::ordered_json statsToJson(const StatsTable& table)
+{
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const StatsRow& r : table.rows) {
+        nlohmann::ordered_json j = {{"name", r.name},        {"count", r.count},
+                                    {"total_ns", r.totalNs}, {"mean_ns", r.meanNs},
+                                    {"min_ns", r.minNs},     {"max_ns", r.maxNs},
+                                    {"percent", r.percent}};
+        if (table.perRank)
+            j["rank"] = r.rank ? nlohmann::ordered_json(*r.rank) : nlohmann::ordered_json();
+        rows.push_back(std::move(j));
+    }
+    nlohmann::ordered_json range = nullptr;
+    if (table.range) range = {table.range->first, table.range->second};
+    return {{"by", statsGroupName(table.by)},
+            {"busy_ns", table.busyNs},
+            {"range", range},
+            {"rows", std::move(rows)}};
+}
+
+std::string csvField(std::string_view s)
+{
+    if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
+namespace {
+
+std::string fixed(double v, int decimals)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+// Display width of UTF-8 text (code points; the names and units here are not wide).
+std::size_t width(std::string_view s)
+{
+    std::size_t n = 0;
+    for (unsigned char c : s)
+        n += (c & 0xc0) != 0x80;
+    return n;
+}
+
+std::string cut(const std::string& s, std::size_t max)
+{
+    if (width(s) <= max) return s;
+    std::string out;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        if ((c & 0xc0) != 0x80 && ++n > max - 1) break;
+        out += s[i];
+    }
+    return out + "\xe2\x80\xa6"; // …
+}
+
+} // namespace
+
+std::string statsToCsv(const StatsTable& table)
+{
+    std::ostringstream o;
+    if (table.perRank) o << "rank,";
+    o << "name,count,total_ns,mean_ns,min_ns,max_ns,percent\n";
+    for (const StatsRow& r : table.rows) {
+        if (table.perRank) o << (r.rank ? std::to_string(*r.rank) : "") << ",";
+        o << csvField(r.name) << "," << r.count << "," << r.totalNs << "," << fixed(r.meanNs, 1)
+          << "," << r.minNs << "," << r.maxNs << "," << fixed(r.percent, 4) << "\n";
+    }
+    return o.str();
+}
+
+std::string statsToText(const StatsTable& table)
+{
+    std::ostringstream o;
+    o << statsGroupName(table.by) << ": " << table.rows.size() << " row"
+      << (table.rows.size() == 1 ? "" : "s") << ", "
+      << (statsGroupOnDevice(table.by) ? "device" : "host") << " busy "
+      << formatDuration(table.busyNs);
+    if (table.range)
+        o << ", range " << table.range->first << ":" << table.range->second << " ("
+          << formatDuration(table.range->second - table.range->first) << ")";
+    o << "\n";
+    if (table.rows.empty()) return o.str();
+    constexpr std::size_t kNameMax = 72; // kernel names run to hundreds of characters
+    std::vector<std::vector<std::string>> cells;
+    std::vector<std::string> head;
+    if (table.perRank) head.push_back("rank");
+    for (const char* h : {"name", "count", "total", "mean", "min", "max", "percent"})
+        head.push_back(h);
+    cells.push_back(head);
+    for (const StatsRow& r : table.rows) {
+        std::vector<std::string> c;
+        if (table.perRank) c.push_back(r.rank ? std::to_string(*r.rank) : "-");
+        c.push_back(cut(r.name, kNameMax));
+        c.push_back(formatCount(r.count));
+        c.push_back(formatDuration(r.totalNs));
+        c.push_back(formatDuration(TimeNs(std::llround(r.meanNs))));
+        c.push_back(formatDuration(r.minNs));
+        c.push_back(formatDuration(r.maxNs));
+        c.push_back(fixed(r.percent, 1) + " %");
+        cells.push_back(std::move(c));
+    }
+    std::vector<std::size_t> w(head.size(), 0);
+    for (const auto& row : cells)
+        for (std::size_t i = 0; i < row.size(); ++i)
+            w[i] = std::max(w[i], width(row[i]));
+    const std::size_t nameCol = table.perRank ? 1 : 0;
+    for (const auto& row : cells) {
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            const std::string pad(w[i] - width(row[i]), ' ');
+            if (i > 0) line += "  ";
+            // Names left-aligned, numbers right-aligned.
+            line += i == nameCol ? row[i] + (i + 1 < row.size() ? pad : "") : pad + row[i];
+        }
+        o << line << "\n";
+    }
+    return o.str();
+}
+
+} // namespace rs
