@@ -18,6 +18,7 @@
 #include "ui/plots/plotstyle.h"
 #include "ui/plots/stepsview.h"
 #include "ui/settings/linkpeaksdialog.h"
+#include "ui/stats/statspane.h"
 #include "ui/timeline/timelineview.h"
 
 #include <QAction>
@@ -99,6 +100,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_comm->setObjectName(QStringLiteral("communication"));
     m_tabs->addTab(m_comm, tr("Communication"));
     connect(m_comm, &CommMatrixView::transfersSelected, this, &MainWindow::selectTransfers);
+    m_stats = new StatsPane(this); // ui/stats: follows the timeline's range and area itself
+    m_stats->setObjectName(QStringLiteral("statistics"));
+    m_stats->setTimeline(m_timeline);
+    m_tabs->addTab(m_stats, tr("Statistics"));
     m_warnings = new WarningsPane(this);
     m_warnings->setObjectName(QStringLiteral("warnings"));
     m_tabs->addTab(m_warnings, tr("Warnings"));
@@ -172,6 +177,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     // Annotations and export (ui/annotations): actions, Notes tab, overlay, unsaved-changes guard.
     m_annotations = new AnnotationController(this, m_timeline);
     if (m_annotations->notesPane()) m_tabs->addTab(m_annotations->notesPane(), tr("Notes"));
+    m_stats->setAnnotationStore(m_annotations->store());
+    m_stats->installActions(this);
+    const auto feedStats = [this] { m_stats->setData(m_trace, m_report, m_session, m_path); };
+    connect(this, &MainWindow::traceLoaded, m_stats, feedStats);
+    connect(this, &MainWindow::analysisFinished, m_stats, feedStats);
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());

@@ -26,6 +26,7 @@ class StepsView;
 class FindingsPane;
 class RankStepHeatmap;
 class SearchPane;
+class StatsPane;
 class TimelineView;
 class WarningsPane;
 
@@ -74,6 +75,8 @@ public:
     AnnotationController* annotations() const { return m_annotations; }
     DistributionView* distributionView() const { return m_distribution; }
     CommMatrixView* commView() const { return m_comm; }
+    // The Statistics tab (ui/stats): tables of the trace, the ruler range or the area.
+    StatsPane* statsPane() const { return m_stats; }
     // Analyze > Link peaks…: edits the stored peaks; accepted, the analysis runs again.
     void editLinkPeaks();
     // Rings the transfer tasks on the timeline, selects the first, shows their span.
@@ -165,6 +168,7 @@ private:
     QAction* m_offsets = nullptr;
     RankStepHeatmap* m_heatmap = nullptr;
     CommMatrixView* m_comm = nullptr;
+    StatsPane* m_stats = nullptr;
     QLabel* m_status = nullptr;
     WarningsPane* m_warnings = nullptr;
     QPushButton* m_warningsButton = nullptr;

@@ -44,6 +44,10 @@ void TimelineView::setTrace(TracePtr trace, std::shared_ptr<const TimelineIndex>
     applyCompact();
     m_history.clear();
     m_historyPos = -1;
+    if (m_area.valid()) {
+        m_area = {};
+        emit areaSelected(m_area);
+    }
     m_scrollY = 0;
     showAll();
     updateScrollBar();
@@ -280,12 +284,7 @@ void TimelineView::selectEvent(EventId e, bool reveal)
 {
     const TracePtr& tr = trace();
     if (!tr || (e != kNone && e >= tr->slices().size())) return;
-    if (e != kNone &&
-        (m_historyPos < 0 || m_history[static_cast<std::size_t>(m_historyPos)] != e)) {
-        m_history.resize(m_historyPos < 0 ? 0 : static_cast<std::size_t>(m_historyPos) + 1);
-        m_history.push_back(e);
-        m_historyPos = static_cast<int>(m_history.size()) - 1;
-    }
+    if (e != kNone) pushHistory({e, m_area});
     const bool changed = m_renderer.selectedEvent() != e;
     m_renderer.setSelectedEvent(e);
     if (reveal && e != kNone) revealEvent(e);
@@ -297,11 +296,7 @@ bool TimelineView::historyBack()
 {
     if (m_historyPos <= 0) return false;
     --m_historyPos;
-    const EventId e = m_history[static_cast<std::size_t>(m_historyPos)];
-    m_renderer.setSelectedEvent(e);
-    revealEvent(e);
-    invalidate();
-    emit eventSelected(e);
+    restoreHistory(m_history[static_cast<std::size_t>(m_historyPos)]);
     return true;
 }
 
@@ -309,12 +304,32 @@ bool TimelineView::historyForward()
 {
     if (m_historyPos + 1 >= static_cast<int>(m_history.size())) return false;
     ++m_historyPos;
-    const EventId e = m_history[static_cast<std::size_t>(m_historyPos)];
-    m_renderer.setSelectedEvent(e);
-    revealEvent(e);
-    invalidate();
-    emit eventSelected(e);
+    restoreHistory(m_history[static_cast<std::size_t>(m_historyPos)]);
     return true;
+}
+
+void TimelineView::pushHistory(const HistoryEntry& entry)
+{
+    if (m_historyPos >= 0 && m_history[static_cast<std::size_t>(m_historyPos)] == entry) return;
+    m_history.resize(m_historyPos < 0 ? 0 : static_cast<std::size_t>(m_historyPos) + 1);
+    m_history.push_back(entry);
+    m_historyPos = static_cast<int>(m_history.size()) - 1;
+}
+
+void TimelineView::restoreHistory(const HistoryEntry& entry)
+{
+    const bool areaChanged = !(entry.area == m_area);
+    m_area = entry.area;
+    m_renderer.setSelectedEvent(entry.event);
+    if (entry.event != kNone) {
+        revealEvent(entry.event);
+    } else if (m_area.valid()) {
+        const TimeNs pad = std::max<TimeNs>((m_area.t1 - m_area.t0) / 10, 1);
+        zoomToRange(m_area.t0 - pad, m_area.t1 + pad);
+    }
+    invalidate();
+    if (areaChanged) emit areaSelected(m_area);
+    emit eventSelected(entry.event);
 }
 
 bool TimelineView::selectNextFlagged(int direction)
@@ -477,6 +492,7 @@ void TimelineView::paintEvent(QPaintEvent*)
     QPainter p(this);
     p.drawPixmap(0, 0, m_cache);
     if (!trace()) return;
+    paintArea(p, g, m_drag == Drag::Area ? m_areaDraft : m_area);
     const QRectF plot = g.plotRect();
     if (m_cursorX >= plot.left() && m_cursorX <= plot.right()) {
         // Cursor line with its time (relative to trace start) in the ruler.
@@ -502,6 +518,7 @@ QString TimelineView::helpText()
                           "wheel over the labels\tscroll tracks up / down\n"
                           "click\tselect an event (details, call stack)\n"
                           "drag on the ruler\tselect a time range (duration shown)\n"
+                          "Shift+drag\tselect an area: time range x tracks (Statistics)\n"
                           "Enter\tzoom to the selected range\n"
                           "F\tfit the selected event\n"
                           "0\tshow the whole trace\n"
@@ -558,6 +575,15 @@ void TimelineView::mousePressEvent(QMouseEvent* event)
         return;
     }
     const TimelineHit hit = m_renderer.hitTest(g, event->position());
+    // Shift+drag over the tracks selects an area (plain drag pans, the ruler picks a range).
+    if ((event->modifiers() & Qt::ShiftModifier) && hit.kind != TimelineHit::Ruler &&
+        event->position().x() > g.labelWidth && event->position().y() > g.rulerHeight) {
+        m_drag = Drag::Area;
+        m_areaAnchorT = g.timeAt(event->position().x());
+        m_areaAnchorY = event->position().y() - g.rulerHeight + m_scrollY;
+        m_areaDraft = {};
+        return;
+    }
     if (hit.kind == TimelineHit::Ruler) {
         m_drag = Drag::Range;
         m_rangeAnchor = hit.time;
@@ -590,6 +616,12 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
     } else if (m_drag == Drag::Range) {
         m_renderer.setRangeSelection(m_rangeAnchor, g.timeAt(pos.x()));
         invalidate();
+    } else if (m_drag == Drag::Area) {
+        const TimeNs t = g.timeAt(pos.x());
+        const double y = pos.y() - g.rulerHeight + m_scrollY;
+        m_areaDraft.t0 = std::min(t, m_areaAnchorT);
+        m_areaDraft.t1 = std::max(t, m_areaAnchorT);
+        m_areaDraft.tracks = tracksBetween(std::min(y, m_areaAnchorY), std::max(y, m_areaAnchorY));
     } else if (m_drag == Drag::Pan && m_moved) {
         const double nsPx =
             static_cast<double>(m_pressT1 - m_pressT0) / std::max(1.0, g.plotRect().width());
@@ -612,6 +644,18 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
     m_drag = Drag::None;
     if (event->button() != Qt::LeftButton) return;
     const TimelineGeometry g = timelineGeometry();
+    if (drag == Drag::Area) {
+        if (m_moved) {
+            setArea(m_areaDraft);
+            return;
+        }
+        // A Shift+click clears the area and is a click.
+        if (m_area.valid()) setArea({});
+        const TimelineHit hit = m_renderer.hitTest(g, event->position());
+        if (hit.kind == TimelineHit::Event || hit.kind == TimelineHit::Folded)
+            selectEvent(hit.event, false);
+        return;
+    }
     if (drag == Drag::Range) {
         if (!m_moved)
             setRangeSelection(0, 0);
@@ -711,10 +755,12 @@ void TimelineView::keyPressEvent(QKeyEvent* event)
         setHelpVisible(!m_helpVisible);
         return;
     case Qt::Key_Escape:
-        if (m_helpVisible)
+        if (m_helpVisible) {
             setHelpVisible(false);
-        else
+        } else {
             setRangeSelection(0, 0);
+            if (m_area.valid()) setArea({});
+        }
         return;
     default:
         break;
@@ -787,6 +833,96 @@ bool TimelineView::event(QEvent* event)
         return true;
     }
     return QWidget::event(event);
+}
+
+void TimelineView::setArea(const TimelineArea& area)
+{
+    m_area = area.valid() ? area : TimelineArea{};
+    if (m_area.valid()) pushHistory({m_renderer.selectedEvent(), m_area});
+    update();
+    emit areaSelected(m_area);
+}
+
+std::vector<TrackId> TimelineView::tracksBetween(double contentY0, double contentY1) const
+{
+    std::vector<TrackId> out;
+    const TimelineLayout* layout = m_renderer.layout();
+    const TracePtr& tr = trace();
+    if (!layout || !tr) return out;
+    for (const TimelineRow& row : layout->rows()) {
+        if (row.y + row.height <= contentY0 || row.y > contentY1) continue;
+        if (row.kind != RowKind::ProcessHeader) {
+            if (row.track != kNone) out.push_back(row.track);
+        } else if (row.process != kNone && m_renderer.isCollapsed(row.process)) {
+            const auto& tracks = tr->processes()[row.process].tracks;
+            out.insert(out.end(), tracks.begin(), tracks.end());
+        }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+QRectF TimelineView::areaRect(const TimelineArea& area) const
+{
+    const TimelineGeometry g = timelineGeometry();
+    const TracePtr& tr = trace();
+    if (!area.valid() || !g.valid() || !tr) return {};
+    double top = 0, bottom = 0;
+    bool any = false;
+    auto take = [&](const QRectF& r) {
+        if (r.isEmpty()) return;
+        top = any ? std::min(top, r.top()) : r.top();
+        bottom = any ? std::max(bottom, r.bottom()) : r.bottom();
+        any = true;
+    };
+    for (TrackId t : area.tracks) {
+        if (t >= tr->tracks().size()) continue;
+        const ProcessId p = tr->tracks()[t].process;
+        if (p != kNone && m_renderer.isCollapsed(p)) {
+            const int row = m_renderer.layout() ? m_renderer.layout()->rowOfProcess(p) : -1;
+            if (row >= 0) take(g.rowRect(row));
+        } else {
+            take(g.trackRect(t));
+        }
+    }
+    if (!any) return {};
+    const QRectF plot = g.plotRect();
+    const double x0 = std::clamp(g.xOf(area.t0), plot.left(), plot.right());
+    const double x1 = std::clamp(g.xOf(area.t1), plot.left(), plot.right());
+    return QRectF(QPointF(x0, std::max(top, plot.top())),
+                  QPointF(std::max(x1, x0 + 1), std::min(bottom, plot.bottom())));
+}
+
+void TimelineView::paintArea(QPainter& p, const TimelineGeometry& g, const TimelineArea& area) const
+{
+    const QRectF r = areaRect(area);
+    if (r.isEmpty() || r.height() <= 0) return;
+    p.save();
+    // Blue like Perfetto's area selection, apart from the event selection's outline.
+    const QColor ink(50, 110, 220);
+    QColor fill = ink;
+    fill.setAlpha(m_renderer.style().dark ? 60 : 40);
+    p.fillRect(r, fill);
+    p.setPen(QPen(ink, 1.5, Qt::DashLine));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(r);
+    // Duration and track count, inside the top edge (kept on screen when the top is scrolled off).
+    const int n = int(area.tracks.size());
+    const QString text = QStringLiteral("%1 · %2 %3")
+                             .arg(QString::fromStdString(formatDuration(area.t1 - area.t0)))
+                             .arg(n)
+                             .arg(n == 1 ? tr("track") : tr("tracks"));
+    const QFontMetricsF fm(font());
+    const double w = fm.horizontalAdvance(text) + 10, h = fm.height() + 4;
+    const QRectF plot = g.plotRect();
+    const double x = std::clamp(r.left() + 2, plot.left(), std::max(plot.left(), plot.right() - w));
+    const double y = std::clamp(r.top() + 2, plot.top(), std::max(plot.top(), plot.bottom() - h));
+    const QRectF box(x, y, w, h);
+    p.fillRect(box, ink);
+    p.setPen(Qt::white);
+    p.drawText(box, Qt::AlignCenter, text);
+    p.restore();
 }
 
 } // namespace rs

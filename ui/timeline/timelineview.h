@@ -11,6 +11,15 @@ class QScrollBar;
 
 namespace rs {
 
+// An area of the timeline (Shift+drag over the tracks, as in Perfetto): a time range and the
+// tracks it crosses; a collapsed group crossed brings all its tracks.
+struct TimelineArea {
+    TimeNs t0 = 0, t1 = 0;
+    std::vector<TrackId> tracks; // sorted
+    bool valid() const { return t1 > t0 && !tracks.empty(); }
+    bool operator==(const TimelineArea&) const = default;
+};
+
 // The interactive timeline: a TimelineRenderer plus input. The rendered frame is cached and
 // reused while range, scroll, size and state are unchanged (hover only redraws the cursor).
 class TimelineView : public QWidget {
@@ -68,6 +77,13 @@ public:
     bool historyForward();
     void setRangeSelection(TimeNs a, TimeNs b);
     void setHighlights(std::vector<EventId> events);
+    // The area selection (an invalid one clears it); a new area is recorded in the history.
+    void setArea(const TimelineArea& area);
+    const TimelineArea& area() const { return m_area; }
+    // Tracks whose rows cross content y in [y0, y1] (collapsed groups: all their tracks).
+    std::vector<TrackId> tracksBetween(double contentY0, double contentY1) const;
+    // On-screen rectangle of an area (its tracks' rows over its range); empty when none shows.
+    QRectF areaRect(const TimelineArea& area) const;
     void setFlaggedOnly(bool on);
     void setShowFlows(bool on);
     void setHelpVisible(bool on);
@@ -81,6 +97,8 @@ signals:
     void eventSelected(rs::EventId e);
     void visibleRangeChanged(rs::TimeNs t0, rs::TimeNs t1);
     void rangeSelected(rs::TimeNs t0, rs::TimeNs t1);
+    // A new area, or an invalid one when it is cleared (Esc, a Shift+click, another trace).
+    void areaSelected(const rs::TimelineArea& area);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -96,7 +114,16 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
-    enum class Drag { None, Pan, Range, Labels };
+    enum class Drag { None, Pan, Range, Labels, Area };
+    // Back / forward go through selections: an event, an area, or both.
+    struct HistoryEntry {
+        EventId event = kNone;
+        TimelineArea area;
+        bool operator==(const HistoryEntry&) const = default;
+    };
+    void pushHistory(const HistoryEntry& entry);
+    void restoreHistory(const HistoryEntry& entry);
+    void paintArea(QPainter& p, const TimelineGeometry& g, const TimelineArea& area) const;
     void invalidate();
     void updateScrollBar();
     void clampScroll();
@@ -122,7 +149,10 @@ private:
     bool m_helpVisible = false;
     bool m_compact = false;
     std::vector<std::vector<EventId>> m_flaggedOrder;
-    std::vector<EventId> m_history;
+    std::vector<HistoryEntry> m_history;
+    TimelineArea m_area, m_areaDraft; // the selected area, the one being dragged
+    TimeNs m_areaAnchorT = 0;
+    double m_areaAnchorY = 0; // content y
     int m_historyPos = -1;
 };
 
