@@ -54,6 +54,7 @@ std::string kinetoRank(int rank)
     x("gemm", "kernel", 0, 7, 60, 10);
     x("ncclKernel_AllReduce_RING_LL_Sum_float", "kernel", 0, 7, 80, 15);
     x("relu", "kernel", 0, 8, 25, 10);
+    x("void at::vec_kernel<float, 4>(int&)", "kernel", 0, 8, 40, 2); // '<', '&' in a name
     return nlohmann::json{{"schemaVersion", 1},
                           {"distributedInfo", {{"rank", rank}, {"world_size", 1}}},
                           {"traceEvents", ev}}
@@ -158,7 +159,7 @@ private slots:
         const StatsTable core = computeStats(*w.trace(), w.report().get(), o);
         QString why;
         QVERIFY2(sameRows(pane->table(), core, &why), qPrintable(why));
-        QCOMPARE(pane->proxy()->rowCount(), 3);
+        QCOMPARE(pane->proxy()->rowCount(), 4);
         // Human units in the cells, exact ns in the tooltip.
         const QModelIndex total = pane->proxy()->index(0, StatsTableModel::Total);
         QCOMPARE(total.data().toString(), QStringLiteral("40.0 µs"));
@@ -307,6 +308,15 @@ private slots:
         QVERIFY(pane->stepOccurrence(+1)); // wraps
         QCOMPARE(tl->selectedEvent(), first);
         QCOMPARE(pane->occurrenceList()->currentRow(), 0);
+        QCOMPARE(pane->occurrenceLabel()->text(), QStringLiteral("2 occurrences of gemm"));
+
+        // A templated kernel's name shows as written, not as HTML.
+        pane->filterEdit()->setText(QStringLiteral("vec_kernel"));
+        QCOMPARE(pane->proxy()->rowCount(), 1);
+        emit pane->tableView()->doubleClicked(pane->proxy()->index(0, StatsTableModel::Name));
+        QCOMPARE(pane->occurrenceLabel()->text(),
+                 QStringLiteral("1 occurrence of void at::vec_kernel<float, 4>(int&)"));
+        QCOMPARE(pane->occurrenceLabel()->textFormat(), Qt::PlainText);
     }
 
     void jobPerRankIsTheCommandLines()

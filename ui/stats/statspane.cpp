@@ -121,6 +121,7 @@ StatsPane::StatsPane(QWidget* parent) : QWidget(parent)
     bar->addWidget(m_exportArea);
 
     m_scopeLabel = new QLabel(this);
+    m_scopeLabel->setTextFormat(Qt::PlainText);
     m_scopeLabel->setObjectName(QStringLiteral("statsScopeLabel"));
     m_scopeLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_command = new QLineEdit(this);
@@ -154,6 +155,7 @@ StatsPane::StatsPane(QWidget* parent) : QWidget(parent)
     m_table->setColumnHidden(StatsTableModel::Rank, true);
 
     m_occLabel = new QLabel(tr("Double-click a row to list its occurrences."), this);
+    m_occLabel->setTextFormat(Qt::PlainText); // kernel names hold '<' and '&'
     m_occLabel->setWordWrap(true);
     m_occList = new QListWidget(this);
     m_occList->setObjectName(QStringLiteral("statsOccurrences"));
@@ -579,8 +581,7 @@ void StatsPane::showOccurrences(int viewRow)
                                .arg(rankText(o.source), dur(o.start - origin), dur(o.dur)));
     }
     m_occList->blockSignals(false);
-    QString label =
-        tr("%1 of %2").arg(plural(m_occurrences.size(), "occurrence"), qs(r.name).toHtmlEscaped());
+    QString label = tr("%1 of %2").arg(plural(m_occurrences.size(), "occurrence"), qs(r.name));
     if (r.rank) label += tr(" on rank %1").arg(*r.rank);
     if (listed < int(m_occurrences.size())) label += tr(" (first %L1 listed)").arg(listed);
     m_occLabel->setText(label);

@@ -93,6 +93,7 @@ public:
     QLineEdit* commandLine() const { return m_command; }
     QLabel* scopeLabel() const { return m_scopeLabel; }
     QListWidget* occurrenceList() const { return m_occList; }
+    QLabel* occurrenceLabel() const { return m_occLabel; }
 
 protected:
     void showEvent(QShowEvent* event) override;
