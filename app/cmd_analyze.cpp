@@ -136,7 +136,7 @@ int analyze(const QStringList& args)
         }
     }
     if (parser.isSet("json"))
-        std::cout << reportToJson(inputs, jobPtr).dump(2) << "\n";
+        writeReportJson(std::cout, inputs, jobPtr);
     else if (summaryOut.isEmpty())
         std::cout << reportToText(inputs, jobPtr);
     if (inputError) return kExitInput;

@@ -55,6 +55,17 @@ int merge(const QStringList& args)
     std::vector<std::string> paths;
     for (const QString& p : given)
         paths.push_back(p.toStdString());
+    if (parser.isSet("json")) {
+        // Two passes over the summaries, never every rank's report at once (docs/scale.md).
+        const MergeOutcome merged = writeMergedReportJson(std::cout, paths);
+        for (const std::string& w : merged.warnings)
+            std::cerr << "ringscope merge: warning: " << w << "\n";
+        for (const std::string& e : merged.errors)
+            std::cerr << "ringscope merge: " << e << "\n";
+        if (!merged.errors.empty()) return kExitInput;
+        if (failOn && merged.worst && *merged.worst >= *failOn) return kExitFailOn;
+        return kExitOk;
+    }
     const MergedJob merged = mergeRankSummaries(paths);
     for (const std::string& w : merged.warnings)
         std::cerr << "ringscope merge: warning: " << w << "\n";
@@ -63,10 +74,7 @@ int merge(const QStringList& args)
     const bool inputError = !merged.errors.empty();
     const std::vector<ReportInput>& inputs = merged.inputs;
     const JobReport* jobPtr = merged.jobReport();
-    if (parser.isSet("json"))
-        writeReportJson(std::cout, inputs, jobPtr);
-    else
-        std::cout << reportToText(inputs, jobPtr);
+    std::cout << reportToText(inputs, jobPtr);
     if (inputError) return kExitInput;
     const auto worst = worstSeverity(inputs, jobPtr);
     if (failOn && worst && *worst >= *failOn) return kExitFailOn;

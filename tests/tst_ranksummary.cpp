@@ -8,6 +8,7 @@
 #include "core/analysis/reportjson.h"
 #include "core/job/crossrank.h"
 #include "core/job/jobloader.h"
+#include "core/job/jobpipeline.h"
 #include "core/job/ranksummary.h"
 #include "tests/support/processrun.h"
 #include "tests/testutil.h"
@@ -451,6 +452,255 @@ private slots:
         const RankSummaryRead clean = rankSummaryFromJson(summary);
         QCOMPARE(clean.badFields, std::uint64_t(0));
         QVERIFY(clean.warnings.empty());
+    }
+
+    void oneReaderEqualsDomReader()
+    {
+        // The one-pass reader (readRankSummary, merge) against the DOM reader it replaced:
+        // every leaf of real summaries (both producers, a copying rank) given every JSON type
+        // gives the same report, the same bad-field count and the same warnings.
+        QTemporaryDir dir;
+        int compared = 0;
+        std::string text; // a real summary, for the cuts below
+        for (bool kineto : {false, true}) {
+            gen::SeedCaseOptions o;
+            o.ranks = 2;
+            o.badRank = 1;
+            o.kineto = kineto;
+            const QString job = dir.filePath(kineto ? QStringLiteral("k") : QStringLiteral("n"));
+            QVERIFY(gen::writeSeedCaseJob(job.toStdString(), o));
+            const Loaded direct = loadAndAnalyze({job.toStdString()});
+            QCOMPARE(direct.reports.size(), std::size_t(2));
+            const json summary = rankSummaryToJson(*direct.reports[1], direct.inputs[1].path);
+            text = summary.dump();
+            std::vector<Path> paths;
+            Path p;
+            leaves(summary, p, paths);
+            auto same = [&](const json& j, const QString& what) {
+                const RankSummaryRead a = rankSummaryFromJson(j);
+                RankSummaryRead b;
+                try {
+                    b = rankSummaryFromText(j.dump());
+                } catch (const std::exception& e) {
+                    QFAIL(qPrintable(QStringLiteral("threw on %1: %2").arg(what, e.what())));
+                }
+                QVERIFY2(a.ok() == b.ok(), qPrintable(what + QStringLiteral(": ") +
+                                                      QString::fromStdString(a.error + " | " +
+                                                                             b.error)));
+                QCOMPARE(QString::fromStdString(b.error), QString::fromStdString(a.error));
+                if (!a.ok()) return;
+                QVERIFY2(a.badFields == b.badFields,
+                         qPrintable(QStringLiteral("%1: %2 vs %3 bad fields")
+                                        .arg(what)
+                                        .arg(a.badFields)
+                                        .arg(b.badFields)));
+                QVERIFY2(a.warnings == b.warnings, qPrintable(what));
+                const json ra = reportToJson({{"x", a.report}}), rb = reportToJson({{"x", b.report}});
+                QVERIFY2(ra == rb, qPrintable(what + QStringLiteral(": ") +
+                                              QString::fromStdString(firstDifference(rb, ra))));
+                // The slim read gives the match what the full one gives it.
+                QCOMPARE(jobRankOf(*b.report).collectives.size(), b.report->collectives.size());
+                ++compared;
+            };
+            same(summary, QStringLiteral("clean"));
+            const json types[] = {json::object({{"x", 1}}), json::array({1, 2}), json("text"),
+                                  json(-7), json(2.5), json(nullptr), json(true),
+                                  json(std::uint64_t(18446744073709551615ull)), json(1e300),
+                                  json::array(), json::object()};
+            for (const Path& leaf : paths) {
+                for (const json& bad : types) {
+                    json j = summary;
+                    at(j, leaf) = bad;
+                    same(j, QString::fromStdString(j.dump()).left(60) + QStringLiteral("... at ") +
+                                QString::number(compared));
+                }
+            }
+            // Whole sections of the wrong type, and not an object at all.
+            for (const char* key : {"trace", "options", "collectives", "signatures", "steps",
+                                    "findings", "link_sets", "matrix", "events", "warnings"}) {
+                for (const json& bad : types) {
+                    json j = summary;
+                    j[key] = bad;
+                    same(j, QString::fromLatin1(key));
+                }
+            }
+            for (const json& bad : types)
+                same(bad, QStringLiteral("document"));
+        }
+        qInfo("%d summaries compared", compared);
+        QVERIFY(compared > 1000);
+        // Text that is not JSON, cut anywhere: refused, never thrown.
+        for (std::size_t cut = 0; cut < text.size(); ++cut) {
+            const RankSummaryRead r = rankSummaryFromText(text.substr(0, cut));
+            QVERIFY(!r.ok());
+        }
+        QVERIFY(rankSummaryFromText(text).ok());
+    }
+
+    void writerEqualsDocumentDump()
+    {
+        // The direct writer against nlohmann's dump(2), on values the report's formats differ
+        // on: NaN and infinities (null), -0.0, tiny and huge doubles, integral doubles,
+        // escapes, control characters, UTF-8, empty strings and lists, absent optionals.
+        auto rep = std::make_shared<AnalysisReport>();
+        auto facts = std::make_shared<TraceFacts>();
+        facts->path = "p\"a\\t\th\u0001\x7f";
+        facts->rank = -3;
+        facts->warnings = {"w\n1", ""};
+        facts->slices = {{1, "évent \xe2\x80\xa8", -5, 7}, {4, "x", 0, 0}};
+        rep->facts = facts;
+        rep->options.linkPeaks = {{"HCCS", 28.5}, {"Zeta", NAN}, {"AAA", 1e-300}};
+        rep->warnings = {"a \"quoted\" warning"};
+        rep->badFields = 3;
+        const double values[] = {NAN, INFINITY, -INFINITY, -0.0, 0.0, 1.0, 0.1, 1e-7, 1e21,
+                                 123456789012345678.0, 5e-324, 1.7976931348623157e308, -2.5};
+        for (std::size_t i = 0; i < std::size(values); ++i) {
+            Collective c;
+            c.event = static_cast<EventId>(i);
+            c.name = i % 2 ? "name\b\f\r" : "";
+            c.rank = i % 3 ? std::optional<int>(int(i)) : std::nullopt;
+            c.step = i % 2 ? std::optional<int>(-int(i)) : std::nullopt;
+            c.mode = i % 4 ? std::optional<int>(1) : std::nullopt;
+            c.start = -1'700'000'000'000'000'000LL;
+            c.count = ~std::uint64_t(0);
+            c.algbwGbps = values[i];
+            c.busbwGbps = values[(i + 1) % std::size(values)];
+            if (i % 2) c.transfers.push_back({"HCCS", 10, 3, 2, values[i], NAN, 0.5});
+            if (i % 3 == 0) {
+                CommTimeInfo t;
+                t.waitRatio = values[i];
+                c.timeInfo = t;
+            }
+            if (i % 3 == 1) c.link = LinkAssumption{"NVLink", values[i], 0.25, "basis ✓"};
+            rep->collectives.push_back(c);
+        }
+        SignatureGroup g;
+        g.label = "AllReduce · 4,194,304 × FP32";
+        g.members = {0, 1};
+        g.modes = {{1, 2, 3, 4, 5}};
+        rep->signatures.push_back(g);
+        rep->signatures.push_back(SignatureGroup{});
+        MatrixEntry m;
+        m.gbps = NAN;
+        rep->matrix.push_back(m);
+        m.opName = "op";
+        m.rank = 2;
+        m.gbps = 3.25;
+        rep->matrix.push_back(m);
+        rep->steps.push_back(StepStats{});
+        Finding f;
+        f.title = "t\u001f";
+        f.events = {1, 2, 4};
+        f.stack = {{"frame", 1, "python"}, {"", kNone, ""}};
+        rep->findings.push_back(f);
+        rep->findings.push_back(Finding{});
+        auto other = std::make_shared<AnalysisReport>(); // no trace, no facts
+        other->collectives.push_back(rep->collectives[1]);
+        other->findings.push_back(f);
+        const std::vector<ReportInput> inputs = {{"a", rep}, {"b", other}, {"c", rep}};
+        JobReport job;
+        job.ranks = {rep, other, rep};
+        job.rankIds = {-3, 1, 7};
+        CrossRankCollective x;
+        x.name = "x\ty";
+        x.ops = {RankOp{}, RankOp{}};
+        x.delayingRanks = {1, 2};
+        x.delayingRank = 2;
+        job.collectives = {x, CrossRankCollective{}};
+        Finding jf = f;
+        jf.ranks = {1, 2, 3};
+        jf.eventsRank = -3;
+        jf.step = 4;
+        job.findings = {jf, Finding{}};
+        for (const JobReport* j : {static_cast<const JobReport*>(nullptr), static_cast<const JobReport*>(&job)}) {
+            std::ostringstream streamed;
+            writeReportJson(streamed, inputs, j);
+            const std::string expected = reportToJson(inputs, j).dump(2) + "\n";
+            QCOMPARE(QString::fromStdString(streamed.str()), QString::fromStdString(expected));
+        }
+        // A slim job (null ranks): the evidence comes from the inputs as they are written.
+        JobReport slimJob = job;
+        slimJob.ranks.assign(3, nullptr);
+        std::ostringstream streamed;
+        writeReportJson(streamed, inputs.size(), [&](std::size_t i) { return inputs[i]; },
+                        &slimJob);
+        QCOMPARE(QString::fromStdString(streamed.str()),
+                 QString::fromStdString(reportToJson(inputs, &job).dump(2) + "\n"));
+        // Invalid UTF-8 is refused as nlohmann refuses it.
+        auto broken = std::make_shared<AnalysisReport>();
+        broken->warnings = {"\xff\xfe"};
+        std::ostringstream out;
+        QVERIFY_THROWS_EXCEPTION(nlohmann::json::type_error,
+                                 writeReportJson(out, {{"x", broken}}));
+    }
+
+    void streamingMergeEqualsAnalyze_data()
+    {
+        QTest::addColumn<bool>("kineto");
+        QTest::newRow("torch_npu") << false;
+        QTest::newRow("kineto") << true;
+    }
+
+    void streamingMergeEqualsAnalyze()
+    {
+        // The 8-rank seed job with several copying ranks per step (gen_trace --bad-ranks
+        // 2=1+5,4=2+3+6): `merge --json` (two passes, slim match) prints `analyze --json`.
+        QFETCH(bool, kineto);
+        QTemporaryDir dir;
+        gen::SeedCaseOptions o;
+        o.ranks = 8;
+        o.kineto = kineto;
+        o.badRanks = {{2, {1, 5}}, {4, {2, 3, 6}}};
+        const QString jobDir = dir.filePath(QStringLiteral("job"));
+        QVERIFY(gen::writeSeedCaseJob(jobDir.toStdString(), o));
+        const PipelineResult direct = runPipeline({jobDir.toStdString()}, PipelineOptions{});
+        QCOMPARE(direct.reports.size(), std::size_t(8));
+        QVERIFY(direct.job);
+        std::ostringstream expected;
+        writeReportJson(expected, direct.reportInputs(), direct.jobReport());
+        const json e = json::parse(expected.str());
+        // Two and three ranks delay the bad steps.
+        std::set<std::size_t> delaying;
+        for (const json& c : e["cross_rank"])
+            delaying.insert(c["delaying_ranks"].size());
+        QVERIFY(delaying.count(2) && delaying.count(3));
+
+        const QString out = dir.filePath(QStringLiteral("summaries"));
+        QVERIFY(QDir().mkpath(out));
+        const std::vector<ReportInput> inputs = direct.reportInputs();
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+            std::string error;
+            // Half plain, half gzip, as a Slurm array may write them.
+            const QString name = QStringLiteral("%1/task-%2.ranksummary.json%3")
+                                     .arg(out)
+                                     .arg(7 - i)
+                                     .arg(i % 2 ? QStringLiteral(".gz") : QString());
+            QVERIFY2(writeRankSummary(inputs[i], name.toStdString(), &error), error.c_str());
+        }
+        std::ostringstream merged;
+        const MergeOutcome m = writeMergedReportJson(merged, {out.toStdString()});
+        QVERIFY(m.errors.empty());
+        QVERIFY(m.warnings.empty());
+        QVERIFY(m.job);
+        QCOMPARE(m.ranks, std::size_t(8));
+        QVERIFY2(merged.str() == expected.str(),
+                 firstDifference(json::parse(merged.str()), e).c_str());
+        QCOMPARE(m.worst, worstSeverity(inputs, direct.jobReport()));
+        // And the in-memory merge (text output) agrees.
+        const MergedJob full = mergeRankSummaries({out.toStdString()});
+        std::ostringstream again;
+        writeReportJson(again, full.inputs, full.jobReport());
+        QVERIFY(again.str() == expected.str());
+        // The slim match is the full one.
+        std::vector<JobRank> slim;
+        for (const ReportPtr& r : direct.reports)
+            slim.push_back(jobRankOf(*r));
+        const JobReport a = analyzeJob(slim), b = analyzeJob(direct.reports);
+        QCOMPARE(a.collectives.size(), b.collectives.size());
+        QCOMPARE(a.findings.size(), b.findings.size());
+        for (std::size_t i = 0; i < a.findings.size(); ++i)
+            QCOMPARE(QString::fromStdString(a.findings[i].title),
+                     QString::fromStdString(b.findings[i].title));
     }
 
     void streamedWriterEdgeCases()

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -24,8 +25,17 @@ struct ReportInput {
 // and its matched collectives fill "cross_rank".
 nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobReport* job = nullptr);
 // What `analyze --json` and `merge --json` print: reportToJson(inputs, job).dump(2) and a
-// newline.
+// newline, byte for byte, written as text without building the document (a merged job of
+// thousands of ranks is gigabytes of it): memory is a batch of inputs' text, the smaller
+// sections wait in a temporary file.
 void writeReportJson(std::ostream& out, const std::vector<ReportInput>& inputs,
+                     const JobReport* job = nullptr);
+// The same with the inputs given one at a time: input(i) is called once per i < count, from
+// several threads at once, and its report is let go when written (`ringscope merge` reads each
+// rank summary again there). A job whose `ranks` are null (a slim match, analyzeJob on
+// JobRanks) takes its findings' evidence from input(i) as rank i.
+using ReportInputSource = std::function<ReportInput(std::size_t)>;
+void writeReportJson(std::ostream& out, std::size_t count, const ReportInputSource& input,
                      const JobReport* job = nullptr);
 std::string reportToText(const std::vector<ReportInput>& inputs, const JobReport* job = nullptr);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <sstream>
 
 namespace rs {
@@ -28,6 +29,62 @@ std::string rankList(const std::vector<int>& ranks)
 
 } // namespace
 
+void JobRank::add(const Collective& c, TimeNs fastModeNs)
+{
+    JobCollective x;
+    x.start = c.start;
+    x.dur = c.dur;
+    x.extraMemcpyNs = c.extraMemcpyNs;
+    x.waitNs = c.waitNs;
+    x.fastModeNs = fastModeNs;
+    x.event = c.event;
+    x.kind = c.kind;
+    x.hasStep = c.step.has_value();
+    x.step = c.step.value_or(0);
+    // A rank has a handful of groups: the last one found is the likely next.
+    std::size_t g = groups.size();
+    if (!groups.empty() && groups[collectives.empty() ? 0 : collectives.back().group] == c.group)
+        g = collectives.empty() ? 0 : collectives.back().group;
+    else
+        g = static_cast<std::size_t>(std::find(groups.begin(), groups.end(), c.group) -
+                                     groups.begin());
+    if (g == groups.size()) groups.push_back(c.group);
+    x.group = static_cast<std::uint32_t>(g);
+    x.nameAt = static_cast<std::uint32_t>(names.size());
+    x.nameLength = static_cast<std::uint32_t>(c.name.size());
+    names += c.name;
+    collectives.push_back(x);
+}
+
+JobRank jobRankOf(const AnalysisReport& report)
+{
+    JobRank r;
+    r.rank = reportRank(report);
+    r.baseTimeNs = reportBaseTimeNs(report);
+    r.collectives.reserve(report.collectives.size());
+    for (const Collective& c : report.collectives) {
+        TimeNs fast = 0;
+        if (c.signature < report.signatures.size() &&
+            !report.signatures[c.signature].modes.empty())
+            fast = std::max<TimeNs>(0, report.signatures[c.signature].modes.front().meanNs);
+        r.add(c, fast);
+    }
+    return r;
+}
+
+namespace {
+
+std::vector<TimeNs> clockOffsets(std::vector<TimeNs> offsets)
+{
+    // Keep the job clock near the first rank's own numbers.
+    const TimeNs base = offsets.empty() ? 0 : *std::min_element(offsets.begin(), offsets.end());
+    for (TimeNs& o : offsets)
+        o -= base;
+    return offsets;
+}
+
+} // namespace
+
 std::vector<TimeNs> sharedClockOffsets(const std::vector<ReportPtr>& reports)
 {
     std::vector<TimeNs> offsets(reports.size(), 0);
@@ -35,11 +92,15 @@ std::vector<TimeNs> sharedClockOffsets(const std::vector<ReportPtr>& reports)
         // From the trace, or from a rank summary's clock facts: the same offsets either way.
         if (const auto base = reportBaseTimeNs(*reports[i])) offsets[i] = *base;
     }
-    // Keep the job clock near the first rank's own numbers.
-    const TimeNs base = offsets.empty() ? 0 : *std::min_element(offsets.begin(), offsets.end());
-    for (TimeNs& o : offsets)
-        o -= base;
-    return offsets;
+    return clockOffsets(std::move(offsets));
+}
+
+std::vector<TimeNs> sharedClockOffsets(const std::vector<JobRank>& ranks)
+{
+    std::vector<TimeNs> offsets(ranks.size(), 0);
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+        if (ranks[i].baseTimeNs) offsets[i] = *ranks[i].baseTimeNs;
+    return clockOffsets(std::move(offsets));
 }
 
 std::vector<TimeNs> alignOnCollective(const JobReport& job, std::size_t instance)
@@ -56,34 +117,57 @@ std::vector<TimeNs> alignOnCollective(const JobReport& job, std::size_t instance
 JobReport analyzeJob(const std::vector<ReportPtr>& reports, std::vector<TimeNs> offsets,
                      const JobOptions& options)
 {
-    JobReport job;
+    std::vector<JobRank> ranks;
+    ranks.reserve(reports.size());
+    for (const ReportPtr& r : reports)
+        ranks.push_back(jobRankOf(*r));
+    JobReport job = analyzeJob(ranks, std::move(offsets), options);
     job.ranks = reports;
-    if (offsets.size() != reports.size()) offsets = sharedClockOffsets(reports);
+    return job;
+}
+
+JobReport analyzeJob(const std::vector<JobRank>& ranks, std::vector<TimeNs> offsets,
+                     const JobOptions& options)
+{
+    JobReport job;
+    job.ranks.assign(ranks.size(), nullptr);
+    if (offsets.size() != ranks.size()) offsets = sharedClockOffsets(ranks);
     job.offsets = offsets;
-    for (std::size_t r = 0; r < reports.size(); ++r) {
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
         // rankIdOf's rule, on the report: a report read from a summary has no trace.
-        const auto rank = reportRank(*reports[r]);
-        job.rankIds.push_back(rank ? *rank : static_cast<int>(r));
+        job.rankIds.push_back(ranks[r].rank ? *ranks[r].rank : static_cast<int>(r));
     }
 
     // Instance k of (kind, group) on every rank is one collective: ranks issue collectives of
-    // a group in the same order (NCCL and HCCL require it).
-    std::map<std::pair<int, std::string>, std::vector<std::size_t>> instanceOf;
-    for (std::size_t r = 0; r < reports.size(); ++r) {
-        std::map<std::pair<int, std::string>, int> counter;
-        const auto& colls = reports[r]->collectives;
-        for (std::uint32_t ci = 0; ci < colls.size(); ++ci) {
-            const Collective& c = colls[ci];
-            const auto key = std::make_pair(static_cast<int>(c.kind), c.group);
+    // a group in the same order (NCCL and HCCL require it). Keys are hashed once per rank and
+    // group; each collective then costs a vector index.
+    std::unordered_map<std::string, std::size_t> keyOf; // kind byte + group -> key
+    std::vector<std::vector<std::size_t>> instanceOf;   // key -> instances in order
+    constexpr int kKinds = static_cast<int>(CollectiveKind::Other) + 1;
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        const JobRank& rank = ranks[r];
+        std::vector<std::size_t> localKey(rank.groups.size() * kKinds, ~std::size_t(0));
+        std::vector<int> counter(instanceOf.size(), 0);
+        for (std::uint32_t ci = 0; ci < rank.collectives.size(); ++ci) {
+            const JobCollective& c = rank.collectives[ci];
+            std::size_t& key = localKey[c.group * kKinds + static_cast<int>(c.kind)];
+            if (key == ~std::size_t(0)) {
+                std::string k(1, static_cast<char>(c.kind));
+                k += rank.groups[c.group];
+                auto [it, added] = keyOf.emplace(std::move(k), instanceOf.size());
+                if (added) instanceOf.emplace_back();
+                key = it->second;
+                if (counter.size() < instanceOf.size()) counter.resize(instanceOf.size(), 0);
+            }
             const int k = counter[key]++;
             auto& list = instanceOf[key];
             if (static_cast<int>(list.size()) <= k) {
                 CrossRankCollective x;
                 x.kind = c.kind;
-                x.group = c.group;
+                x.group = rank.groups[c.group];
                 x.index = k;
-                x.name = c.name;
-                x.step = c.step;
+                x.name = std::string(rank.name(c));
+                if (c.hasStep) x.step = c.step;
                 list.push_back(job.collectives.size());
                 job.collectives.push_back(std::move(x));
             }
@@ -97,7 +181,7 @@ JobReport analyzeJob(const std::vector<ReportPtr>& reports, std::vector<TimeNs> 
             op.extraMemcpyNs = c.extraMemcpyNs;
             op.ready = op.start + c.extraMemcpyNs;
             op.waitNs = c.waitNs;
-            if (!x.step) x.step = c.step;
+            if (!x.step && c.hasStep) x.step = c.step;
             x.ops.push_back(op);
         }
     }
@@ -115,12 +199,8 @@ JobReport analyzeJob(const std::vector<ReportPtr>& reports, std::vector<TimeNs> 
             minDur = std::min(minDur, op.end - op.start);
             if (op.end - op.start > slow->end - slow->start) slow = &op;
             if (op.end - op.start < fast->end - fast->start) fast = &op;
-            const AnalysisReport& rep = *job.ranks[op.report];
-            const Collective& c = rep.collectives[op.collective];
-            if (c.signature < rep.signatures.size() && !rep.signatures[c.signature].modes.empty()) {
-                const TimeNs m = rep.signatures[c.signature].modes.front().meanNs;
-                if (m > 0) fastMode = fastMode ? std::min(fastMode, m) : m;
-            }
+            const TimeNs m = ranks[op.report].collectives[op.collective].fastModeNs;
+            if (m > 0) fastMode = fastMode ? std::min(fastMode, m) : m;
         }
         x.startSkew = maxStart - minStart;
         x.slowestRank = slow->rank;
@@ -204,11 +284,28 @@ JobReport analyzeJob(const std::vector<ReportPtr>& reports, std::vector<TimeNs> 
             ++delaysByRank[op.rank];
             if (!main || op.ready > main->ready) main = &op;
         }
-        for (const RankOp& d : x.ops)
-            if (isDelaying(d.rank))
-                for (const RankOp& w : x.ops)
-                    if (!isDelaying(w.rank))
-                        causedByRank[d.rank] += std::max<TimeNs>(0, d.ready - w.ready);
+        // Wait each delaying rank caused the others: the sum over the waiting ranks of how much
+        // later it was ready. Ranks are distinct in a job, so every delaying rank was ready
+        // after every waiting one and the sum is n * ready - sum(ready), linear.
+        if (waiting.size() + x.delayingRanks.size() == x.ops.size()) {
+            // Relative to the earliest ready: no overflow of epoch-sized sums.
+            TimeNs base = x.ops.front().ready;
+            for (const RankOp& op : x.ops)
+                base = std::min(base, op.ready);
+            TimeNs waitingReady = 0;
+            for (const RankOp& w : x.ops)
+                if (!isDelaying(w.rank)) waitingReady += w.ready - base;
+            const auto nWaiting = static_cast<TimeNs>(waiting.size());
+            for (const RankOp& d : x.ops)
+                if (isDelaying(d.rank))
+                    causedByRank[d.rank] += nWaiting * (d.ready - base) - waitingReady;
+        } else {
+            for (const RankOp& d : x.ops)
+                if (isDelaying(d.rank))
+                    for (const RankOp& w : x.ops)
+                        if (!isDelaying(w.rank))
+                            causedByRank[d.rank] += std::max<TimeNs>(0, d.ready - w.ready);
+        }
         std::sort(waiting.begin(), waiting.end());
         const bool several = x.delayingRanks.size() > 1;
         Finding f;
@@ -227,7 +324,7 @@ JobReport analyzeJob(const std::vector<ReportPtr>& reports, std::vector<TimeNs> 
         f.title = t.str();
         f.ranks = x.delayingRanks;
         f.ranks.insert(f.ranks.end(), waiting.begin(), waiting.end());
-        const Collective& c = job.ranks[main->report]->collectives[main->collective];
+        const JobCollective& c = ranks[main->report].collectives[main->collective];
         f.events.push_back(c.event);
         f.eventsRank = main->rank;
         f.start = c.start;

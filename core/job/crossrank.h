@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rs {
@@ -42,7 +43,7 @@ struct CrossRankCollective {
 };
 
 struct JobReport {
-    std::vector<ReportPtr> ranks; // one per loaded trace, sorted by rank
+    std::vector<ReportPtr> ranks; // one per loaded trace, sorted by rank (null after a slim match)
     std::vector<int> rankIds;     // rank number of each report
     std::vector<TimeNs> offsets;  // per report, added to its times to reach the job clock
     std::vector<CrossRankCollective> collectives;
@@ -54,15 +55,54 @@ struct JobOptions {
     double minDelayShare = 0.1;    // ... or below this share of the signature's fast-mode duration
 };
 
+// What the cross-rank match reads of one collective of a rank: tens of bytes, no text of its
+// own (a merge of thousands of rank summaries keeps only these until the report is written).
+struct JobCollective {
+    TimeNs start = 0, dur = 0, extraMemcpyNs = 0, waitNs = 0;
+    TimeNs fastModeNs = 0; // its signature's fastest mode (modes.front().meanNs); 0: none
+    EventId event = kNone;
+    std::uint32_t group = 0;                  // index into JobRank::groups
+    std::uint32_t nameAt = 0, nameLength = 0; // in JobRank::names
+    std::int32_t step = 0;
+    bool hasStep = false;
+    CollectiveKind kind = CollectiveKind::Other;
+};
+
+// One rank as the cross-rank match sees it: its declared rank, its clock and its collectives in
+// its own order (AnalysisReport::collectives' order; op.collective indexes them).
+struct JobRank {
+    std::optional<int> rank;          // reportRank: declared by the trace or the summary
+    std::optional<TimeNs> baseTimeNs; // reportBaseTimeNs
+    std::vector<JobCollective> collectives;
+    std::vector<std::string> groups; // distinct groups of this rank, interned
+    std::string names;               // the collectives' names, one after the other
+
+    // Appends c (fastModeNs: its signature's fast mode, 0 when none).
+    void add(const Collective& c, TimeNs fastModeNs);
+    std::string_view name(const JobCollective& c) const
+    {
+        return std::string_view(names).substr(c.nameAt, c.nameLength);
+    }
+};
+
+// The slim form of a report (its collectives with their signatures' fast modes).
+JobRank jobRankOf(const AnalysisReport& report);
+
 // Offsets that put every rank on one clock: Kineto's baseTimeNanoseconds when ranks carry it
 // (their ts are relative to it), else zero (torch_npu ts are absolute already).
 std::vector<TimeNs> sharedClockOffsets(const std::vector<ReportPtr>& reports);
+std::vector<TimeNs> sharedClockOffsets(const std::vector<JobRank>& ranks);
 // Offsets that make one instance end at the same time on every rank (collectives complete
 // together), keeping the first rank where it is.
 std::vector<TimeNs> alignOnCollective(const JobReport& job, std::size_t instance);
 
 // Matches collectives across ranks by order within (kind, group) and judges each instance.
+// Linear in ranks x collectives: instances are found by a hash of (kind, group).
 JobReport analyzeJob(const std::vector<ReportPtr>& reports, std::vector<TimeNs> offsets = {},
+                     const JobOptions& options = {});
+// The same on the slim ranks; the result's `ranks` are null (one per rank): the caller knows
+// where the reports are (ringscope merge reads them again when it writes the report).
+JobReport analyzeJob(const std::vector<JobRank>& ranks, std::vector<TimeNs> offsets = {},
                      const JobOptions& options = {});
 
 } // namespace rs

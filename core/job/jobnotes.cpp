@@ -5,7 +5,7 @@
 
 namespace rs {
 
-void nameDelayingRanks(std::vector<ReportPtr>& reports, JobReport& job)
+std::string delayingRanksNote(const JobReport& job)
 {
     std::map<int, int> delaying; // rank -> delayed collectives it was among the delaying ranks of
     int delayed = 0;
@@ -28,16 +28,31 @@ void nameDelayingRanks(std::vector<ReportPtr>& reports, JobReport& job)
                      : "In this job the collectives wait for " + who +
                            " (cross_rank[].delaying_ranks, the Ranks heatmap): look there for "
                            "extra compute, an internal memcpy or a late launch.");
+    return text;
+}
+
+bool needsDelayingRanksNote(const AnalysisReport& report, const std::string& text)
+{
+    for (const Finding& f : report.findings)
+        if (f.rule == "sync-dominated" && f.recommendation != text) return true;
+    return false;
+}
+
+void applyDelayingRanksNote(AnalysisReport& report, const std::string& text)
+{
+    for (Finding& f : report.findings)
+        if (f.rule == "sync-dominated") f.recommendation = text;
+}
+
+void nameDelayingRanks(std::vector<ReportPtr>& reports, JobReport& job)
+{
+    const std::string text = delayingRanksNote(job);
     for (std::size_t i = 0; i < reports.size(); ++i) {
         const ReportPtr& r = reports[i];
         if (!r) continue;
-        bool has = false;
-        for (const Finding& f : r->findings)
-            has = has || (f.rule == "sync-dominated" && f.recommendation != text);
-        if (!has) continue;
+        if (!needsDelayingRanksNote(*r, text)) continue;
         auto copy = std::make_shared<AnalysisReport>(*r);
-        for (Finding& f : copy->findings)
-            if (f.rule == "sync-dominated") f.recommendation = text;
+        applyDelayingRanksNote(*copy, text);
         for (ReportPtr& j : job.ranks)
             if (j == r) j = copy;
         reports[i] = std::move(copy);

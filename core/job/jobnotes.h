@@ -5,6 +5,7 @@
 
 #include "core/job/crossrank.h"
 
+#include <string>
 #include <vector>
 
 namespace rs {
@@ -13,5 +14,11 @@ namespace rs {
 // the delaying ranks of the job's collectives (or says no single rank delays them). The job's
 // own `ranks` are updated to the copies. Idempotent: the text is rebuilt, never appended.
 void nameDelayingRanks(std::vector<ReportPtr>& reports, JobReport& job);
+
+// Its parts, for a report read after the match (ringscope merge): the recommendation of the
+// job, whether a report needs it, and writing it in.
+std::string delayingRanksNote(const JobReport& job);
+bool needsDelayingRanksNote(const AnalysisReport& report, const std::string& text);
+void applyDelayingRanksNote(AnalysisReport& report, const std::string& text);
 
 } // namespace rs

@@ -15,7 +15,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rs {
@@ -40,8 +42,24 @@ struct RankSummaryRead {
     bool ok() const { return report != nullptr; }
 };
 
+// From a parsed document: the reference reader (every field checked for its JSON type).
 RankSummaryRead rankSummaryFromJson(const nlohmann::json& j);
+// From the text in one pass (core/jsontokenizer.h), without a document: the same result as
+// rankSummaryFromJson(json::parse(text)) (tst_ranksummary compares them field by field).
+RankSummaryRead rankSummaryFromText(std::string_view text);
+// A file, plain or gzip, read with rankSummaryFromText; error prefixed with the file.
 RankSummaryRead readRankSummary(const std::string& file);
+
+// Only what the cross-rank match reads of a summary (its rank, clock and collectives, slim)
+// and its options; the rest is checked as JSON and skipped. For `merge` of thousands of ranks.
+struct RankSummarySlim {
+    std::string file;
+    std::string error; // as RankSummaryRead's
+    JobRank rank;
+    AnalysisOptions options;
+    bool ok() const { return error.empty(); }
+};
+RankSummarySlim readRankSummarySlim(const std::string& file);
 
 // The summaries a user gave: files as they are, folders expanded to their *.ranksummary.json
 // files (sorted by name). error names a path that does not exist, or an empty result.
@@ -64,5 +82,18 @@ struct MergedJob {
     const JobReport* jobReport() const { return job ? &*job : nullptr; }
 };
 MergedJob mergeRankSummaries(const std::vector<std::string>& paths);
+
+// `ringscope merge --json`: what writeReportJson(out, merged.inputs, merged.jobReport()) of
+// mergeRankSummaries(paths) writes, in two passes that never hold the ranks' reports: the
+// summaries read slim (in parallel) and matched, then each read again in full as the report
+// writer reaches it (and let go). Memory: ~100 bytes per rank and collective.
+struct MergeOutcome {
+    std::size_t ranks = 0;             // summaries merged
+    bool job = false;                  // matched as one job
+    std::vector<std::string> errors;   // as MergedJob's
+    std::vector<std::string> warnings; // as MergedJob's
+    std::optional<Severity> worst;     // worstSeverity of the report
+};
+MergeOutcome writeMergedReportJson(std::ostream& out, const std::vector<std::string>& paths);
 
 } // namespace rs
