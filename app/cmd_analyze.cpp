@@ -118,6 +118,9 @@ int analyze(const QStringList& args)
     PipelineOptions pipeline;
     pipeline.load = load;
     pipeline.analysis = options;
+    // Only reports are printed: each trace is let go once analysed, so a job larger than the
+    // memory budget is analysed a few ranks at a time instead of refusing the later ranks.
+    pipeline.keepTraces = false;
     const PipelineResult result = runPipeline(given, pipeline);
     for (const std::string& e : result.errors)
         std::cerr << "ringscope analyze: " << e << "\n";

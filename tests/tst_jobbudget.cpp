@@ -3,6 +3,7 @@
 // HTA sizes its pool), not as many as there are ranks or threads. The pool is made with 8
 // threads (RINGSCOPE_THREADS) so that the budget, not this machine's 2 cores, is the limit.
 #include "bench/tracegen_seed.h"
+#include "core/analysis/reportjson.h"
 #include "core/job/jobloader.h"
 #include "core/job/jobpipeline.h"
 #include "core/workpool.h"
@@ -11,6 +12,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <sstream>
 
 using namespace rs;
 
@@ -66,6 +68,46 @@ private slots:
         // Every rank was either loaded or refused with a message, none lost.
         QCOMPARE(r.traces.size() + r.errors.size(), std::size_t(8));
         QVERIFY(!r.traces.empty());
+    }
+
+    void reportsOnlyFreeTracesSoTheBudgetAdmitsEveryRank()
+    {
+        // A budget of one and a half ranks, smaller than the job: keeping the traces (the
+        // viewer) refuses the ranks that cannot fit next to the loaded ones; letting each go
+        // once analysed (analyze) admits every rank in turn and gives the same job report as an
+        // ample budget.
+        PipelineOptions small;
+        small.load.maxMemoryBytes = m_biggest + m_biggest / 2;
+        small.maxParallel = 8;
+        const PipelineResult kept = runPipeline(m_inputs, small);
+        QVERIFY2(kept.reports.size() < 8 && !kept.errors.empty(),
+                 qPrintable(QStringLiteral("%1 ranks kept in a budget of 1.5 ranks")
+                                .arg(kept.reports.size())));
+
+        small.keepTraces = false;
+        const PipelineResult freed = runPipeline(m_inputs, small);
+        QVERIFY2(freed.errors.empty(), freed.errors.empty() ? "" : freed.errors.front().c_str());
+        QCOMPARE(freed.reports.size(), std::size_t(8));
+        QVERIFY(freed.peakHeld <= freed.budget);
+        QVERIFY(freed.peakRunning <= 1 + 1);
+        QVERIFY(freed.job);
+        for (std::size_t i = 0; i < freed.reports.size(); ++i) {
+            QVERIFY(!freed.traces[i]);
+            QVERIFY(!freed.reports[i]->trace);
+            QVERIFY(freed.reports[i]->facts);
+        }
+
+        PipelineOptions ample;
+        ample.load.maxMemoryBytes = m_biggest * 100;
+        const PipelineResult all = runPipeline(m_inputs, ample);
+        QCOMPARE(all.reports.size(), std::size_t(8));
+        std::ostringstream a, b;
+        writeReportJson(a, all.reportInputs(), all.jobReport());
+        writeReportJson(b, freed.reportInputs(), freed.jobReport());
+        QVERIFY(!a.str().empty());
+        QVERIFY(a.str() == b.str());
+        QCOMPARE(QString::fromStdString(reportToText(freed.reportInputs(), freed.jobReport())),
+                 QString::fromStdString(reportToText(all.reportInputs(), all.jobReport())));
     }
 
     void ampleBudgetIsBoundedByThreads()

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -265,7 +266,12 @@ class Text {
 public:
     explicit Text(std::string& s) : m_s(s) {}
 
-    void pad(int n) { m_s.append(static_cast<std::size_t>(n), ' '); }
+    void pad(int n)
+    {
+        static constexpr std::string_view kSpaces = "                                ";
+        for (; n > 0; n -= static_cast<int>(kSpaces.size()))
+            m_s.append(kSpaces.data(), std::min<std::size_t>(kSpaces.size(), n));
+    }
     void raw(std::string_view v) { m_s.append(v); }
     void null() { m_s += "null"; }
     void boolean(bool v) { m_s += v ? "true" : "false"; }
@@ -303,14 +309,33 @@ public:
     class Object {
     public:
         Object(Text& t, int ind) : m_t(t), m_ind(ind) { m_t.m_s += '{'; }
-        Text& key(const char* k)
+        Text& key(std::string_view k)
         {
-            m_t.m_s += m_first ? "\n" : ",\n";
+            // ",\n" + indent + "\"key\": " in one append: this runs for every field.
+            std::string& s = m_t.m_s;
+            const auto ind = static_cast<std::size_t>(m_ind + 2);
+            char buf[128];
+            if (ind + k.size() + 6 > sizeof buf) {
+                if (!m_first) s += ',';
+                s += '\n';
+                m_t.pad(m_ind + 2);
+                s += '"';
+                s.append(k);
+                s.append("\": ", 3);
+            } else {
+                std::size_t n = 0;
+                if (!m_first) buf[n++] = ',';
+                buf[n++] = '\n';
+                std::memset(buf + n, ' ', ind);
+                n += ind;
+                buf[n++] = '"';
+                std::memcpy(buf + n, k.data(), k.size());
+                n += k.size();
+                std::memcpy(buf + n, "\": ", 3);
+                n += 3;
+                s.append(buf, n);
+            }
             m_first = false;
-            m_t.pad(m_ind + 2);
-            m_t.m_s += '"';
-            m_t.m_s += k;
-            m_t.m_s += "\": ";
             return m_t;
         }
         int inner() const { return m_ind + 2; }
@@ -670,7 +695,7 @@ void optionsText(Text& t, const AnalysisOptions& opt)
     {
         Text::Object p(o.key("link_peaks"), 4);
         for (const auto& [n, v] : peaks)
-            p.key(n.c_str()).real(v);
+            p.key(n).real(v);
     }
     o.key("size_align").integer(opt.sizeAlign);
 }
@@ -740,15 +765,16 @@ void writeReportJson(std::ostream& out, std::size_t count, const ReportInputSour
     std::mutex eventsMutex;
     auto jobEvidence = [&](std::size_t r, const AnalysisReport& rep) {
         if (!(rep.trace || rep.facts)) return;
-        std::optional<TraceFacts> facts;
+        std::optional<TraceFacts> own; // from the trace; a summary's are used as they are
+        const TraceFacts* facts = rep.trace ? nullptr : rep.facts.get();
         for (std::size_t f = 0; f < nJob; ++f) {
             const Finding& x = job->findings[f];
             if (!x.eventsRank || job->rankIds[r] != *x.eventsRank) continue;
-            if (!facts) facts = traceFacts(rep);
+            if (!facts) facts = &own.emplace(traceFacts(rep));
             for (EventId e : x.events) {
                 std::string text;
                 Text t(text);
-                eventText(t, &*facts, e, 8, *x.eventsRank);
+                eventText(t, facts, e, 8, *x.eventsRank);
                 std::lock_guard lock(eventsMutex);
                 jobEvents[f].emplace_back(r, std::move(text));
             }
@@ -766,11 +792,17 @@ void writeReportJson(std::ostream& out, std::size_t count, const ReportInputSour
     out << "{\n  \"collectives\": [";
     const std::size_t batch =
         std::max<std::size_t>(16, 8 * static_cast<std::size_t>(WorkPool::global().threadCount()));
+    // Kept from batch to batch: a fresh megabyte buffer per input costs page faults.
+    std::vector<std::string> collectives(std::min(batch, count));
+    std::vector<std::array<std::string, kKept>> sections(collectives.size());
+    std::vector<AnalysisOptions> inputOptions(collectives.size());
     for (std::size_t b = 0; b < count; b += batch) {
         const std::size_t n = std::min(batch, count - b);
-        std::vector<std::string> collectives(n);
-        std::vector<std::array<std::string, kKept>> sections(n);
-        std::vector<AnalysisOptions> inputOptions(n);
+        for (std::size_t k = 0; k < n; ++k) {
+            collectives[k].clear();
+            for (std::string& x : sections[k])
+                x.clear();
+        }
         parallelFor(n, [&](std::size_t k) {
             const std::size_t i = b + k;
             const ReportInput in = input(i);
@@ -778,8 +810,8 @@ void writeReportJson(std::ostream& out, std::size_t count, const ReportInputSour
             inputOptions[k] = rep.options;
             // The trace's facts: from the trace, or as a rank summary carries them (same output).
             const bool known = rep.trace || rep.facts;
-            const TraceFacts facts = known ? traceFacts(rep) : TraceFacts{};
-            const TraceFacts* f = known ? &facts : nullptr;
+            const TraceFacts facts = rep.trace ? traceFacts(rep) : TraceFacts{};
+            const TraceFacts* f = !known ? nullptr : rep.trace ? &facts : rep.facts.get();
             if (job && i < job->ranks.size() && !job->ranks[i] && i < job->rankIds.size())
                 jobEvidence(i, rep);
             auto each = [](std::string& text, const auto& list, auto&& write) {
@@ -790,6 +822,7 @@ void writeReportJson(std::ostream& out, std::size_t count, const ReportInputSour
                     write(t, x);
                 }
             };
+            collectives[k].reserve(rep.collectives.size() * 2048);
             each(collectives[k], rep.collectives,
                  [&](Text& t, const Collective& c) { collectiveText(t, i, c); });
             std::string& inputs = sections[k][kInputs];
@@ -812,7 +845,7 @@ void writeReportJson(std::ostream& out, std::size_t count, const ReportInputSour
             }
             for (int s = 0; s < kKept; ++s)
                 kept[s].add(sections[k][s]);
-            options = std::move(inputOptions[k]);
+            options = inputOptions[k];
         }
     }
     out << (anyCollective ? "\n  ]" : "]");

@@ -176,7 +176,8 @@ std::uint64_t projectedRankBytes(const std::string& path)
 
 std::vector<LoadResult> loadRanks(const std::vector<RankInput>& inputs, const LoadOptions& options,
                                   JobProgress* progress, int maxParallel,
-                                  const AfterRankLoad& after, bool* cancelled, RankLoadStats* stats)
+                                  const AfterRankLoad& after, bool* cancelled, RankLoadStats* stats,
+                                  bool keepTraces)
 {
     const std::size_t n = inputs.size();
     std::vector<LoadResult> results(n);
@@ -215,9 +216,10 @@ std::vector<LoadResult> loadRanks(const std::vector<RankInput>& inputs, const Lo
                 results[i] = loadTrace(inputs[i].path, o, &rankProgress);
                 if (progress) progress->detach(&rankProgress);
                 std::uint64_t kept = 0;
-                if (const TracePtr& t = results[i].trace) {
-                    kept = t->modelBytes() + t->argsBytes();
+                if (const TracePtr t = results[i].trace) {
+                    if (keepTraces) kept = t->modelBytes() + t->argsBytes();
                     if (after && !(progress && progress->cancel.load())) kept += after(i, t);
+                    if (!keepTraces) results[i].trace.reset();
                 }
                 if (results[i].cancelled()) stopped = true;
                 if (progress) {

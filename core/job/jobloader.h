@@ -79,10 +79,12 @@ struct RankLoadStats {
     std::uint64_t budget = 0, peakHeld = 0; // bytes
     int peakRunning = 0;                    // ranks at once
 };
+// keepTraces false: each trace is let go right after `after` (results[i].trace is then null
+// and the rank keeps only what `after` returned), so the budget admits the next ranks.
 std::vector<LoadResult> loadRanks(const std::vector<RankInput>& inputs, const LoadOptions& options,
                                   JobProgress* progress, int maxParallel,
                                   const AfterRankLoad& after, bool* cancelled,
-                                  RankLoadStats* stats = nullptr);
+                                  RankLoadStats* stats = nullptr, bool keepTraces = true);
 
 // Model bytes a rank is projected to need before it is loaded (file size, x12 for gzip).
 std::uint64_t projectedRankBytes(const std::string& path);

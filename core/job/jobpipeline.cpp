@@ -14,7 +14,7 @@ std::vector<ReportInput> PipelineResult::reportInputs() const
 {
     std::vector<ReportInput> out;
     for (std::size_t i = 0; i < reports.size(); ++i)
-        out.push_back({traces[i]->path(), reports[i]});
+        out.push_back({traces[i] ? traces[i]->path() : reports[i]->facts->path, reports[i]});
     return out;
 }
 
@@ -46,6 +46,8 @@ PipelineResult runPipeline(const std::vector<RankInput>& inputs, const PipelineO
     const std::size_t n = inputs.size();
     std::vector<ReportPtr> reports(n);
     std::vector<std::string> failures(n);
+    std::vector<int> ids(n);
+    const bool keep = options.keepTraces || !options.analyse;
     // Each rank is analysed right after it loads, inside its memory admission.
     const AfterRankLoad analyseRank = [&](std::size_t i, const TracePtr& trace) {
         try {
@@ -53,19 +55,32 @@ PipelineResult runPipeline(const std::vector<RankInput>& inputs, const PipelineO
         } catch (const std::exception& e) {
             failures[i] = trace->path() + ": analysis failed: " + e.what();
         }
+        // A rank whose analysis failed still shows: an empty report of its trace.
+        if (!reports[i]) {
+            auto empty = std::make_shared<AnalysisReport>();
+            empty->trace = trace;
+            reports[i] = std::move(empty);
+        }
+        ids[i] = rankIdOf(*trace, i);
+        if (!keep) {
+            // The trace goes: what the reports print of it stays (as a rank summary has it).
+            auto slim = std::make_shared<AnalysisReport>(*reports[i]);
+            slim->facts = std::make_shared<TraceFacts>(traceFacts(*reports[i]));
+            slim->trace.reset();
+            reports[i] = std::move(slim);
+        }
         return std::uint64_t(0);
     };
     RankLoadStats stats;
     std::vector<LoadResult> loaded =
         loadRanks(inputs, options.load, progress, options.maxParallel,
-                  options.analyse ? analyseRank : AfterRankLoad(), &out.cancelled, &stats);
+                  options.analyse ? analyseRank : AfterRankLoad(), &out.cancelled, &stats, keep);
     out.budget = stats.budget;
     out.peakHeld = stats.peakHeld;
     out.peakRunning = stats.peakRunning;
     if (out.cancelled) return out;
 
     std::vector<std::size_t> order;
-    std::vector<int> ids(n);
     for (std::size_t i = 0; i < n; ++i) {
         LoadResult& r = loaded[i];
         if (r.failed()) {
@@ -74,13 +89,14 @@ PipelineResult runPipeline(const std::vector<RankInput>& inputs, const PipelineO
         }
         if (!r.complete()) out.warnings.push_back(r.message);
         if (!failures[i].empty()) out.errors.push_back(failures[i]);
-        // A rank whose analysis failed still shows: an empty report of its trace.
         if (!reports[i]) {
+            if (!r.trace) continue; // let go before it was analysed (cancelled)
+            // Loaded, not analysed (info): an empty report of its trace.
             auto empty = std::make_shared<AnalysisReport>();
             empty->trace = r.trace;
             reports[i] = std::move(empty);
+            ids[i] = rankIdOf(*r.trace, i);
         }
-        ids[i] = rankIdOf(*r.trace, i);
         order.push_back(i);
     }
     std::stable_sort(order.begin(), order.end(),

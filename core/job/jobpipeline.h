@@ -28,11 +28,16 @@ struct PipelineOptions {
     int maxParallel = 0;   // ranks at once; 0: the pool's threads
     bool crossRank = true; // match the ranks of one job (the viewer redoes it on its offsets)
     bool analyse = true;   // false: load only (info); reports are then empty but for the trace
+    // false (commands that print reports: analyze): each rank's trace is let go as soon as it
+    // is analysed, its report keeping the trace's facts (AnalysisReport::facts, what the
+    // reports print), so the memory budget admits the next ranks instead of refusing them.
+    // PipelineResult::traces then holds nulls. The viewer, export and info keep them.
+    bool keepTraces = true;
 };
 
 struct PipelineResult {
     std::vector<RankInput> inputs;     // what the paths resolved to
-    std::vector<TracePtr> traces;      // loaded ranks, sorted by rank id
+    std::vector<TracePtr> traces;      // loaded ranks, sorted by rank id (null: let go)
     std::vector<std::string> paths;    // the input each trace was loaded from
     std::vector<ReportPtr> reports;    // traces[i]'s report (its trace is traces[i])
     std::vector<int> rankIds;          // rankIdOf each trace

@@ -21,6 +21,11 @@
 
 #include <zlib.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace rs {
 
 using nlohmann::json;
@@ -464,14 +469,21 @@ public:
         }
     }
 
+    // Checks a value and goes past it (numbers on the fast path of scalar()).
     void skip()
     {
-        if (!(m_p = m_tk.skipValue(m_p, m_depth))) throw Malformed{};
-        m_p = m_tk.ws(m_p);
+        const char c = peek();
+        if (c == '{')
+            members([this](std::string_view) { skip(); });
+        else if (c == '[')
+            elements([this](std::size_t) { skip(); });
+        else
+            scalar();
     }
     JsonScalar scalar()
     {
         JsonScalar s;
+        if (fastInteger(s)) return s;
         if (!m_arena.empty()) m_arena.clear();
         if (!(m_p = m_tk.scalar(m_p, s, &m_arena))) throw Malformed{};
         m_p = m_tk.ws(m_p);
@@ -647,15 +659,16 @@ public:
         });
     }
     // A tuple: an array of scalars only, else nullopt (its containers skipped).
-    std::optional<std::vector<JsonScalar>> tuple()
+    // Valid until the next tuple().
+    const std::vector<JsonScalar>* tuple()
     {
         if (peek() != '[') {
             skip();
-            return std::nullopt;
+            return nullptr;
         }
-        std::vector<JsonScalar> out;
+        m_tuple.clear();
+        m_tupleTexts.clear();
         bool flat = true;
-        std::vector<std::string> texts; // strings outlive the arena
         elements([&](std::size_t) {
             if (peek() == '{' || peek() == '[') {
                 skip();
@@ -664,25 +677,49 @@ public:
             }
             JsonScalar s = scalar();
             if (s.kind == JsonScalar::String) {
-                texts.emplace_back(s.text.view());
-                s.bits = texts.size() - 1; // index into m_tupleTexts below
+                // Strings outlive the arena: kept here, the scalar points at them by index.
+                m_tupleTexts.emplace_back(s.text.view());
+                s.bits = m_tupleTexts.size() - 1;
             }
-            out.push_back(s);
+            m_tuple.push_back(s);
         });
-        if (!flat) return std::nullopt;
-        m_tupleTexts = std::move(texts);
-        return out;
+        return flat ? &m_tuple : nullptr;
     }
     const std::string& tupleText(const JsonScalar& s) const { return m_tupleTexts[s.bits]; }
 
     bool slim() const { return m_slim; }
 
 private:
+    // The common number, an integer of up to 18 digits, read here; anything else (a fraction,
+    // an exponent, a longer one, a bad one) by the tokenizer, whose rules it follows.
+    bool fastInteger(JsonScalar& s)
+    {
+        const char* p = m_p;
+        const char* end = m_tk.end();
+        const bool neg = p < end && *p == '-';
+        if (neg) ++p;
+        const char* digits = p;
+        std::uint64_t v = 0;
+        while (p < end && *p >= '0' && *p <= '9' && p - digits < 19)
+            v = v * 10 + static_cast<unsigned>(*p++ - '0');
+        const std::ptrdiff_t n = p - digits;
+        if (n == 0 || n > 18 || (n > 1 && *digits == '0') || p >= end || *p == '.' ||
+            *p == 'e' || *p == 'E')
+            return false;
+        s.kind = neg ? JsonScalar::Int : JsonScalar::UInt;
+        s.bits = neg ? 0 - v : v;
+        s.boolean = false;
+        s.text = {m_p, static_cast<std::uint32_t>(p - m_p)};
+        m_p = m_tk.ws(p);
+        return true;
+    }
+
     JsonTokenizer m_tk;
     const char* m_p;
     bool m_slim;
     int m_depth = 0;
     std::deque<std::string> m_arena, m_keyArena;
+    std::vector<JsonScalar> m_tuple;
     std::vector<std::string> m_tupleTexts;
 };
 
@@ -695,96 +732,187 @@ std::int64_t asInt64(const JsonScalar& s)
     return static_cast<std::int64_t>(s.bits);
 }
 
+// A key's tag for a switch (length and three of its bytes); equal tags are told apart by the
+// comparison in each case, and two keys of one switch with the same tag do not compile.
+constexpr std::uint32_t keyTag(std::string_view k)
+{
+    if (k.empty()) return 0;
+    return static_cast<std::uint32_t>(k.size() & 0xff) |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(k[0])) << 8 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(k[k.size() / 2])) << 16 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(k.back())) << 24;
+}
+#define RS_KEY(name)                                                                               \
+    case keyTag(name):                                                                             \
+        if (k == name)
+
 void readCollectiveText(OnePass& rd, Collective& c)
 {
     const std::string_view w = "collectives[].";
     // Slim: only what the cross-rank match reads; the rest skipped (the full read counts it).
     rd.members([&](std::string_view k) {
-        if (k == "event") return rd.integer(c.event, w, k);
-        if (k == "kind") {
-            std::string kind;
-            rd.text(kind, w, k);
-            c.kind = kindFromName(kind);
-            return;
+        switch (keyTag(k)) {
+            RS_KEY("event") return rd.integer(c.event, w, k);
+            break;
+            RS_KEY("kind")
+            {
+                std::string kind;
+                rd.text(kind, w, k);
+                c.kind = kindFromName(kind);
+                return;
+            }
+            break;
+            RS_KEY("name") return rd.text(c.name, w, k);
+            break;
+            RS_KEY("group") return rd.text(c.group, w, k);
+            break;
+            RS_KEY("start_ns") return rd.integer(c.start, w, k);
+            break;
+            RS_KEY("dur_ns") return rd.integer(c.dur, w, k);
+            break;
+            RS_KEY("wait_ns") return rd.integer(c.waitNs, w, k);
+            break;
+            RS_KEY("signature") return rd.integer(c.signature, w, k);
+            break;
+            RS_KEY("step") return rd.optInteger(c.step, w, k);
+            break;
+            RS_KEY("extra_memcpy_ns") return rd.integer(c.extraMemcpyNs, w, k);
+            break;
+        default: break;
         }
-        if (k == "name") return rd.text(c.name, w, k);
-        if (k == "group") return rd.text(c.group, w, k);
-        if (k == "start_ns") return rd.integer(c.start, w, k);
-        if (k == "dur_ns") return rd.integer(c.dur, w, k);
-        if (k == "wait_ns") return rd.integer(c.waitNs, w, k);
-        if (k == "signature") return rd.integer(c.signature, w, k);
-        if (k == "step") return rd.optInteger(c.step, w, k);
-        if (k == "extra_memcpy_ns") return rd.integer(c.extraMemcpyNs, w, k);
         if (rd.slim()) return rd.skip();
-        if (k == "host_event") return rd.integer(c.hostEvent, w, k);
-        if (k == "rank") return rd.optInteger(c.rank, w, k);
-        if (k == "algorithm") return rd.text(c.algorithm, w, k);
-        if (k == "dtype") return rd.text(c.dtype, w, k);
-        if (k == "count") return rd.integer(c.count, w, k);
-        if (k == "bytes") return rd.integer(c.bytes, w, k);
-        if (k == "group_size") return rd.integer(c.groupSize, w, k);
-        if (k == "memcpy_count") return rd.integer(c.memcpyCount, w, k);
-        if (k == "memcpy_ns") return rd.integer(c.memcpyNs, w, k);
-        if (k == "memcpy_bytes") return rd.integer(c.memcpyBytes, w, k);
-        if (k == "unaligned_count") return rd.integer(c.unalignedCount, w, k);
-        if (k == "mode") return rd.optInteger(c.mode, w, k);
-        if (k == "anomalous") return rd.flag(c.anomalous, w, k);
-        if (k == "waiting") return rd.flag(c.waiting, w, k);
-        if (k == "verdict") return rd.text(c.verdict, w, k);
-        if (k == "algbw_gbps") return rd.real(c.algbwGbps, w, k);
-        if (k == "busbw_gbps") return rd.real(c.busbwGbps, w, k);
-        if (k == "transfers") {
-            c.transfers.clear();
-            return rd.array(w, k, [&](std::size_t) {
-                const std::string_view tw = "collectives[].transfers[].";
-                TransferStat s;
-                if (!rd.object("collectives[].transfers[]", [&](std::string_view t) {
-                        if (t == "name") return rd.text(s.name, tw, t);
-                        if (t == "bytes") return rd.integer(s.bytes, tw, t);
-                        if (t == "ns") return rd.integer(s.ns, tw, t);
-                        if (t == "tasks") return rd.integer(s.tasks, tw, t);
-                        if (t == "large_packet_ratio")
-                            return rd.real(s.largePacketRatio, tw, t);
-                        if (t == "peak_gbps") return rd.real(s.peakGbps, tw, t);
-                        if (t == "utilization") return rd.real(s.utilization, tw, t);
+        switch (keyTag(k)) {
+            RS_KEY("host_event") return rd.integer(c.hostEvent, w, k);
+            break;
+            RS_KEY("rank") return rd.optInteger(c.rank, w, k);
+            break;
+            RS_KEY("algorithm") return rd.text(c.algorithm, w, k);
+            break;
+            RS_KEY("dtype") return rd.text(c.dtype, w, k);
+            break;
+            RS_KEY("count") return rd.integer(c.count, w, k);
+            break;
+            RS_KEY("bytes") return rd.integer(c.bytes, w, k);
+            break;
+            RS_KEY("group_size") return rd.integer(c.groupSize, w, k);
+            break;
+            RS_KEY("memcpy_count") return rd.integer(c.memcpyCount, w, k);
+            break;
+            RS_KEY("memcpy_ns") return rd.integer(c.memcpyNs, w, k);
+            break;
+            RS_KEY("memcpy_bytes") return rd.integer(c.memcpyBytes, w, k);
+            break;
+            RS_KEY("unaligned_count") return rd.integer(c.unalignedCount, w, k);
+            break;
+            RS_KEY("mode") return rd.optInteger(c.mode, w, k);
+            break;
+            RS_KEY("anomalous") return rd.flag(c.anomalous, w, k);
+            break;
+            RS_KEY("waiting") return rd.flag(c.waiting, w, k);
+            break;
+            RS_KEY("verdict") return rd.text(c.verdict, w, k);
+            break;
+            RS_KEY("algbw_gbps") return rd.real(c.algbwGbps, w, k);
+            break;
+            RS_KEY("busbw_gbps") return rd.real(c.busbwGbps, w, k);
+            break;
+            RS_KEY("transfers")
+            {
+                c.transfers.clear();
+                return rd.array(w, k, [&](std::size_t) {
+                    const std::string_view tw = "collectives[].transfers[].";
+                    TransferStat s;
+                    if (!rd.object("collectives[].transfers[]", [&](std::string_view t) {
+                            switch (keyTag(t)) {
+                            case keyTag("name"):
+                                if (t == "name") return rd.text(s.name, tw, t);
+                                break;
+                            case keyTag("bytes"):
+                                if (t == "bytes") return rd.integer(s.bytes, tw, t);
+                                break;
+                            case keyTag("ns"):
+                                if (t == "ns") return rd.integer(s.ns, tw, t);
+                                break;
+                            case keyTag("tasks"):
+                                if (t == "tasks") return rd.integer(s.tasks, tw, t);
+                                break;
+                            case keyTag("large_packet_ratio"):
+                                if (t == "large_packet_ratio")
+                                    return rd.real(s.largePacketRatio, tw, t);
+                                break;
+                            case keyTag("peak_gbps"):
+                                if (t == "peak_gbps") return rd.real(s.peakGbps, tw, t);
+                                break;
+                            case keyTag("utilization"):
+                                if (t == "utilization") return rd.real(s.utilization, tw, t);
+                                break;
+                            default: break;
+                            }
+                            rd.skip();
+                        }))
+                        return;
+                    c.transfers.push_back(std::move(s));
+                });
+            }
+            break;
+            RS_KEY("time_info")
+            {
+                if (rd.isNull()) return rd.skip();
+                const std::string_view tw = "collectives[].time_info.";
+                CommTimeInfo x;
+                if (rd.object("collectives[].time_info", [&](std::string_view t) {
+                        switch (keyTag(t)) {
+                        case keyTag("elapse_ns"):
+                            if (t == "elapse_ns") return rd.integer(x.elapseNs, tw, t);
+                            break;
+                        case keyTag("transit_ns"):
+                            if (t == "transit_ns") return rd.integer(x.transitNs, tw, t);
+                            break;
+                        case keyTag("wait_ns"):
+                            if (t == "wait_ns") return rd.integer(x.waitNs, tw, t);
+                            break;
+                        case keyTag("synchronization_ns"):
+                            if (t == "synchronization_ns")
+                                return rd.integer(x.synchronizationNs, tw, t);
+                            break;
+                        case keyTag("idle_ns"):
+                            if (t == "idle_ns") return rd.integer(x.idleNs, tw, t);
+                            break;
+                        case keyTag("wait_ratio"):
+                            if (t == "wait_ratio") return rd.real(x.waitRatio, tw, t);
+                            break;
+                        case keyTag("synchronization_ratio"):
+                            if (t == "synchronization_ratio")
+                                return rd.real(x.synchronizationRatio, tw, t);
+                            break;
+                        case keyTag("master_plane"):
+                            if (t == "master_plane") return rd.integer(x.masterPlane, tw, t);
+                            break;
+                        default: break;
+                        }
                         rd.skip();
                     }))
-                    return;
-                c.transfers.push_back(std::move(s));
-            });
-        }
-        if (k == "time_info") {
-            if (rd.isNull()) return rd.skip();
-            const std::string_view tw = "collectives[].time_info.";
-            CommTimeInfo x;
-            if (rd.object("collectives[].time_info", [&](std::string_view t) {
-                    if (t == "elapse_ns") return rd.integer(x.elapseNs, tw, t);
-                    if (t == "transit_ns") return rd.integer(x.transitNs, tw, t);
-                    if (t == "wait_ns") return rd.integer(x.waitNs, tw, t);
-                    if (t == "synchronization_ns") return rd.integer(x.synchronizationNs, tw, t);
-                    if (t == "idle_ns") return rd.integer(x.idleNs, tw, t);
-                    if (t == "wait_ratio") return rd.real(x.waitRatio, tw, t);
-                    if (t == "synchronization_ratio")
-                        return rd.real(x.synchronizationRatio, tw, t);
-                    if (t == "master_plane") return rd.integer(x.masterPlane, tw, t);
-                    rd.skip();
-                }))
-                c.timeInfo = x;
-            return;
-        }
-        if (k == "link") {
-            if (rd.isNull()) return rd.skip();
-            const std::string_view lw = "collectives[].link.";
-            LinkAssumption x;
-            if (rd.object("collectives[].link", [&](std::string_view t) {
-                    if (t == "name") return rd.text(x.name, lw, t);
-                    if (t == "basis") return rd.text(x.basis, lw, t);
-                    if (t == "peak_gbps") return rd.real(x.peakGbps, lw, t);
-                    if (t == "utilization") return rd.real(x.utilization, lw, t);
-                    rd.skip();
-                }))
-                c.link = std::move(x);
-            return;
+                    c.timeInfo = x;
+                return;
+            }
+            break;
+            RS_KEY("link")
+            {
+                if (rd.isNull()) return rd.skip();
+                const std::string_view lw = "collectives[].link.";
+                LinkAssumption x;
+                if (rd.object("collectives[].link", [&](std::string_view t) {
+                        if (t == "name") return rd.text(x.name, lw, t);
+                        if (t == "basis") return rd.text(x.basis, lw, t);
+                        if (t == "peak_gbps") return rd.real(x.peakGbps, lw, t);
+                        if (t == "utilization") return rd.real(x.utilization, lw, t);
+                        rd.skip();
+                    }))
+                    c.link = std::move(x);
+                return;
+            }
+            break;
+        default: break;
         }
         rd.skip();
     });
@@ -1221,24 +1349,67 @@ TextRead readText(std::string_view text, bool slim)
     return out;
 }
 
-// Plain or gzip (ByteSource inflates it when it starts with gzip's magic) into text.
-bool readFileText(const std::string& file, std::string& text, std::string* error)
-{
-    auto src = ByteSource::open(file, error);
-    if (!src) return false;
-    text.clear();
-    text.reserve(static_cast<std::size_t>(src->fileSize()) * (src->gzip() ? 6 : 1) + 2);
-    char buf[1 << 16];
-    for (std::size_t n; (n = src->read(buf, sizeof buf)) > 0;)
-        text.append(buf, n);
-    if (!src->error().empty()) {
-        *error = src->error();
-        return false;
+// A summary's text: a plain file mapped as it is, a gzip one inflated (ByteSource) into memory.
+class FileText {
+public:
+    FileText() = default;
+    FileText(const FileText&) = delete;
+    FileText& operator=(const FileText&) = delete;
+    ~FileText()
+    {
+        if (m_map) munmap(m_map, m_mapLength);
     }
-    // A number that ends the text is still a number (the tokenizer needs what follows it).
-    text += '\n';
-    return true;
-}
+    std::string_view view() const { return m_map ? m_mapped : std::string_view(m_own); }
+
+    bool open(const std::string& file, std::string* error)
+    {
+        const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            struct stat st {};
+            unsigned char magic[2] = {0, 0};
+            const bool plain = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 2 &&
+                               ::pread(fd, magic, 2, 0) == 2 && !(magic[0] == 0x1f && magic[1] == 0x8b);
+            if (plain) {
+                const auto n = static_cast<std::size_t>(st.st_size);
+                void* m = mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd, 0);
+                if (m != MAP_FAILED) {
+                    ::close(fd);
+                    m_map = m;
+                    m_mapLength = n;
+                    m_mapped = std::string_view(static_cast<const char*>(m), n);
+                    // The tokenizer needs a byte after a number that ends the text.
+                    const char last = m_mapped.back();
+                    if (last >= '0' && last <= '9') {
+                        m_own = std::string(m_mapped) + "\n";
+                        munmap(m_map, m_mapLength);
+                        m_map = nullptr;
+                    }
+                    return true;
+                }
+            }
+            ::close(fd);
+        }
+        // Gzip, a pipe, an empty or unmappable file: through ByteSource.
+        auto src = ByteSource::open(file, error);
+        if (!src) return false;
+        m_own.reserve(static_cast<std::size_t>(src->fileSize()) * (src->gzip() ? 6 : 1) + 2);
+        char buf[1 << 16];
+        for (std::size_t n; (n = src->read(buf, sizeof buf)) > 0;)
+            m_own.append(buf, n);
+        if (!src->error().empty()) {
+            *error = src->error();
+            return false;
+        }
+        m_own += '\n';
+        return true;
+    }
+
+private:
+    std::string m_own;
+    void* m_map = nullptr;
+    std::size_t m_mapLength = 0;
+    std::string_view m_mapped;
+};
 
 } // namespace
 
@@ -1619,13 +1790,14 @@ RankSummaryRead rankSummaryFromText(std::string_view text)
 RankSummaryRead readRankSummary(const std::string& file)
 {
     RankSummaryRead r;
-    std::string text, error;
-    if (!readFileText(file, text, &error)) {
+    FileText text;
+    std::string error;
+    if (!text.open(file, &error)) {
         r.file = file;
         r.error = file + ": cannot read: " + error;
         return r;
     }
-    r = fromTextRead(readText(text, false));
+    r = fromTextRead(readText(text.view(), false));
     r.file = file;
     if (!r.error.empty()) r.error = file + ": " + r.error;
     return r;
@@ -1635,12 +1807,13 @@ RankSummarySlim readRankSummarySlim(const std::string& file)
 {
     RankSummarySlim r;
     r.file = file;
-    std::string text, error;
-    if (!readFileText(file, text, &error)) {
+    FileText text;
+    std::string error;
+    if (!text.open(file, &error)) {
         r.error = file + ": cannot read: " + error;
         return r;
     }
-    TextRead t = readText(text, true);
+    TextRead t = readText(text.view(), true);
     if (!t.error.empty()) {
         r.error = file + ": " + t.error;
         return r;
