@@ -274,8 +274,8 @@ int main(int argc, char** argv)
                 collectives, rs::WorkPool::global().threadCount());
     std::printf("(each merge runs in its own process: wall time, CPU time and peak RSS from "
                 "wait4's rusage)\n");
-    std::printf("%8s %11s %11s %9s %9s %10s %12s %12s\n", "ranks", "summaries", "report",
-                "wall", "CPU", "peak RSS", "us/rank-coll", "CPU-us/r-c");
+    std::printf("%8s %11s %11s %9s %9s %10s %12s %12s\n", "ranks", "summaries", "report", "wall",
+                "CPU", "peak RSS", "us/rank-coll", "CPU-us/r-c");
     bool met = true;
     for (int ranks : rankCounts) {
         const std::string sub = ensureSummaries(dir, ranks, collectives);

@@ -80,9 +80,10 @@ private slots:
         small.load.maxMemoryBytes = m_biggest + m_biggest / 2;
         small.maxParallel = 8;
         const PipelineResult kept = runPipeline(m_inputs, small);
-        QVERIFY2(kept.reports.size() < 8 && !kept.errors.empty(),
-                 qPrintable(QStringLiteral("%1 ranks kept in a budget of 1.5 ranks")
-                                .arg(kept.reports.size())));
+        QVERIFY2(
+            kept.reports.size() < 8 && !kept.errors.empty(),
+            qPrintable(
+                QStringLiteral("%1 ranks kept in a budget of 1.5 ranks").arg(kept.reports.size())));
 
         small.keepTraces = false;
         const PipelineResult freed = runPipeline(m_inputs, small);

@@ -484,9 +484,9 @@ private slots:
                 } catch (const std::exception& e) {
                     QFAIL(qPrintable(QStringLiteral("threw on %1: %2").arg(what, e.what())));
                 }
-                QVERIFY2(a.ok() == b.ok(), qPrintable(what + QStringLiteral(": ") +
-                                                      QString::fromStdString(a.error + " | " +
-                                                                             b.error)));
+                QVERIFY2(a.ok() == b.ok(),
+                         qPrintable(what + QStringLiteral(": ") +
+                                    QString::fromStdString(a.error + " | " + b.error)));
                 QCOMPARE(QString::fromStdString(b.error), QString::fromStdString(a.error));
                 if (!a.ok()) return;
                 QVERIFY2(a.badFields == b.badFields,
@@ -495,7 +495,8 @@ private slots:
                                         .arg(a.badFields)
                                         .arg(b.badFields)));
                 QVERIFY2(a.warnings == b.warnings, qPrintable(what));
-                const json ra = reportToJson({{"x", a.report}}), rb = reportToJson({{"x", b.report}});
+                const json ra = reportToJson({{"x", a.report}}),
+                           rb = reportToJson({{"x", b.report}});
                 QVERIFY2(ra == rb, qPrintable(what + QStringLiteral(": ") +
                                               QString::fromStdString(firstDifference(rb, ra))));
                 // The slim read gives the match what the full one gives it.
@@ -503,10 +504,17 @@ private slots:
                 ++compared;
             };
             same(summary, QStringLiteral("clean"));
-            const json types[] = {json::object({{"x", 1}}), json::array({1, 2}), json("text"),
-                                  json(-7), json(2.5), json(nullptr), json(true),
-                                  json(std::uint64_t(18446744073709551615ull)), json(1e300),
-                                  json::array(), json::object()};
+            const json types[] = {json::object({{"x", 1}}),
+                                  json::array({1, 2}),
+                                  json("text"),
+                                  json(-7),
+                                  json(2.5),
+                                  json(nullptr),
+                                  json(true),
+                                  json(std::uint64_t(18446744073709551615ull)),
+                                  json(1e300),
+                                  json::array(),
+                                  json::object()};
             for (const Path& leaf : paths) {
                 for (const json& bad : types) {
                     json j = summary;
@@ -552,8 +560,13 @@ private slots:
         rep->options.linkPeaks = {{"HCCS", 28.5}, {"Zeta", NAN}, {"AAA", 1e-300}};
         rep->warnings = {"a \"quoted\" warning"};
         rep->badFields = 3;
-        const double values[] = {NAN, INFINITY, -INFINITY, -0.0, 0.0, 1.0, 0.1, 1e-7, 1e21,
-                                 123456789012345678.0, 5e-324, 1.7976931348623157e308, -2.5};
+        const double values[] = {NAN,       INFINITY,
+                                 -INFINITY, -0.0,
+                                 0.0,       1.0,
+                                 0.1,       1e-7,
+                                 1e21,      123456789012345678.0,
+                                 5e-324,    1.7976931348623157e308,
+                                 -2.5};
         for (std::size_t i = 0; i < std::size(values); ++i) {
             Collective c;
             c.event = static_cast<EventId>(i);
@@ -612,7 +625,8 @@ private slots:
         jf.eventsRank = -3;
         jf.step = 4;
         job.findings = {jf, Finding{}};
-        for (const JobReport* j : {static_cast<const JobReport*>(nullptr), static_cast<const JobReport*>(&job)}) {
+        for (const JobReport* j :
+             {static_cast<const JobReport*>(nullptr), static_cast<const JobReport*>(&job)}) {
             std::ostringstream streamed;
             writeReportJson(streamed, inputs, j);
             const std::string expected = reportToJson(inputs, j).dump(2) + "\n";
@@ -622,16 +636,15 @@ private slots:
         JobReport slimJob = job;
         slimJob.ranks.assign(3, nullptr);
         std::ostringstream streamed;
-        writeReportJson(streamed, inputs.size(), [&](std::size_t i) { return inputs[i]; },
-                        &slimJob);
+        writeReportJson(
+            streamed, inputs.size(), [&](std::size_t i) { return inputs[i]; }, &slimJob);
         QCOMPARE(QString::fromStdString(streamed.str()),
                  QString::fromStdString(reportToJson(inputs, &job).dump(2) + "\n"));
         // Invalid UTF-8 is refused as nlohmann refuses it.
         auto broken = std::make_shared<AnalysisReport>();
         broken->warnings = {"\xff\xfe"};
         std::ostringstream out;
-        QVERIFY_THROWS_EXCEPTION(nlohmann::json::type_error,
-                                 writeReportJson(out, {{"x", broken}}));
+        QVERIFY_THROWS_EXCEPTION(nlohmann::json::type_error, writeReportJson(out, {{"x", broken}}));
     }
 
     void streamingMergeEqualsAnalyze_data()

@@ -357,8 +357,7 @@ public:
     };
 
     // An array of n elements at indent ind: each(i) writes element i (after its indent).
-    template <class F>
-    void array(std::size_t n, int ind, F&& each)
+    template <class F> void array(std::size_t n, int ind, F&& each)
     {
         if (n == 0) {
             m_s += "[]";
@@ -435,13 +434,27 @@ private:
         for (const char ch : v) {
             const auto c = static_cast<unsigned char>(ch);
             switch (c) {
-            case '\b': m_s += "\\b"; break;
-            case '\t': m_s += "\\t"; break;
-            case '\n': m_s += "\\n"; break;
-            case '\f': m_s += "\\f"; break;
-            case '\r': m_s += "\\r"; break;
-            case '"': m_s += "\\\""; break;
-            case '\\': m_s += "\\\\"; break;
+            case '\b':
+                m_s += "\\b";
+                break;
+            case '\t':
+                m_s += "\\t";
+                break;
+            case '\n':
+                m_s += "\\n";
+                break;
+            case '\f':
+                m_s += "\\f";
+                break;
+            case '\r':
+                m_s += "\\r";
+                break;
+            case '"':
+                m_s += "\\\"";
+                break;
+            case '\\':
+                m_s += "\\\\";
+                break;
             default:
                 if (c < 0x20) {
                     char buf[8];
@@ -904,7 +917,8 @@ void writeReportJson(std::ostream& out, std::size_t count, const ReportInputSour
 void writeReportJson(std::ostream& out, const std::vector<ReportInput>& inputs,
                      const JobReport* job)
 {
-    writeReportJson(out, inputs.size(), [&](std::size_t i) { return inputs[i]; }, job);
+    writeReportJson(
+        out, inputs.size(), [&](std::size_t i) { return inputs[i]; }, job);
 }
 
 std::optional<Severity> worstSeverity(const std::vector<ReportInput>& inputs, const JobReport* job)

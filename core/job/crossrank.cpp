@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <map>
-#include <unordered_map>
 #include <sstream>
+#include <unordered_map>
 
 namespace rs {
 
@@ -64,8 +64,7 @@ JobRank jobRankOf(const AnalysisReport& report)
     r.collectives.reserve(report.collectives.size());
     for (const Collective& c : report.collectives) {
         TimeNs fast = 0;
-        if (c.signature < report.signatures.size() &&
-            !report.signatures[c.signature].modes.empty())
+        if (c.signature < report.signatures.size() && !report.signatures[c.signature].modes.empty())
             fast = std::max<TimeNs>(0, report.signatures[c.signature].modes.front().meanNs);
         r.add(c, fast);
     }

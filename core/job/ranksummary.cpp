@@ -1,8 +1,8 @@
 #include "core/job/ranksummary.h"
 
 #include "core/bytesource.h"
-#include "core/job/jobnotes.h"
 #include "core/job/jobloader.h"
+#include "core/job/jobnotes.h"
 #include "core/job/jobpipeline.h"
 #include "core/jsontokenizer.h"
 #include "core/workpool.h"
@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <deque>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
 #include <set>
@@ -407,7 +407,6 @@ Finding readFinding(Reader& rd, const json& o)
     return f;
 }
 
-
 // ---- Reading in one pass: the summary's text walked with the project's tokenizer straight into
 // the report (or, slim, into what the cross-rank match reads), with the DOM reader's rules for
 // every field (rankSummaryFromJson above is the reference: tst_ranksummary compares them on
@@ -434,8 +433,7 @@ public:
 
     // The document: an object whose members are handed to f(key); anything else is reported by
     // its JSON type name (nlohmann's: "array", "string", "number", "boolean", "null").
-    template <class F>
-    const char* document(F&& f)
+    template <class F> const char* document(F&& f)
     {
         m_p = m_tk.ws(m_p);
         const char* type = nullptr;
@@ -459,13 +457,19 @@ public:
     const char* typeName() const
     {
         switch (peek()) {
-        case '{': return "object";
-        case '[': return "array";
-        case '"': return "string";
+        case '{':
+            return "object";
+        case '[':
+            return "array";
+        case '"':
+            return "string";
         case 't':
-        case 'f': return "boolean";
-        case 'n': return "null";
-        default: return "number";
+        case 'f':
+            return "boolean";
+        case 'n':
+            return "null";
+        default:
+            return "number";
         }
     }
 
@@ -491,8 +495,7 @@ public:
     }
 
     // p at '{': each member's value handed to f(key), which reads or skips it.
-    template <class F>
-    void members(F&& f)
+    template <class F> void members(F&& f)
     {
         if (++m_depth > JsonTokenizer::kMaxDepth) throw Malformed{};
         m_p = m_tk.ws(m_p + 1);
@@ -523,8 +526,7 @@ public:
         m_p = m_tk.ws(m_p);
     }
     // p at '[': each element handed to f(index), which reads or skips it.
-    template <class F>
-    void elements(F&& f)
+    template <class F> void elements(F&& f)
     {
         if (++m_depth > JsonTokenizer::kMaxDepth) throw Malformed{};
         m_p = m_tk.ws(m_p + 1);
@@ -571,7 +573,8 @@ public:
     static double toDouble(const JsonScalar& s)
     {
         if (s.kind == JsonScalar::UInt) return static_cast<double>(s.bits);
-        if (s.kind == JsonScalar::Int) return static_cast<double>(static_cast<std::int64_t>(s.bits));
+        if (s.kind == JsonScalar::Int)
+            return static_cast<double>(static_cast<std::int64_t>(s.bits));
         double v = 0;
         const std::string_view t = s.text.view();
         std::from_chars(t.data(), t.data() + t.size(), v);
@@ -625,16 +628,14 @@ public:
         wrong(where, key);
     }
     // An array member: each element to f(index); another type counted.
-    template <class F>
-    void array(std::string_view where, std::string_view key, F&& f)
+    template <class F> void array(std::string_view where, std::string_view key, F&& f)
     {
         if (peek() == '[') return elements(f);
         skip();
         wrong(where, key);
     }
     // A value that must be an object: its members to f(key); false (counted) when not.
-    template <class F>
-    bool object(std::string_view where, F&& f)
+    template <class F> bool object(std::string_view where, F&& f)
     {
         if (peek() == '{') {
             members(f);
@@ -646,8 +647,7 @@ public:
     }
     // An array of scalars: each to f(scalar) (which says whether it is good); a container
     // element is skipped and given as Absent.
-    template <class F>
-    void scalars(std::string_view where, std::string_view key, F&& f)
+    template <class F> void scalars(std::string_view where, std::string_view key, F&& f)
     {
         array(where, key, [&](std::size_t) {
             JsonScalar s;
@@ -703,8 +703,8 @@ private:
         while (p < end && *p >= '0' && *p <= '9' && p - digits < 19)
             v = v * 10 + static_cast<unsigned>(*p++ - '0');
         const std::ptrdiff_t n = p - digits;
-        if (n == 0 || n > 18 || (n > 1 && *digits == '0') || p >= end || *p == '.' ||
-            *p == 'e' || *p == 'E')
+        if (n == 0 || n > 18 || (n > 1 && *digits == '0') || p >= end || *p == '.' || *p == 'e' ||
+            *p == 'E')
             return false;
         s.kind = neg ? JsonScalar::Int : JsonScalar::UInt;
         s.bits = neg ? 0 - v : v;
@@ -778,7 +778,8 @@ void readCollectiveText(OnePass& rd, Collective& c)
             break;
             RS_KEY("extra_memcpy_ns") return rd.integer(c.extraMemcpyNs, w, k);
             break;
-        default: break;
+        default:
+            break;
         }
         if (rd.slim()) return rd.skip();
         switch (keyTag(k)) {
@@ -846,7 +847,8 @@ void readCollectiveText(OnePass& rd, Collective& c)
                             case keyTag("utilization"):
                                 if (t == "utilization") return rd.real(s.utilization, tw, t);
                                 break;
-                            default: break;
+                            default:
+                                break;
                             }
                             rd.skip();
                         }))
@@ -888,7 +890,8 @@ void readCollectiveText(OnePass& rd, Collective& c)
                         case keyTag("master_plane"):
                             if (t == "master_plane") return rd.integer(x.masterPlane, tw, t);
                             break;
-                        default: break;
+                        default:
+                            break;
                         }
                         rd.skip();
                     }))
@@ -912,7 +915,8 @@ void readCollectiveText(OnePass& rd, Collective& c)
                 return;
             }
             break;
-        default: break;
+        default:
+            break;
         }
         rd.skip();
     });
@@ -997,8 +1001,8 @@ TextRead readText(std::string_view text, bool slim)
     std::optional<std::string> schema;
     bool schemaString = false;
     // Checked once every section is read: they may come in any order.
-    std::vector<std::uint64_t> members;            // signatures' members, per signature
-    std::vector<std::size_t> memberCount;          // of each signature
+    std::vector<std::uint64_t> members;             // signatures' members, per signature
+    std::vector<std::size_t> memberCount;           // of each signature
     std::vector<std::vector<MatrixEntry>> linkSets; // link_sets
     std::vector<std::pair<MatrixEntry, std::size_t>> matrixHeads;
     try {
@@ -1119,7 +1123,7 @@ TextRead readText(std::string_view text, bool slim)
                                 return rd.scalars(w, k, [&](const JsonScalar& s) {
                                     // Checked against the collectives at the end.
                                     mine.push_back(s.kind == JsonScalar::UInt ? s.bits
-                                                                             : ~std::uint64_t(0));
+                                                                              : ~std::uint64_t(0));
                                     return true;
                                 });
                             }
@@ -1230,8 +1234,8 @@ TextRead readText(std::string_view text, bool slim)
                         m.bytes = (*l)[3].bits;
                         m.ns = asInt64((*l)[4]);
                         if (l->size() == 6)
-                            m.gbps = (*l)[5].kind == JsonScalar::Null ? NAN
-                                                                      : OnePass::toDouble((*l)[5]);
+                            m.gbps =
+                                (*l)[5].kind == JsonScalar::Null ? NAN : OnePass::toDouble((*l)[5]);
                         else
                             m.gbps = m.ns > 0 ? double(m.bytes) / double(m.ns) : 0.0;
                         linkSets.back().push_back(std::move(m));
@@ -1368,7 +1372,8 @@ public:
             struct stat st {};
             unsigned char magic[2] = {0, 0};
             const bool plain = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 2 &&
-                               ::pread(fd, magic, 2, 0) == 2 && !(magic[0] == 0x1f && magic[1] == 0x8b);
+                               ::pread(fd, magic, 2, 0) == 2 &&
+                               !(magic[0] == 0x1f && magic[1] == 0x8b);
             if (plain) {
                 const auto n = static_cast<std::size_t>(st.st_size);
                 void* m = mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd, 0);
