@@ -1,5 +1,7 @@
 #include "ui/mainwindow.h"
 
+#include "core/job/ranksummary.h"
+
 #include "core/analysis/analyzer.h"
 #include "core/job/jobloader.h"
 #include "core/job/pooltask.h"
@@ -31,6 +33,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLocale>
 #include <QMenu>
@@ -268,6 +271,25 @@ void MainWindow::buildMenus()
         editLinkPeaks();
     })->setMenuRole(QAction::PreferencesRole);
     analysis->addSeparator();
+    m_openRankTrace =
+        addMenuAction(analysis, this, tr("Open &rank's trace…"), QKeySequence(), [this] {
+            // A job of summaries: the rank's own trace, when the path its summary recorded is here.
+            const std::vector<int> ranks = reachableRankTraces();
+            if (ranks.empty()) return;
+            QStringList items;
+            for (int r : ranks)
+                items << tr("Rank %1 — %2")
+                             .arg(r)
+                             .arg(QDir::toNativeSeparators(
+                                 QString::fromStdString(m_session->rankTracePaths[std::size_t(
+                                     m_session->job.blockOfRank(r))])));
+            bool ok = false;
+            const QString item = QInputDialog::getItem(this, tr("Open a rank's trace"), tr("Rank:"),
+                                                       items, 0, false, &ok);
+            if (ok) openRankTrace(ranks[std::size_t(std::max<qsizetype>(0, items.indexOf(item)))]);
+        });
+    m_openRankTrace->setObjectName(QStringLiteral("openRankTrace"));
+    m_openRankTrace->setEnabled(false);
     m_offsets = addMenuAction(analysis, this, tr("Rank &offsets…"), QKeySequence(),
                               [this] { editRankOffsets(); });
     m_align = addMenuAction(analysis, this, tr("&Align ranks on this collective"), QKeySequence(),
@@ -301,6 +323,27 @@ void MainWindow::openPaths(const QStringList& paths)
     std::vector<std::string> given;
     for (const QString& p : paths)
         given.push_back(QFileInfo(p).absoluteFilePath().toStdString());
+    // Rank summaries (files, or folders holding them) open as a job without traces.
+    const bool summaries = std::all_of(paths.begin(), paths.end(), [](const QString& p) {
+        const QFileInfo f(p);
+        if (f.isDir())
+            return !QDir(f.absoluteFilePath())
+                        .entryList({QStringLiteral("*.ranksummary.json"),
+                                    QStringLiteral("*.ranksummary.json.gz")},
+                                   QDir::Files)
+                        .isEmpty();
+        return f.fileName().endsWith(QLatin1String(".ranksummary.json")) ||
+               f.fileName().endsWith(QLatin1String(".ranksummary.json.gz"));
+    });
+    if (summaries) {
+        std::string findError;
+        const std::vector<std::string> files = findRankSummaries(given, &findError);
+        const QString name = paths.size() == 1 ? QFileInfo(paths.first()).absoluteFilePath()
+                                               : QFileInfo(paths.first()).absoluteFilePath() +
+                                                     tr(" (+%1 more)").arg(paths.size() - 1);
+        startSummaryJob(files, name, paths);
+        return;
+    }
     std::string discoverError;
     const std::vector<RankInput> inputs = discoverJob(given, &discoverError);
     if (inputs.size() >= 2) {
@@ -571,6 +614,70 @@ void MainWindow::startJob(const std::vector<RankInput>& inputs, const QString& n
         [this, generation](JobSessionPtr session) { onJobBuilt(generation, session, false); });
 }
 
+void MainWindow::startSummaryJob(const std::vector<std::string>& summaries, const QString& name,
+                                 const QStringList& paths)
+{
+    m_job.cancel(); // a single trace still loading is superseded
+    if (m_jobProgress) m_jobProgress->requestCancel();
+    const quint64 generation = ++m_jobGeneration;
+    m_jobProgress.reset();
+    m_jobLoading = true;
+    m_rebuilding = false;
+    m_lastError.clear();
+    QStringList absolute;
+    for (const QString& p : paths)
+        absolute << QFileInfo(p).absoluteFilePath();
+    m_recentEntry = absolute.join(QLatin1Char('\n'));
+    m_status->setText(tr("Reading %1 rank summaries of %2…")
+                          .arg(summaries.size())
+                          .arg(QDir::toNativeSeparators(name)));
+    m_progress->setRange(0, 0);
+    m_progress->setVisible(true);
+    const std::string path = name.toStdString();
+    runOnPool<JobSessionPtr>(
+        this,
+        [summaries, path]() -> JobSessionPtr {
+            try {
+                return buildSummaryJobSession(summaries, path);
+            } catch (const std::exception& e) {
+                auto s = std::make_shared<JobSession>();
+                s->errors.emplace_back(e.what());
+                return s;
+            }
+        },
+        [this, generation](JobSessionPtr session) {
+            m_progress->setRange(0, 1000);
+            onJobBuilt(generation, session, false);
+        });
+}
+
+std::vector<int> MainWindow::reachableRankTraces() const
+{
+    std::vector<int> out;
+    if (!m_session || !m_session->fromSummaries()) return out;
+    const JobSession& s = *m_session;
+    for (std::size_t b = 0; b < s.rankTracePaths.size() && b < s.job.rankIds.size(); ++b)
+        if (QFileInfo::exists(QString::fromStdString(s.rankTracePaths[b])))
+            out.push_back(s.job.rankIds[b]);
+    return out;
+}
+
+bool MainWindow::openRankTrace(int rank)
+{
+    if (!m_session || !m_session->fromSummaries()) return false;
+    const int b = m_session->job.blockOfRank(rank);
+    if (b < 0 || static_cast<std::size_t>(b) >= m_session->rankTracePaths.size()) return false;
+    const QString path = QString::fromStdString(m_session->rankTracePaths[std::size_t(b)]);
+    if (!QFileInfo::exists(path)) {
+        m_status->setText(tr("Rank %1's trace is not on this machine: %2")
+                              .arg(rank)
+                              .arg(QDir::toNativeSeparators(path)));
+        return false;
+    }
+    openPaths({path});
+    return true;
+}
+
 void MainWindow::setRankOffsets(const std::vector<TimeNs>& offsets)
 {
     if (!m_session) return;
@@ -752,6 +859,7 @@ void MainWindow::updateJobActions()
     if (!m_align) return;
     const bool ready = m_session && m_session->jobReport && !m_rebuilding;
     m_offsets->setEnabled(m_session && !m_rebuilding);
+    m_openRankTrace->setEnabled(!reachableRankTraces().empty());
     m_align->setEnabled(ready && m_session->instanceOf(m_timeline->selectedEvent()).has_value());
 }
 

@@ -100,6 +100,11 @@ public:
     void editRankOffsets();
     // Zooms to one rank's step and selects its ProfilerStep slice.
     void showRankStep(int rank, int step);
+    // A job opened from rank summaries: the ranks whose trace (as the summary recorded it) is
+    // on this machine, and opening one of them as a trace (false when it is not there).
+    std::vector<int> reachableRankTraces() const;
+    bool openRankTrace(int rank);
+    QAction* openRankTraceAction() const { return m_openRankTrace; }
 
 signals:
     void traceLoaded();
@@ -128,6 +133,9 @@ private:
     void updateWarnings();
     void startJob(const std::vector<RankInput>& inputs, const QString& name,
                   const QStringList& paths);
+    // Rank summaries given (files, or folders of *.ranksummary.json[.gz]): opened as a job.
+    void startSummaryJob(const std::vector<std::string>& summaries, const QString& name,
+                         const QStringList& paths);
     void onJobBuilt(quint64 generation, JobSessionPtr session, bool reoffset);
     void setJobUi(bool job);
     void updateJobNavigation();
@@ -165,6 +173,7 @@ private:
     QAction* m_flows = nullptr;
     QAction* m_compact = nullptr;
     QAction* m_align = nullptr;
+    QAction* m_openRankTrace = nullptr;
     QAction* m_offsets = nullptr;
     RankStepHeatmap* m_heatmap = nullptr;
     CommMatrixView* m_comm = nullptr;

@@ -1,6 +1,8 @@
 #include "ui/job/jobsession.h"
 
 #include "core/job/jobnotes.h"
+#include "core/job/ranksummary.h"
+#include "core/job/summarytrace.h"
 
 #include <algorithm>
 
@@ -43,9 +45,11 @@ void finish(JobSession& s)
 
 } // namespace
 
-JobSessionPtr buildJobSession(PipelineResult&& result, const std::string& path)
+JobSessionPtr buildJobSession(PipelineResult&& result, const std::string& path,
+                              std::vector<std::string> rankTracePaths)
 {
     auto s = std::make_shared<JobSession>();
+    s->rankTracePaths = std::move(rankTracePaths);
     s->errors = std::move(result.errors);
     s->warnings = std::move(result.warnings);
     if (result.cancelled) {
@@ -78,11 +82,37 @@ JobSessionPtr buildJobSession(const std::vector<RankInput>& inputs, const std::s
     return buildJobSession(runPipeline(inputs, options, progress), path);
 }
 
+JobSessionPtr buildSummaryJobSession(const std::vector<std::string>& summaries,
+                                     const std::string& path)
+{
+    MergedJob merged = mergeRankSummaries(summaries);
+    PipelineResult r;
+    r.errors = std::move(merged.errors);
+    r.warnings = std::move(merged.warnings);
+    std::vector<std::string> tracePaths;
+    for (std::size_t i = 0; i < merged.ranks.size(); ++i) {
+        SummaryRank s = summaryRankTrace(merged.ranks[i].report);
+        if (!s.trace) {
+            r.errors.push_back(merged.ranks[i].file + ": " + s.error);
+            continue;
+        }
+        r.rankIds.push_back(rankIdOf(*s.trace, i));
+        r.paths.push_back(merged.ranks[i].file);
+        r.traces.push_back(std::move(s.trace));
+        r.reports.push_back(std::move(s.report));
+        tracePaths.push_back(s.tracePath.empty() ? std::string(" ") : s.tracePath);
+    }
+    merged = MergedJob();
+    if (tracePaths.empty()) tracePaths.push_back(" "); // still a summary job, with no rank
+    return buildJobSession(std::move(r), path, std::move(tracePaths));
+}
+
 JobSessionPtr reoffsetJobSession(const JobSession& session, const std::vector<TimeNs>& offsets)
 {
     auto s = std::make_shared<JobSession>();
     s->job = reoffsetJob(session.job, offsets);
     s->localReports = session.localReports;
+    s->rankTracePaths = session.rankTracePaths;
     s->errors = session.errors;
     finish(*s);
     return s;

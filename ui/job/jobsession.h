@@ -25,6 +25,11 @@ struct JobSession {
     ReportPtr combined;                  // merged ids: what the panes show
     // The timeline's index of job.trace, built with the session (off the GUI thread).
     std::shared_ptr<const TimelineIndex> timelineIndex;
+    // Opened from rank summaries (no traces): per block, the rank's trace as its summary
+    // recorded it (empty for a job of loaded ranks). The ranks' timelines hold only the
+    // events the summaries name.
+    std::vector<std::string> rankTracePaths;
+    bool fromSummaries() const { return !rankTracePaths.empty(); }
     std::vector<std::string> errors;   // one line per rank that failed to load or analyse
     std::vector<std::string> warnings; // one line per rank read partially
     bool cancelled = false;
@@ -43,7 +48,13 @@ using JobSessionPtr = std::shared_ptr<const JobSession>;
 JobSessionPtr buildJobSession(const std::vector<RankInput>& inputs, const std::string& path,
                               JobProgress* progress, const AnalysisOptions& analysis = {});
 // The same from a pipeline's result (consumed: its traces are freed as they merge).
-JobSessionPtr buildJobSession(PipelineResult&& result, const std::string& path);
+JobSessionPtr buildJobSession(PipelineResult&& result, const std::string& path,
+                              std::vector<std::string> rankTracePaths = {});
+// A job of rank summaries (*.ranksummary.json[.gz], `ringscope analyze RANK --summary-out`):
+// each rank a small trace of the events its summary names (summaryRankTrace), so the job view
+// works without the traces. Runs on a worker thread.
+JobSessionPtr buildSummaryJobSession(const std::vector<std::string>& summaries,
+                                     const std::string& path);
 // The same job on new offsets (µs edits, align on a collective): new merged trace, new
 // cross-rank report; ids do not change.
 JobSessionPtr reoffsetJobSession(const JobSession& session, const std::vector<TimeNs>& offsets);
