@@ -9,6 +9,7 @@
 #include "ui/export/exportcomposer.h"
 #include "ui/job/jobsession.h"
 #include "ui/plots/plotexport.h"
+#include "ui/theme/theme.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -93,6 +94,9 @@ int exportImage(const QStringList& args)
     parser.addOption(
         {"view", "A plot instead of the timeline: steps, distribution or matrix.", "VIEW"});
     parser.addOption({"title", "Title of the picture (default: the trace file name).", "TEXT"});
+    parser.addOption({"theme",
+                      "Colours of the picture: light (default, for print and tickets) or dark.",
+                      "light|dark"});
     parser.addOption({"no-sidecar", "Ignore the annotations saved next to the trace."});
     parser.addOption({"max-memory", "Memory budget for loading, in MiB.", "MiB"});
     parser.addOption(
@@ -125,6 +129,11 @@ int exportImage(const QStringList& args)
     if (!intOption("finding", 1, 1 << 30, &findingNo))
         return usageError("--finding takes a number from 1");
     if (!intOption("step", 0, 1 << 30, &stepNo)) return usageError("--step takes a step number");
+    const QString themeText = parser.isSet("theme") ? parser.value("theme") : QString("light");
+    const std::optional<Theme> theme = themeFromName(themeText);
+    if (!theme || *theme == Theme::System) return usageError("--theme takes light or dark");
+    const bool dark = *theme == Theme::Dark;
+    if (dark) applyTheme(Theme::Dark); // the plots' inks read the theme in use
     const bool isView = parser.isSet("view");
     if (isView && selectors > 0)
         return usageError("--view draws every step: --range, --finding and --step do not apply");
@@ -159,7 +168,7 @@ int exportImage(const QStringList& args)
     if (isView) {
         QString error;
         const QSize size(width, height > 0 ? height : width * 9 / 16);
-        if (!exportPlot(result.reports, parser.value("view"), out, size, &error))
+        if (!exportPlot(result.reports, parser.value("view"), out, size, &error, dark))
             return usageError(error);
         std::cout << out.toStdString() << "\n";
         return doneCode;
@@ -199,6 +208,7 @@ int exportImage(const QStringList& args)
     options.height = height;
     options.scale = scale;
     options.title = parser.value("title");
+    options.dark = dark;
     // A job grows to show every rank's tracks (the size limit stays), unless --height is set.
     if (session) options.maxAutoHeight = 20000;
     if (parser.isSet("range")) {
@@ -247,6 +257,8 @@ int exportImage(const QStringList& args)
 
     ExportComposer composer(trace, report, &store);
     composer.setOptions(options);
+    // The tracks pinned and filtered in the viewer (saved in the sidecar) render the same way.
+    composer.renderer().setTrackViewState(store.trackState());
     QString error;
     const bool ok = parser.isSet("composite") ? composer.writeComposite(out, &error)
                                               : composer.writeTimeline(out, &error);

@@ -52,6 +52,7 @@ const Command kCommands[] = {
     {"export",
      "export PATH... --out FILE.png|svg|pdf [--range A:B]\n"
      "          [--finding N] [--step N] [--annotate-findings] [--composite]\n"
+     "          [--theme light|dark]\n"
      "          render the annotated timeline or the report, headless",
      Host::Gui, rs::cli::exportImage},
 };

@@ -21,9 +21,12 @@
 #include "ui/plots/stepsview.h"
 #include "ui/settings/linkpeaksdialog.h"
 #include "ui/stats/statspane.h"
+#include "ui/theme/theme.h"
 #include "ui/timeline/timelineview.h"
+#include "ui/timeline/trackfilterbar.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
@@ -72,10 +75,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     resize(1400, 900);
     setAcceptDrops(true);
     setDockNestingEnabled(true);
+    applyTheme(savedTheme()); // before the widgets, so they start in it
 
     m_timeline = new TimelineView(this);
     m_timeline->setObjectName(QStringLiteral("timeline"));
     setCentralWidget(m_timeline);
+    m_trackFilter = new TrackFilterBar(m_timeline, this);
+    addToolBar(Qt::TopToolBarArea, m_trackFilter);
 
     m_details = new DetailsPane(this);
     m_details->setObjectName(QStringLiteral("details"));
@@ -251,6 +257,24 @@ void MainWindow::buildMenus()
     m_compact->setCheckable(true);
     m_compact->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
     connect(m_compact, &QAction::toggled, m_timeline, &TimelineView::setCompact);
+    addMenuAction(view, this, tr("Filter &tracks…"), QKeySequence(tr("Ctrl+Shift+T")), [this] {
+        m_trackFilter->show();
+        m_trackFilter->focusText();
+    });
+    addMenuAction(view, this, tr("Clear track filter"), QKeySequence(),
+                  [this] { m_trackFilter->clearFilter(); });
+    m_themeMenu = view->addMenu(tr("T&heme"));
+    auto* themes = new QActionGroup(this);
+    for (const Theme t : {Theme::System, Theme::Light, Theme::Dark}) {
+        QAction* a = m_themeMenu->addAction(t == Theme::System  ? tr("&System")
+                                            : t == Theme::Light ? tr("&Light")
+                                                                : tr("&Dark"));
+        a->setCheckable(true);
+        a->setData(static_cast<int>(t));
+        a->setChecked(t == currentTheme());
+        themes->addAction(a);
+        connect(a, &QAction::triggered, this, [this, t] { setTheme(t); });
+    }
     view->addSeparator();
     view->addAction(m_findingsDock->toggleViewAction());
     view->addAction(m_bottomDock->toggleViewAction());
@@ -307,6 +331,15 @@ void MainWindow::buildMenus()
                               "training that finds collectives slowed by an extra internal "
                               "Memcpy."));
     });
+}
+
+void MainWindow::setTheme(Theme theme)
+{
+    saveTheme(theme);
+    applyTheme(theme); // widgets get a PaletteChange; the timeline and plots restyle on it
+    if (m_themeMenu)
+        for (QAction* a : m_themeMenu->actions())
+            a->setChecked(a->data().toInt() == static_cast<int>(theme));
 }
 
 bool MainWindow::isLoading() const

@@ -28,7 +28,9 @@ class RankStepHeatmap;
 class SearchPane;
 class StatsPane;
 class TimelineView;
+class TrackFilterBar;
 class WarningsPane;
+enum class Theme : std::uint8_t;
 
 // The viewer window: timeline in the middle, findings on the left, details / call stack /
 // search (and the plots) as tabs at the bottom. Loads on a worker thread, then analyses on
@@ -88,6 +90,9 @@ public:
     JobSessionPtr jobSession() const { return m_session; }
     RankStepHeatmap* heatmap() const { return m_heatmap; }
     QAction* compactAction() const { return m_compact; }
+    TrackFilterBar* trackFilterBar() const { return m_trackFilter; }
+    // View > Theme: applies it to the whole application and saves it (QSettings view/theme).
+    void setTheme(Theme theme);
     QAction* alignAction() const { return m_align; }
     QAction* offsetsAction() const { return m_offsets; }
     bool isRebuilding() const { return m_rebuilding; }
@@ -172,6 +177,8 @@ private:
     QAction* m_flaggedOnly = nullptr;
     QAction* m_flows = nullptr;
     QAction* m_compact = nullptr;
+    TrackFilterBar* m_trackFilter = nullptr;
+    QMenu* m_themeMenu = nullptr;
     QAction* m_align = nullptr;
     QAction* m_openRankTrace = nullptr;
     QAction* m_offsets = nullptr;

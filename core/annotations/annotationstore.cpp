@@ -36,6 +36,7 @@ void AnnotationStore::setTrace(TracePtr trace)
     m_showAuto = true;
     m_avoidPrimary = false;
     m_extra = nlohmann::json::object();
+    m_tracks = {};
     m_sidecarPath.clear();
     setDirty(false);
     emit changed();
@@ -55,6 +56,7 @@ SidecarLoadResult AnnotationStore::open(TracePtr trace)
     m_items = r.data.annotations;
     m_showAuto = r.data.showFindingAnnotations;
     m_extra = r.data.extra;
+    m_tracks = r.data.tracks;
     for (Annotation& a : m_items) {
         a.automatic = false;
         m_nextId = std::max(m_nextId, a.id + 1);
@@ -159,6 +161,13 @@ void AnnotationStore::setShowAutomatic(bool show)
     touch(); // the toggle is saved in the sidecar
 }
 
+void AnnotationStore::setTrackState(const TrackViewState& state)
+{
+    if (state == m_tracks) return;
+    m_tracks = state;
+    setDirty(true); // no changed(): the annotations themselves did not change
+}
+
 std::vector<const Annotation*> AnnotationStore::visible() const
 {
     std::vector<const Annotation*> out;
@@ -182,6 +191,7 @@ SidecarSaveResult AnnotationStore::save(const BeforeCommitHook& beforeCommit)
     data.annotations = m_items;
     data.showFindingAnnotations = m_showAuto;
     data.extra = m_extra;
+    data.tracks = m_tracks;
     r = saveSidecar(tracePath(), data, m_trace.get(), m_avoidPrimary, beforeCommit);
     if (r.ok) {
         m_sidecarPath = r.path;

@@ -43,6 +43,10 @@ public:
     const std::vector<Annotation>& automatic() const { return m_auto; }
     bool showAutomatic() const { return m_showAuto; }
     void setShowAutomatic(bool show);
+    // Pinned tracks and the track filter, saved in the sidecar with the annotations.
+    const TrackViewState& trackState() const { return m_tracks; }
+    void setTrackState(const TrackViewState& state); // marks the store dirty when it differs
+
     // The user's annotations, then the automatic ones when shown.
     std::vector<const Annotation*> visible() const;
 
@@ -67,6 +71,7 @@ private:
     bool m_dirty = false;
     bool m_avoidPrimary = false; // the trace's sidecar is unreadable: never write over it
     nlohmann::json m_extra = nlohmann::json::object(); // unknown top-level sidecar keys
+    TrackViewState m_tracks;
     QString m_sidecarPath;
 };
 

@@ -14,8 +14,8 @@ namespace rs {
 
 namespace {
 
-const char* const kKnownTopKeys[] = {"schema", "generator", "saved",
-                                     "trace",  "settings",  "annotations"};
+const char* const kKnownTopKeys[] = {"schema",   "generator",   "saved", "trace",
+                                     "settings", "annotations", "tracks"};
 
 QString nowStamp()
 {
@@ -70,6 +70,11 @@ QByteArray sidecarToJson(const SidecarData& data, const Trace* trace)
         j["trace"] = t;
     }
     j["settings"] = {{"showFindingAnnotations", data.showFindingAnnotations}};
+    // Only when used, so a sidecar of someone who never pins stays as it was.
+    if (!data.tracks.empty() || !data.tracks.extra.empty())
+        j["tracks"] = trackStateToJson(data.tracks);
+    else
+        j.erase("tracks");
     nlohmann::json list = nlohmann::json::array();
     for (const Annotation& a : data.annotations)
         if (!a.automatic) list.push_back(annotationToJson(a));
@@ -98,6 +103,11 @@ SidecarData sidecarFromJson(const QByteArray& bytes, bool* unsupported, int* ski
         if (auto s = j["settings"].find("showFindingAnnotations");
             s != j["settings"].end() && s->is_boolean())
             d.showFindingAnnotations = s->get<bool>();
+    if (auto t = j.find("tracks"); t != j.end()) {
+        int bad = 0;
+        d.tracks = trackStateFromJson(*t, &bad);
+        if (skipped) *skipped += bad;
+    }
     const auto& list = j.at("annotations");
     if (!list.is_array()) throw std::invalid_argument("\"annotations\" is not a list");
     for (const auto& entry : list) {

@@ -6,6 +6,7 @@
 // format is documented in docs/annotations.md.
 
 #include "core/annotations/annotation.h"
+#include "core/annotations/trackstate.h"
 
 #include <QByteArray>
 #include <QString>
@@ -22,6 +23,8 @@ inline constexpr const char* kSidecarSuffix = ".ringscope.json";
 struct SidecarData {
     std::vector<Annotation> annotations; // user annotations only
     bool showFindingAnnotations = true;
+    // Pinned tracks and the track filter ("tracks"; absent in older sidecars: none).
+    TrackViewState tracks;
     // Top-level keys this version does not know: written back unchanged.
     nlohmann::json extra = nlohmann::json::object();
 };

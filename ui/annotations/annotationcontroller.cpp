@@ -55,6 +55,9 @@ AnnotationController::AnnotationController(QMainWindow* window, TimelineView* vi
             m_painted = paintAnnotations(p, g, m_store, m_view->renderer().style(), o);
         });
         m_view->installEventFilter(this);
+        // Pins and the track filter are saved with the annotations.
+        connect(m_view, &TimelineView::trackViewChanged, this,
+                [this] { m_store.setTrackState(m_view->trackViewState()); });
     }
     m_window->installEventFilter(this);
     installActions();
@@ -96,6 +99,12 @@ void AnnotationController::installActions()
     m_visibleOnly->setChecked(QSettings().value(QStringLiteral("export/visibleOnly")).toBool());
     m_visibleOnly->setToolTip(tr("Export what the timeline shows now instead of every expanded "
                                  "track"));
+    m_darkExport = add(exportMenu, tr("&Dark theme (else light, for print)"), QKeySequence(),
+                       [](bool on) { QSettings().setValue(QStringLiteral("export/dark"), on); });
+    m_darkExport->setCheckable(true);
+    m_darkExport->setChecked(QSettings().value(QStringLiteral("export/dark")).toBool());
+    m_darkExport->setToolTip(tr("Export on a dark page, as the dark theme shows it; off: light, "
+                                "which prints and pastes into tickets better"));
     exportMenu->addSeparator();
     add(exportMenu, tr("&Report image (timeline + steps + call stack)…"),
         QKeySequence(tr("Ctrl+Shift+E")), [this] { exportWithDialog("png", 1, true); });
@@ -132,6 +141,8 @@ void AnnotationController::setTrace(TracePtr trace)
         r.status == SidecarStatus::Unreadable || r.skipped > 0)
         QMessageBox::warning(m_window, tr("Annotations"), r.message);
     if (m_showAuto) m_showAuto->setChecked(m_store.showAutomatic());
+    if (m_view && m_view->trace() == m_store.trace())
+        m_view->setTrackViewState(m_store.trackState());
 }
 
 void AnnotationController::setReport(ReportPtr report)
@@ -302,6 +313,12 @@ void AnnotationController::showContextMenu(const QPoint& local, const QPoint& gl
     const TracePtr& t = m_store.trace();
     if (!t || !m_view) return;
     QMenu menu(m_view);
+    // On a track label or header: pin / unpin it (the view knows its tracks).
+    if (local.x() < m_view->timelineGeometry().labelWidth &&
+        m_view->addTrackMenuActions(&menu, local)) {
+        menu.exec(global);
+        return;
+    }
     if (const std::uint64_t id = labelAt(local)) {
         const Annotation* a = m_store.find(id);
         if (a && !a->automatic) {
@@ -381,6 +398,7 @@ bool AnnotationController::exportTo(const QString& file, double scale, bool comp
     o.t0 = m_view->visibleStart();
     o.t1 = m_view->visibleEnd();
     o.focus = m_view->selectedEvent();
+    o.dark = darkExport();
     if (visibleAreaOnly()) {
         // What the user sees: the tracks at the current scroll, as tall as the view.
         o.scrollY = m_view->scrollY();
@@ -403,6 +421,16 @@ bool AnnotationController::visibleAreaOnly() const
 void AnnotationController::setVisibleAreaOnly(bool on)
 {
     if (m_visibleOnly) m_visibleOnly->setChecked(on);
+}
+
+bool AnnotationController::darkExport() const
+{
+    return m_darkExport && m_darkExport->isChecked();
+}
+
+void AnnotationController::setDarkExport(bool on)
+{
+    if (m_darkExport) m_darkExport->setChecked(on);
 }
 
 QString AnnotationController::exportDirectory() const

@@ -52,6 +52,9 @@ public:
     bool exportTo(const QString& file, double scale, bool composite, QString* error);
     bool visibleAreaOnly() const;
     void setVisibleAreaOnly(bool on);
+    // File > Export > Dark theme: exports on a dark page (saved in QSettings export/dark).
+    bool darkExport() const;
+    void setDarkExport(bool on);
     // The save dialog's start: the last export folder, else the trace's (job's) folder.
     QString exportDirectory() const;
     // Proposed file name: trace or job, rank, step and finding of the selection.
@@ -81,6 +84,7 @@ private:
     NotesPane* m_pane = nullptr;
     QAction* m_showAuto = nullptr;
     QAction* m_visibleOnly = nullptr;
+    QAction* m_darkExport = nullptr;          // export in the dark theme (default light, for print)
     std::vector<PaintedAnnotation> m_painted; // last frame, for clicks on labels
     std::uint64_t m_selected = 0;
     EventRef m_arrowFrom; // set by "Arrow from here"

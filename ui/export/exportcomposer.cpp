@@ -2,6 +2,7 @@
 
 #include "core/analysis/analyzer.h"
 #include "ui/plots/stepsview.h"
+#include "ui/theme/theme.h"
 
 #include <QApplication>
 #include <QDateTime>
@@ -31,17 +32,17 @@ QString qs(const std::string& s)
     return QString::fromStdString(s);
 }
 
-QColor severityColor(Severity s)
+QColor severityColor(Severity s, const ThemePalette& pal)
 {
     switch (s) {
     case Severity::Error:
-        return QColor(0xc0, 0x10, 0x20);
+        return pal.severityError;
     case Severity::Warning:
-        return QColor(0xc2, 0x6a, 0x00);
+        return pal.severityWarning;
     case Severity::Info:
         break;
     }
-    return QColor(0x30, 0x60, 0xa0);
+    return pal.severityInfo;
 }
 
 QFont sized(QFont f, double points, bool bold = false)
@@ -89,6 +90,17 @@ ExportComposer::ExportComposer(TracePtr trace, ReportPtr report, const Annotatio
     m_renderer.setStyle(TimelineStyle::light()); // reports are read on paper and in tickets
 }
 
+void ExportComposer::setOptions(const ExportOptions& options)
+{
+    m_options = options;
+    m_renderer.setStyle(TimelineStyle::of(pal()));
+}
+
+const ThemePalette& ExportComposer::pal() const
+{
+    return ThemePalette::of(m_options.dark);
+}
+
 void ExportComposer::copyViewState(const TimelineRenderer& view)
 {
     if (!m_trace) return;
@@ -100,6 +112,9 @@ void ExportComposer::copyViewState(const TimelineRenderer& view)
     m_renderer.setShowFlows(view.showFlows());
     m_renderer.setFlaggedOnly(view.flaggedOnly());
     m_renderer.setProcessRanks(view.processRanks());
+    m_renderer.setTrackViewState(view.trackViewState()); // pinned band and filter as on screen
+    for (ProcessId p = 0; p < m_trace->processes().size(); ++p)
+        m_renderer.setCollapsed(p, view.isCollapsed(p));
 }
 
 TimeNs ExportComposer::rangeStart() const
@@ -159,7 +174,7 @@ double ExportComposer::paintTitleBlock(QPainter& p, const QRectF& area)
     const QFont base = p.font();
     const QRectF text(area.left() + kMargin, area.top() + 10,
                       area.width() - 2 * kMargin - (m_options.legend ? kLegendWidth : 0), h - 10);
-    p.setPen(QColor(20, 20, 20));
+    p.setPen(pal().pageText);
     QString title = m_options.title;
     if (title.isEmpty() && m_trace) title = QFileInfo(qs(m_trace->path())).fileName();
     if (m_trace && m_trace->rank()) title += QString(" · rank %1").arg(*m_trace->rank());
@@ -179,14 +194,14 @@ double ExportComposer::paintTitleBlock(QPainter& p, const QRectF& area)
                        QString::fromLatin1(producerName(m_trace->producer())))
                   .arg(QLocale(QLocale::English).toString(qulonglong(m_trace->stats().events)));
     }
-    p.setPen(QColor(80, 80, 80));
+    p.setPen(pal().pageDim);
     p.drawText(QRectF(text.left(), text.top() + 24, text.width(), 20),
                Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(sub, Qt::ElideRight, text.width()));
 
     double y = text.top() + 48;
     const auto findings = findingsInRange();
     if (findings.empty()) {
-        p.setPen(QColor(90, 90, 90));
+        p.setPen(pal().pageDim);
         const QString none = !m_report ? QString("No analysis")
                              : m_report->findings.empty()
                                  ? QString("No findings")
@@ -200,13 +215,13 @@ double ExportComposer::paintTitleBlock(QPainter& p, const QRectF& area)
         const Finding& f = *findings[static_cast<std::size_t>(i)];
         const QRectF badge(text.left(), y + 3, 52, 13);
         p.setPen(Qt::NoPen);
-        p.setBrush(severityColor(f.severity));
+        p.setBrush(severityColor(f.severity, pal()));
         p.drawRoundedRect(badge, 3, 3);
         p.setPen(Qt::white);
         p.setFont(sized(base, 7, true));
         p.drawText(badge, Qt::AlignCenter, QString::fromLatin1(severityName(f.severity)));
         p.setFont(sized(base, 9));
-        p.setPen(QColor(20, 20, 20));
+        p.setPen(pal().pageText);
         const QString line = qs(f.title);
         const QRectF lr(badge.right() + 6, y, text.right() - badge.right() - 6, 18);
         p.drawText(lr, Qt::AlignLeft | Qt::AlignVCenter,
@@ -218,7 +233,7 @@ double ExportComposer::paintTitleBlock(QPainter& p, const QRectF& area)
     if (m_options.legend)
         paintLegend(p, QRectF(area.right() - kLegendWidth - kMargin / 2, area.top() + 6,
                               kLegendWidth, h - 12));
-    p.setPen(QColor(200, 200, 200));
+    p.setPen(pal().pageRule);
     p.drawLine(QPointF(area.left(), area.top() + h - 0.5),
                QPointF(area.right(), area.top() + h - 0.5));
     return h;
@@ -373,7 +388,7 @@ void ExportComposer::paintLegend(QPainter& p, const QRectF& area)
             break;
         }
         }
-        p.setPen(QColor(40, 40, 40));
+        p.setPen(pal().pageText);
         const QRectF tr(sw.right() + 7, y, colW - sw.width() - 12, rowH);
         p.drawText(tr, Qt::AlignLeft | Qt::AlignVCenter,
                    fm.elidedText(entries[i].text, Qt::ElideRight, tr.width()));
@@ -420,11 +435,11 @@ void ExportComposer::paintTimelineArea(QPainter& p, const QRectF& area)
 void ExportComposer::paintTimeline(QPainter& p, QSizeF size)
 {
     p.save();
-    p.fillRect(QRectF(QPointF(0, 0), size), Qt::white);
+    p.fillRect(QRectF(QPointF(0, 0), size), pal().page);
     const QRectF all(QPointF(0, 0), size);
     const double top = paintTitleBlock(p, all);
     paintTimelineArea(p, QRectF(0, top, size.width(), size.height() - top - kFooter));
-    p.setPen(QColor(120, 120, 120));
+    p.setPen(pal().pageDim);
     p.setFont(sized(p.font(), 7.5));
     p.drawText(QRectF(kMargin, size.height() - kFooter, size.width() - 2 * kMargin, kFooter),
                Qt::AlignRight | Qt::AlignVCenter,
@@ -447,12 +462,12 @@ void ExportComposer::paintCallStack(QPainter& p, const QRectF& area, EventId e)
     const QFont base = p.font();
     p.save();
     p.setClipRect(area);
-    p.fillRect(area, QColor(250, 250, 247));
-    p.setPen(QColor(210, 210, 210));
+    p.fillRect(area, pal().panel);
+    p.setPen(pal().panelRule);
     p.setBrush(Qt::NoBrush);
     p.drawRect(area.adjusted(0.5, 0.5, -0.5, -0.5));
     const QRectF inner = area.adjusted(10, 8, -10, -8);
-    p.setPen(QColor(20, 20, 20));
+    p.setPen(pal().pageText);
     p.setFont(sized(base, 10.5, true));
     if (!m_trace || e == kNone || e >= m_trace->slices().size()) {
         p.drawText(inner, Qt::AlignLeft | Qt::AlignTop,
@@ -477,7 +492,7 @@ void ExportComposer::paintCallStack(QPainter& p, const QRectF& area, EventId e)
         const QRectF vr(inner.left(), y, inner.width(), inner.bottom() - y);
         QRectF used = p.boundingRect(vr, Qt::TextWordWrap, qs(c->verdict));
         used.setHeight(std::min(used.height(), 4 * QFontMetricsF(p.font(), p.device()).height()));
-        p.setPen(QColor(150, 20, 30));
+        p.setPen(pal().severityError);
         p.drawText(QRectF(vr.topLeft(), QSizeF(vr.width(), used.height())), Qt::TextWordWrap,
                    qs(c->verdict));
         y += used.height() + 8;
@@ -492,7 +507,7 @@ void ExportComposer::paintCallStack(QPainter& p, const QRectF& area, EventId e)
     int depth = 0;
     for (const StackEntry& s : stack) {
         if (y + lineH > inner.bottom()) {
-            p.setPen(QColor(120, 120, 120));
+            p.setPen(pal().pageDim);
             p.drawText(QPointF(inner.left(), y + fm.ascent()),
                        QString("… %1 more").arg(stack.size() - static_cast<std::size_t>(depth)));
             break;
@@ -501,11 +516,10 @@ void ExportComposer::paintCallStack(QPainter& p, const QRectF& area, EventId e)
         const QString kind = QString("%1").arg(qs(s.kind), -11);
         const QString line = QString("%1 %2").arg(kind, qs(s.text));
         if (isSource) {
-            p.fillRect(QRectF(inner.left() - 3, y, inner.width() + 6, lineH),
-                       QColor(123, 63, 181, 40));
-            p.setPen(QColor(90, 30, 140));
+            p.fillRect(QRectF(inner.left() - 3, y, inner.width() + 6, lineH), pal().frameBand);
+            p.setPen(pal().frameText);
         } else {
-            p.setPen(s.event == e ? QColor(20, 20, 20) : QColor(60, 60, 60));
+            p.setPen(s.event == e ? pal().pageText : pal().pageText);
         }
         p.drawText(QRectF(inner.left(), y, inner.width(), lineH), Qt::AlignLeft | Qt::AlignVCenter,
                    fm.elidedText(line + (isSource ? QString("   ← source") : QString()),
@@ -533,6 +547,7 @@ bool ExportComposer::paintStepPlot(QPainter& p, const QRectF& area, EventId e)
     QPicture picture;
     {
         QCPPainter painter(&picture);
+        themePlot(view.plot(), pal()); // the page's theme, not the screen's
         view.plot()->toPainter(&painter, size.width(), size.height());
     }
     p.save();
@@ -545,7 +560,7 @@ bool ExportComposer::paintStepPlot(QPainter& p, const QRectF& area, EventId e)
 void ExportComposer::paintComposite(QPainter& p, QSizeF size)
 {
     p.save();
-    p.fillRect(QRectF(QPointF(0, 0), size), Qt::white);
+    p.fillRect(QRectF(QPointF(0, 0), size), pal().page);
     // The event is named in the call-stack panel; selecting it would cover its red outline.
     const EventId e = compositeEvent();
     const double top = paintTitleBlock(p, QRectF(QPointF(0, 0), size));
@@ -557,19 +572,19 @@ void ExportComposer::paintComposite(QPainter& p, QSizeF size)
     const double bottomH = avail - timelineH;
     paintTimelineArea(p, QRectF(0, top, size.width(), timelineH));
     const QRectF bottom(0, top + timelineH, size.width(), bottomH);
-    p.setPen(QColor(200, 200, 200));
+    p.setPen(pal().pageRule);
     p.drawLine(bottom.topLeft(), bottom.topRight());
     const QRectF plotArea(bottom.left() + 4, bottom.top() + 4, bottom.width() * 0.6 - 8,
                           bottom.height() - 8);
     if (!paintStepPlot(p, plotArea, e)) {
-        p.setPen(QColor(120, 120, 120));
+        p.setPen(pal().pageDim);
         p.drawText(plotArea, Qt::AlignCenter, "No steps in this trace");
     }
     paintCallStack(p,
                    QRectF(plotArea.right() + 8, bottom.top() + 6,
                           bottom.right() - plotArea.right() - 14, bottom.height() - 12),
                    e);
-    p.setPen(QColor(120, 120, 120));
+    p.setPen(pal().pageDim);
     p.setFont(sized(p.font(), 7.5));
     p.drawText(QRectF(kMargin, size.height() - kFooter, size.width() - 2 * kMargin, kFooter),
                Qt::AlignRight | Qt::AlignVCenter,
@@ -602,7 +617,7 @@ bool ExportComposer::write(const QString& file, QSizeF size, bool composite, QSt
         QImage image((size * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
         if (image.isNull()) return fail("not enough memory for the image");
         image.setDevicePixelRatio(scale);
-        image.fill(Qt::white);
+        image.fill(pal().page);
         {
             QPainter p(&image);
             paint(p);

@@ -37,7 +37,10 @@ struct ExportOptions {
     bool titleBlock = true;
     bool legend = true;
     int topFindings = 3;
+    bool dark = false; // the dark theme's page and timeline; default light (print, tickets)
 };
+
+struct ThemePalette;
 
 class ExportComposer {
 public:
@@ -46,7 +49,8 @@ public:
     // Takes the collapsed groups, selection, highlights' label width and flow setting of the
     // view the user is looking at, so the export matches the screen.
     void copyViewState(const TimelineRenderer& view);
-    void setOptions(const ExportOptions& options) { m_options = options; }
+    // Also sets the renderer's style to the options' theme (light unless dark).
+    void setOptions(const ExportOptions& options);
     const ExportOptions& options() const { return m_options; }
     TimelineRenderer& renderer() { return m_renderer; }
 
@@ -68,6 +72,7 @@ public:
     const std::vector<PaintedAnnotation>& lastAnnotations() const { return m_painted; }
 
 private:
+    const ThemePalette& pal() const;
     TimeNs rangeStart() const;
     TimeNs rangeEnd() const;
     double titleBlockHeight(double width) const;

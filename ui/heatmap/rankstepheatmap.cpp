@@ -1,5 +1,7 @@
 #include "ui/heatmap/rankstepheatmap.h"
 
+#include "ui/theme/theme.h"
+
 #include <qcustomplot.h>
 
 #include <QComboBox>
@@ -46,9 +48,10 @@ RankStepHeatmap::RankStepHeatmap(QWidget* parent) : QWidget(parent)
     m_map->setColorScale(scale);
     // Navy -> amber -> red: the hottest cells must not look empty (thermal ends in white).
     QCPColorGradient g;
-    g.setColorStopAt(0.0, QColor(0x1f, 0x3b, 0x73));
-    g.setColorStopAt(0.5, QColor(0xe3, 0xa3, 0x3b));
-    g.setColorStopAt(1.0, QColor(0xc6, 0x28, 0x28));
+    const ThemePalette& pal = currentPalette();
+    g.setColorStopAt(0.0, pal.heatLow);
+    g.setColorStopAt(0.5, pal.heatMid);
+    g.setColorStopAt(1.0, pal.heatHigh);
     g.setNanHandling(QCPColorGradient::nhTransparent);
     m_map->setGradient(g);
     m_map->setInterpolate(false);

@@ -1,5 +1,7 @@
 #include "ui/plots/plotexport.h"
 
+#include "ui/theme/theme.h"
+
 #include "ui/comm/commmatrixview.h"
 #include "ui/plots/distributionview.h"
 #include "ui/plots/stepsview.h"
@@ -101,7 +103,7 @@ void addExportActions(QMenu* menu, QCustomPlot* plot, QWidget* dialogParent,
 } // namespace plots
 
 bool exportPlot(const std::vector<ReportPtr>& reports, const QString& view, const QString& outFile,
-                QSize size, QString* error)
+                QSize size, QString* error, bool dark)
 {
     if (view != QLatin1String("steps") && view != QLatin1String("distribution") &&
         view != QLatin1String("matrix")) {
@@ -135,17 +137,20 @@ bool exportPlot(const std::vector<ReportPtr>& reports, const QString& view, cons
         StepsView w;
         w.resize(size);
         w.setReports(reports);
+        themePlot(w.plot(), ThemePalette::of(dark));
         ok = plots::savePlotFile(w.plot(), outFile, size, error);
     } else if (view == QLatin1String("matrix")) {
         // Every step, every op type's total; a job's ranks merged onto global ranks.
         CommMatrixView w;
         w.resize(size);
         w.setReports(reports);
+        themePlot(w.plot(), ThemePalette::of(dark));
         ok = plots::savePlotFile(w.plot(), outFile, size, error);
     } else {
         DistributionView w;
         w.resize(size);
         w.setReports(reports);
+        themePlot(w.plot(), ThemePalette::of(dark));
         ok = plots::savePlotFile(w.plot(), outFile, size, error);
     }
     return ok;

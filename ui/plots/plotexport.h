@@ -16,14 +16,15 @@ class QWidget;
 
 namespace rs {
 
-// Renders the "steps", "distribution" or "matrix" (communication matrix) view of the reports (one per rank) into outFile;
-// the format follows the suffix (.png, .svg, .pdf). size is in pixels (PDF: points).
-// Needs no display: when no QApplication exists it makes a temporary one on the offscreen
+// Renders the "steps", "distribution" or "matrix" (communication matrix) view of the reports (one
+// per rank) into outFile; the format follows the suffix (.png, .svg, .pdf). size is in pixels (PDF:
+// points). Needs no display: when no QApplication exists it makes a temporary one on the offscreen
 // platform (a QCoreApplication-only process gets an error instead). The distribution view
 // shows the signature group its combo box opens on (the one with most anomalous ops).
 // Returns false and sets *error (when given) on failure.
+// dark: the dark theme's chrome (default light, for print).
 bool exportPlot(const std::vector<ReportPtr>& reports, const QString& view, const QString& outFile,
-                QSize size, QString* error);
+                QSize size, QString* error, bool dark = false);
 
 namespace plots {
 

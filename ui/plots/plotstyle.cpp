@@ -1,5 +1,7 @@
 #include "ui/plots/plotstyle.h"
 
+#include "ui/theme/theme.h"
+
 #include <qcustomplot.h>
 
 #include <QFontDatabase>
@@ -11,57 +13,59 @@
 namespace rs::plots {
 
 namespace colors {
+// From the theme's palette struct (ui/theme/theme.h): data colours are the same in both
+// themes, the inks (mode marks, highlight) follow the theme in use.
 QColor computing()
 {
-    return QColor(0x59, 0xa1, 0x4f);
+    return currentPalette().computing;
 }
 QColor overlapped()
 {
-    return QColor(0x76, 0xb7, 0xb2);
+    return currentPalette().overlapped;
 }
 QColor commNotOverlapped()
 {
-    return QColor(0x2f, 0x6d, 0xb5);
+    return currentPalette().commNotOverlapped;
 }
 QColor free()
 {
-    return QColor(0xc8, 0xc8, 0xc8);
+    return currentPalette().free;
 }
 QColor computingLine()
 {
-    return QColor(0x1b, 0x5e, 0x20);
+    return currentPalette().computingLine;
 }
 QColor communicationLine()
 {
-    return QColor(0x0d, 0x47, 0xa1);
+    return currentPalette().communicationLine;
 }
 QColor collective()
 {
-    return QColor(0x4e, 0x79, 0xa7);
+    return currentPalette().plotCollective;
 }
 QColor internalMemcpy()
 {
-    return QColor(0xf2, 0x8e, 0x2b);
+    return currentPalette().plotMemcpy;
 }
 QColor waiting()
 {
-    return QColor(0x9a, 0x9a, 0x9a);
+    return currentPalette().plotWaiting;
 }
 QColor anomalous()
 {
-    return QColor(0xd6, 0x1f, 0x1f);
+    return currentPalette().plotAnomalous;
 }
 QColor modeMark()
 {
-    return QColor(0x30, 0x30, 0x30);
+    return currentPalette().modeMark;
 }
 QColor highlight()
 {
-    return QColor(0x10, 0x10, 0x10);
+    return currentPalette().plotHighlight;
 }
 QColor highlightBand()
 {
-    return QColor(0xff, 0xd5, 0x4f, 90);
+    return currentPalette().plotHighlightBand;
 }
 } // namespace colors
 

@@ -1,5 +1,7 @@
 #include "ui/timeline/timelinelayout.h"
 
+#include <QRegularExpression>
+
 #include <algorithm>
 #include <cctype>
 #include <initializer_list>
@@ -61,6 +63,45 @@ TimelineIndex::TimelineIndex(TracePtr trace) : m_trace(std::move(trace))
     }
     m_breakLod.build(std::move(breakCode));
     m_durLod.build(std::move(durCode));
+    // Busy prefix of each depth-0 row, one entry per kBusyBlock slices (and one at the end).
+    m_busyBegin.assign(tracks.size() + 1, 0);
+    for (TrackId t = 0; t < tracks.size(); ++t) {
+        const auto r = row(t, 0);
+        m_busyBegin[t + 1] = m_busyBegin[t] + static_cast<std::uint32_t>(r.size() / kBusyBlock + 1);
+    }
+    m_busyPrefix.assign(m_busyBegin.back(), 0);
+    for (TrackId t = 0; t < tracks.size(); ++t) {
+        const auto r = row(t, 0);
+        TimeNs sum = 0;
+        for (std::size_t i = 0; i < r.size(); ++i) {
+            if (i % kBusyBlock == 0) m_busyPrefix[m_busyBegin[t] + i / kBusyBlock] = sum;
+            sum += tr.slice(r[i]).dur;
+        }
+        if (r.size() % kBusyBlock == 0) m_busyPrefix[m_busyBegin[t] + r.size() / kBusyBlock] = sum;
+    }
+}
+
+TimeNs TimelineIndex::busyBefore(TrackId t, TimeNs time) const
+{
+    const auto r = row(t, 0);
+    if (r.empty()) return 0;
+    const Trace& tr = *m_trace;
+    // Slices [0, k) end by `time`; slice k may straddle it.
+    const std::size_t k = firstEndingAfter(r, time);
+    TimeNs sum = m_busyPrefix[m_busyBegin[t] + k / kBusyBlock];
+    for (std::size_t i = k / kBusyBlock * kBusyBlock; i < k; ++i)
+        sum += tr.slice(r[i]).dur;
+    if (k < r.size()) {
+        const Slice& s = tr.slice(r[k]);
+        if (s.start < time) sum += time - s.start;
+    }
+    return sum;
+}
+
+TimeNs TimelineIndex::busyIn(TrackId t, TimeNs a, TimeNs b) const
+{
+    if (b <= a || t + 1 >= m_busyBegin.size()) return 0;
+    return busyBefore(t, b) - busyBefore(t, a);
 }
 
 std::span<const EventId> TimelineIndex::row(TrackId t, int depth) const
@@ -154,7 +195,8 @@ std::size_t TimelineIndex::longestIn(std::span<const EventId> row, std::size_t f
 std::size_t TimelineIndex::bytes() const
 {
     return m_order.capacity() * sizeof(EventId) + m_rowBegin.capacity() * 4 +
-           m_rowOffset.capacity() * 4 + m_breakLod.bytes() + m_durLod.bytes();
+           m_rowOffset.capacity() * 4 + m_breakLod.bytes() + m_durLod.bytes() +
+           m_busyPrefix.capacity() * sizeof(TimeNs) + m_busyBegin.capacity() * 4;
 }
 
 namespace {
@@ -171,12 +213,17 @@ bool pidLess(const Process& a, const Process& b)
 
 TimelineLayout::TimelineLayout(const TimelineIndex& index, const std::vector<bool>& collapsed,
                                const std::vector<bool>& trackVisible)
+    : TimelineLayout(index, LayoutOptions{collapsed, trackVisible, {}, {}})
+{}
+
+TimelineLayout::TimelineLayout(const TimelineIndex& index, const LayoutOptions& o)
 {
     const Trace& trace = index.trace();
     const auto& procs = trace.processes();
     const auto& tracks = trace.tracks();
     m_trackRow.assign(tracks.size(), -1);
-    const bool filtered = trackVisible.size() == tracks.size();
+    const bool filtered = o.trackVisible.size() == tracks.size();
+    auto flag = [](const std::vector<bool>& v, std::size_t i) { return i < v.size() && v[i]; };
     m_processRow.assign(procs.size(), -1);
     m_order.reserve(procs.size());
     for (ProcessId p = 0; p < procs.size(); ++p)
@@ -189,41 +236,73 @@ TimelineLayout::TimelineLayout(const TimelineIndex& index, const std::vector<boo
         if (sa != sb) return sa < sb;
         return pidLess(pa, pb);
     });
+    auto hasContent = [&](TrackId t) {
+        const Track& tr = tracks[t];
+        return tr.kind == TrackKind::Counter ? tr.counter != kNone : tr.end > tr.begin;
+    };
     double y = 0;
-    for (ProcessId p : m_order) {
+    auto addTrack = [&](ProcessId p, TrackId t, bool pinned, bool alone) {
+        const Track& tr = tracks[t];
+        TimelineRow row;
+        row.process = p;
+        row.track = t;
+        row.y = y;
+        row.pinned = pinned;
+        row.alone = alone;
+        if (tr.kind == TrackKind::Counter) {
+            row.kind = RowKind::Counter;
+            row.height = kCounterHeight;
+        } else {
+            const int depths = index.depthCount(t);
+            row.kind = RowKind::Slices;
+            row.depths = depths;
+            row.height = depths * kSliceRowHeight + kTrackGap;
+        }
+        m_trackRow[t] = static_cast<int>(m_rows.size());
+        m_rows.push_back(row);
+        y += row.height;
+    };
+    auto addGroup = [&](ProcessId p, bool pinned) {
         std::vector<TrackId> visible;
         for (TrackId t : procs[p].tracks) {
-            const Track& tr = tracks[t];
-            if (filtered && !trackVisible[t]) continue;
-            if (tr.kind == TrackKind::Counter ? tr.counter != kNone : tr.end > tr.begin)
-                visible.push_back(t);
+            if (!hasContent(t)) continue;
+            const bool pinnedAlone = !pinned && flag(o.pinnedTracks, t);
+            if (pinnedAlone) continue; // shown in the band
+            if (!pinned && filtered && !o.trackVisible[t]) continue;
+            visible.push_back(t);
         }
-        if (visible.empty()) continue;
+        if (visible.empty()) return;
+        TimelineRow header{RowKind::ProcessHeader, p, kNone, y, kHeaderHeight, 0};
+        header.pinned = pinned;
+        header.firstTrack = static_cast<std::uint32_t>(m_groupTracks.size());
+        header.trackCount = static_cast<std::uint32_t>(visible.size());
+        m_groupTracks.insert(m_groupTracks.end(), visible.begin(), visible.end());
         m_processRow[p] = static_cast<int>(m_rows.size());
-        m_rows.push_back({RowKind::ProcessHeader, p, kNone, y, kHeaderHeight, 0});
+        m_rows.push_back(header);
         y += kHeaderHeight;
-        if (p < collapsed.size() && collapsed[p]) continue;
-        for (TrackId t : visible) {
-            const Track& tr = tracks[t];
-            TimelineRow row;
-            row.process = p;
-            row.track = t;
-            row.y = y;
-            if (tr.kind == TrackKind::Counter) {
-                row.kind = RowKind::Counter;
-                row.height = kCounterHeight;
-            } else {
-                const int depths = index.depthCount(t);
-                row.kind = RowKind::Slices;
-                row.depths = depths;
-                row.height = depths * kSliceRowHeight + kTrackGap;
-            }
-            m_trackRow[t] = static_cast<int>(m_rows.size());
-            m_rows.push_back(row);
-            y += row.height;
-        }
+        if (flag(o.collapsed, p)) return;
+        for (TrackId t : visible)
+            addTrack(p, t, pinned, false);
+    };
+    // The pinned band: whole groups, then single tracks.
+    for (ProcessId p : m_order)
+        if (flag(o.pinnedProcesses, p)) addGroup(p, true);
+    for (ProcessId p : m_order) {
+        if (flag(o.pinnedProcesses, p)) continue;
+        for (TrackId t : procs[p].tracks)
+            if (flag(o.pinnedTracks, t) && hasContent(t)) addTrack(p, t, true, true);
     }
+    m_pinnedHeight = y;
+    m_firstScrolling = static_cast<int>(m_rows.size());
+    for (ProcessId p : m_order)
+        if (!flag(o.pinnedProcesses, p)) addGroup(p, false);
     m_height = y;
+    if (filtered)
+        for (TrackId t = 0; t < tracks.size(); ++t)
+            m_hidden += hasContent(t) && !o.trackVisible[t] && !flag(o.pinnedTracks, t) &&
+                                !flag(o.pinnedProcesses, tracks[t].process)
+                            ? 1
+                            : 0;
 }
 
 namespace {
@@ -257,6 +336,52 @@ TrackRole trackRole(const Trace& trace, TrackId t)
     if (track.kind != TrackKind::Counter && containsWord(label, {"stream"}))
         return TrackRole::Compute;
     return TrackRole::Other;
+}
+
+TrackClass trackClass(const Trace& trace, TrackId t)
+{
+    const TrackRole role = trackRole(trace, t);
+    if (role == TrackRole::Communication) return TrackClass::Communication;
+    if (role == TrackRole::Compute) return TrackClass::Device;
+    const Track& track = trace.tracks()[t];
+    const std::string proc = track.process != kNone ? trace.processLabel(track.process) : "";
+    if (containsWord(proc, {"ascend hardware", "gpu", "npu ", "device"})) return TrackClass::Device;
+    return TrackClass::Host;
+}
+
+std::vector<bool> trackFilterMask(const Trace& trace, const TrackFilterSpec& f, QString* regexError)
+{
+    if (regexError) regexError->clear();
+    if (!f.active()) return {};
+    const auto& tracks = trace.tracks();
+    std::vector<bool> out(tracks.size(), false);
+    const QString text = QString::fromStdString(f.text);
+    QRegularExpression re;
+    if (f.regex && !text.isEmpty()) {
+        re = QRegularExpression(text, QRegularExpression::CaseInsensitiveOption);
+        if (!re.isValid()) {
+            if (regexError) *regexError = re.errorString();
+            return out; // nothing matches a pattern that is not one
+        }
+    }
+    auto matches = [&](const std::string& label) {
+        const QString l = QString::fromStdString(label);
+        return f.regex ? re.match(l).hasMatch() : l.contains(text, Qt::CaseInsensitive);
+    };
+    for (TrackId t = 0; t < tracks.size(); ++t) {
+        const TrackClass c = trackClass(trace, t);
+        const bool kind = c == TrackClass::Host     ? f.host
+                          : c == TrackClass::Device ? f.device
+                                                    : f.communication;
+        if (!kind) continue;
+        if (text.isEmpty()) {
+            out[t] = true;
+            continue;
+        }
+        const ProcessId p = tracks[t].process;
+        out[t] = matches(trace.trackLabel(t)) || (p != kNone && matches(trace.processLabel(p)));
+    }
+    return out;
 }
 
 std::vector<bool> compactTrackFilter(const Trace& trace, const AnalysisReport* report,

@@ -1,8 +1,11 @@
 #pragma once
 
 #include "core/analysis/report.h"
+#include "core/annotations/trackstate.h"
 #include "core/trace.h"
 #include "ui/timeline/timelinelod.h"
+
+#include <QString>
 
 #include <cstdint>
 #include <memory>
@@ -39,6 +42,10 @@ public:
                              TimeNs minNs) const;
     // Index in row of the first of the longest slices (to a quarter octave) in [from, to).
     std::size_t longestIn(std::span<const EventId> row, std::size_t from, std::size_t to) const;
+    // Time the track's top-level (depth 0) slices cover in [a, b): two binary searches and at
+    // most 2 x kBusyBlock slice reads, whatever the number of slices (density rows).
+    TimeNs busyIn(TrackId t, TimeNs a, TimeNs b) const;
+    static constexpr std::size_t kBusyBlock = 16;
     std::size_t bytes() const;
 
 private:
@@ -53,6 +60,11 @@ private:
     std::vector<std::uint32_t> m_rowOffset; // per (track, depth) row: offset in m_order; +1 end
     MaxPyramid m_breakLod;                  // per m_order entry: lodCode(break key)
     MaxPyramid m_durLod;                    // per m_order entry: lodCode(duration)
+    // Per track, busy time of its depth-0 row before every kBusyBlock-th slice (0.5 B/slice).
+    std::vector<TimeNs> m_busyPrefix;
+    std::vector<std::uint32_t> m_busyBegin; // per track: offset in m_busyPrefix; +1 end
+
+    TimeNs busyBefore(TrackId t, TimeNs time) const;
 };
 
 enum class RowKind : std::uint8_t { ProcessHeader, Slices, Counter };
@@ -64,7 +76,19 @@ struct TimelineRow {
     TrackId track = kNone; // kNone for headers
     double y = 0;          // top, content coordinates
     double height = 0;
-    int depths = 0; // slice rows in a Slices track
+    int depths = 0;      // slice rows in a Slices track
+    bool pinned = false; // in the pinned band at the top (does not scroll)
+    bool alone = false;  // a pinned track shown without its group's header
+    // A header: its group's tracks (shown or, when collapsed, summarised in its density row)
+    // are groupTracks()[firstTrack, firstTrack + trackCount).
+    std::uint32_t firstTrack = 0, trackCount = 0;
+};
+
+struct LayoutOptions {
+    std::vector<bool> collapsed;       // per process
+    std::vector<bool> trackVisible;    // per track; empty or of another size: all
+    std::vector<bool> pinnedTracks;    // per track: moved to the pinned band
+    std::vector<bool> pinnedProcesses; // per process: the whole group in the pinned band
 };
 
 // Vertical layout: process groups ordered by sort index then pid, their tracks, collapse state.
@@ -79,8 +103,24 @@ public:
     // trackVisible (per track; empty or of another size: all) hides tracks, e.g. compact mode.
     TimelineLayout(const TimelineIndex& index, const std::vector<bool>& collapsed,
                    const std::vector<bool>& trackVisible = {});
+    // Pinned groups (then pinned tracks, in process order) come first, in a band of
+    // pinnedHeight() that stays put while the rest scrolls under it. Pinned tracks and groups
+    // are shown even when trackVisible hides them: pinning is the user asking for them.
+    TimelineLayout(const TimelineIndex& index, const LayoutOptions& options);
 
     const std::vector<TimelineRow>& rows() const { return m_rows; }
+    // Content y below which rows are pinned; 0 when nothing is pinned.
+    double pinnedHeight() const { return m_pinnedHeight; }
+    // Index of the first row that scrolls (rows before it are pinned).
+    int firstScrollingRow() const { return m_firstScrolling; }
+    // The tracks of a header row's group that the options let through.
+    std::span<const TrackId> groupTracks(const TimelineRow& header) const
+    {
+        return std::span<const TrackId>(m_groupTracks)
+            .subspan(header.firstTrack, header.trackCount);
+    }
+    // Tracks with slices or a counter that the filter (trackVisible) left out; pinned not.
+    int hiddenTracks() const { return m_hidden; }
     const std::vector<ProcessId>& processOrder() const { return m_order; }
     double contentHeight() const { return m_height; }
     // Row index of a track, or -1 when hidden (collapsed group, empty track).
@@ -93,7 +133,11 @@ private:
     std::vector<TimelineRow> m_rows;
     std::vector<ProcessId> m_order;
     std::vector<int> m_trackRow, m_processRow;
+    std::vector<TrackId> m_groupTracks;
     double m_height = 0;
+    double m_pinnedHeight = 0;
+    int m_firstScrolling = 0;
+    int m_hidden = 0;
 };
 
 // Compact mode: at most three rows per rank: its communication row (the track with the most
@@ -102,6 +146,17 @@ private:
 // internal memcpy. processGroup gives each process's rank (job block); empty: one rank.
 enum class TrackRole : std::uint8_t { Other, Communication, Compute };
 TrackRole trackRole(const Trace& trace, TrackId t);
+// The kind of process a track belongs to, for the track filter: communication (trackRole
+// Communication), device (compute streams and anything else of an Ascend Hardware / GPU
+// process, counters included), else host.
+enum class TrackClass : std::uint8_t { Host, Device, Communication };
+TrackClass trackClass(const Trace& trace, TrackId t);
+// Tracks the filter lets through: of a kind shown and, with a text, whose track or process
+// label contains it (case-insensitive) or matches it as a regex. An invalid regex matches
+// nothing (*regexError says why). Empty when the filter is not active (all shown).
+std::vector<bool> trackFilterMask(const Trace& trace, const TrackFilterSpec& filter,
+                                  QString* regexError = nullptr);
+
 std::vector<bool> compactTrackFilter(const Trace& trace, const AnalysisReport* report = nullptr,
                                      const std::vector<int>& processGroup = {});
 

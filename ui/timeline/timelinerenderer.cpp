@@ -5,6 +5,8 @@
 #include <QPainterPath>
 #include <QPalette>
 
+#include "ui/theme/theme.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -19,7 +21,6 @@ constexpr QRgb kSlicePalette[] = {
     0x6cc07a, 0xb59b7c, 0x8e9fb8, 0xd0c05a, 0x7db0a0, 0xb98bbf, 0xa0a05a, 0x77b8c8,
 };
 constexpr QRgb kCollectivePalette[] = {0x4a86e8, 0x3b78d8, 0x6a9cf0};
-constexpr QRgb kCounterColor = 0x5b8fd1;
 
 std::uint32_t hashName(const std::string& s)
 {
@@ -46,52 +47,50 @@ QColor textOn(const QColor& fill)
 
 } // namespace
 
-TimelineStyle TimelineStyle::light()
+TimelineStyle TimelineStyle::of(const ThemePalette& t)
 {
     TimelineStyle s;
-    s.dark = false;
-    s.background = QColor(0xfb, 0xfb, 0xfc);
-    s.text = QColor(0x20, 0x22, 0x26);
-    s.dimText = QColor(0x70, 0x74, 0x7a);
-    s.grid = QColor(0xe4, 0xe6, 0xea);
-    s.header = QColor(0xe9, 0xec, 0xf1);
-    s.headerText = QColor(0x20, 0x22, 0x26);
-    s.labelBackground = QColor(0xf3, 0xf4, 0xf6);
-    s.ruler = QColor(0xee, 0xf0, 0xf3);
-    s.selection = QColor(0x10, 0x10, 0x10);
-    s.cursor = QColor(0xd0, 0x30, 0x30);
-    s.collectiveOutline = QColor(0x1a, 0x3f, 0x8a);
-    s.anomaly = QColor(0xe0, 0x10, 0x2a);
-    s.internalCopy = QColor(0xf0, 0x8c, 0x2a);
-    s.waiting = QColor(0x9a, 0x9a, 0x9a);
-    s.flow = QColor(0x50, 0x50, 0x60, 170);
-    s.collective = QColor(kCollectivePalette[0]);
-    s.copyHatch = QColor(150, 60, 0);
-    s.waitHatch = QColor(90, 90, 90);
-    s.unalignedEdge = QColor(90, 0, 0);
+    s.dark = t.isDark;
+    s.background = t.background;
+    s.text = t.text;
+    s.dimText = t.dimText;
+    s.grid = t.grid;
+    s.header = t.header;
+    s.headerText = t.headerText;
+    s.labelBackground = t.labelBackground;
+    s.ruler = t.ruler;
+    s.selection = t.selection;
+    s.cursor = t.cursor;
+    s.collectiveOutline = t.collectiveOutline;
+    s.anomaly = t.anomaly;
+    s.internalCopy = t.internalCopy;
+    s.waiting = t.waiting;
+    s.flow = t.flow;
+    s.collective = t.collective;
+    s.copyHatch = t.copyHatch;
+    s.waitHatch = t.waitHatch;
+    s.unalignedEdge = t.unalignedEdge;
+    s.density = t.density;
+    s.searchRing = t.searchRing;
+    s.rangeBand = t.rangeBand;
+    s.rangeLabel = t.rangeLabel;
+    s.counter = t.counter;
     return s;
+}
+
+TimelineStyle TimelineStyle::light()
+{
+    return of(ThemePalette::light());
+}
+
+TimelineStyle TimelineStyle::darkStyle()
+{
+    return of(ThemePalette::dark());
 }
 
 TimelineStyle TimelineStyle::fromPalette(const QPalette& palette)
 {
-    TimelineStyle s = light();
-    const QColor window = palette.color(QPalette::Window);
-    s.dark = window.lightness() < 128;
-    if (!s.dark) return s;
-    s.background = QColor(0x1e, 0x1f, 0x22);
-    s.text = QColor(0xe6, 0xe6, 0xe6);
-    s.dimText = QColor(0x9a, 0x9e, 0xa4);
-    s.grid = QColor(0x33, 0x35, 0x3a);
-    s.header = QColor(0x2b, 0x2e, 0x34);
-    s.headerText = QColor(0xee, 0xee, 0xee);
-    s.labelBackground = QColor(0x25, 0x27, 0x2b);
-    s.ruler = QColor(0x28, 0x2a, 0x2f);
-    s.selection = QColor(0xff, 0xff, 0xff);
-    s.cursor = QColor(0xff, 0x60, 0x60);
-    s.collectiveOutline = QColor(0xa8, 0xc8, 0xff);
-    s.anomaly = QColor(0xff, 0x2a, 0x40);
-    s.flow = QColor(0xc0, 0xc0, 0xd0, 170);
-    return s;
+    return of(ThemePalette::of(paletteIsDark(palette)));
 }
 
 // ---- geometry -------------------------------------------------------------------------------
@@ -115,7 +114,8 @@ TimeNs TimelineGeometry::timeAt(double x) const
 int TimelineGeometry::rowAtY(double y) const
 {
     if (!layout || y < rulerHeight) return -1;
-    return layout->rowAt(y - rulerHeight + scrollY);
+    const double local = y - rulerHeight;
+    return layout->rowAt(local < pinnedHeight() ? local : local + scrollY);
 }
 
 QRectF TimelineGeometry::rowRect(int row) const
@@ -149,6 +149,25 @@ QRectF TimelineGeometry::eventRect(EventId e) const
     const double x0 = xOf(s.start);
     const double x1 = xOf(s.end());
     return QRectF(x0, row.top() + 1, std::max(0.0, x1 - x0), row.height() - 2);
+}
+
+QRectF TimelineGeometry::labelRect(int row) const
+{
+    if (!layout || row < 0 || row >= static_cast<int>(layout->rows().size())) return {};
+    const TimelineRow& r = layout->rows()[static_cast<std::size_t>(row)];
+    const double h = r.kind == RowKind::ProcessHeader
+                         ? r.height
+                         : std::min(r.height, TimelineLayout::kSliceRowHeight + 2);
+    double top = screenY(r.y);
+    if (!r.pinned && r.kind != RowKind::ProcessHeader && top < scrollTop())
+        top = std::min(scrollTop(), top + r.height - h); // slides up with the row's end
+    return QRectF(0, top, labelWidth, h);
+}
+
+bool TimelineGeometry::underBand(int row, double y) const
+{
+    if (!layout || row < 0 || row >= static_cast<int>(layout->rows().size())) return false;
+    return !layout->rows()[static_cast<std::size_t>(row)].pinned && y < scrollTop();
 }
 
 // ---- ruler helpers --------------------------------------------------------------------------
@@ -200,6 +219,11 @@ void TimelineRenderer::setTrace(TracePtr trace, std::shared_ptr<const TimelineIn
     m_highlights.clear();
     m_nameColor.clear();
     m_collapsed.clear();
+    m_userFilter.clear();
+    m_pinTracks.clear();
+    m_pinProcs.clear();
+    m_viewState = {};
+    m_filterError.clear();
     if (!m_trace) {
         m_index.reset();
         m_layout.reset();
@@ -225,8 +249,66 @@ void TimelineRenderer::setReport(ReportPtr report)
 
 void TimelineRenderer::rebuildLayout()
 {
-    m_layout =
-        m_index ? std::make_shared<TimelineLayout>(*m_index, m_collapsed, m_trackFilter) : nullptr;
+    if (!m_index) {
+        m_layout.reset();
+        return;
+    }
+    LayoutOptions o;
+    o.collapsed = m_collapsed;
+    o.pinnedTracks = m_pinTracks;
+    o.pinnedProcesses = m_pinProcs;
+    // Compact mode and the user's filter both hide: a track shows when both let it through.
+    const std::size_t n = m_trace->tracks().size();
+    const bool compact = m_trackFilter.size() == n, user = m_userFilter.size() == n;
+    if (compact && user) {
+        o.trackVisible.resize(n);
+        for (std::size_t t = 0; t < n; ++t)
+            o.trackVisible[t] = m_trackFilter[t] && m_userFilter[t];
+    } else {
+        o.trackVisible = compact ? m_trackFilter : user ? m_userFilter : std::vector<bool>{};
+    }
+    m_layout = std::make_shared<TimelineLayout>(*m_index, o);
+}
+
+void TimelineRenderer::setTrackViewState(const TrackViewState& state)
+{
+    m_viewState = state;
+    m_pinTracks.clear();
+    m_pinProcs.clear();
+    m_userFilter.clear();
+    m_filterError.clear();
+    if (!m_trace) return;
+    m_pinTracks.assign(m_trace->tracks().size(), false);
+    m_pinProcs.assign(m_trace->processes().size(), false);
+    for (const TrackKey& k : state.pinned) {
+        if (k.isGroup()) {
+            if (const ProcessId p = resolveProcess(*m_trace, k); p != kNone) m_pinProcs[p] = true;
+        } else if (const TrackId t = resolveTrack(*m_trace, k); t != kNone) {
+            m_pinTracks[t] = true;
+        }
+    }
+    m_userFilter = trackFilterMask(*m_trace, state.filter, &m_filterError);
+    rebuildLayout();
+}
+
+void TimelineRenderer::setPinned(ProcessId p, TrackId t, bool pinned)
+{
+    if (!m_trace) return;
+    TrackKey key;
+    if (t != kNone && t < m_trace->tracks().size())
+        key = trackKey(*m_trace, t);
+    else if (p != kNone && p < m_trace->processes().size())
+        key = processKey(*m_trace, p);
+    else
+        return;
+    TrackViewState s = m_viewState;
+    auto it = std::find(s.pinned.begin(), s.pinned.end(), key);
+    if (pinned == (it != s.pinned.end())) return;
+    if (pinned)
+        s.pinned.push_back(key);
+    else
+        s.pinned.erase(it);
+    setTrackViewState(s);
 }
 
 void TimelineRenderer::setTrackFilter(std::vector<bool> visible)
@@ -321,36 +403,122 @@ void TimelineRenderer::paint(QPainter& p, const TimelineGeometry& g) const
         return;
     }
     const QRectF plot = g.plotRect();
-    p.save();
-    p.setClipRect(plot);
-    paintSelection(p, g);
+    // The scrolling rows first, then the pinned band over them: each clipped to its own part.
+    const double band = std::min(g.pinnedHeight(), plot.height());
+    for (const bool pinned : {false, true}) {
+        const QRectF clip =
+            pinned ? QRectF(plot.left(), plot.top(), plot.width(), band)
+                   : QRectF(plot.left(), plot.top() + band, plot.width(), plot.height() - band);
+        if (clip.height() <= 0) continue;
+        p.save();
+        p.setClipRect(clip);
+        paintSelection(p, g);
+        paintRows(p, g, pinned);
+        paintFlows(p, g);
+        paintMarks(p, g, pinned);
+        p.restore();
+    }
+    paintLabels(p, g);
+    if (band > 0) { // the band's lower edge: what is under it scrolls
+        p.fillRect(QRectF(0, plot.top() + band - 1, g.size.width(), 2), m_style.grid.darker(140));
+    }
+    paintRuler(p, g);
+    if (m_overlay) m_overlay(p, g);
+    p.restore();
+}
+
+void TimelineRenderer::paintRows(QPainter& p, const TimelineGeometry& g, bool pinned) const
+{
+    const QRectF plot = g.plotRect();
     const auto& rows = g.layout->rows();
-    int first = g.layout->rowAt(g.scrollY);
-    if (first < 0) first = 0;
+    std::size_t begin = 0, end = static_cast<std::size_t>(g.layout->firstScrollingRow());
+    if (!pinned) {
+        const int first = g.layout->rowAt(g.layout->pinnedHeight() + g.scrollY);
+        begin = std::max(end, first < 0 ? end : static_cast<std::size_t>(first));
+        end = rows.size();
+    }
     // Row tops are increasing: start at the first visible row, stop below the plot.
-    for (std::size_t i = static_cast<std::size_t>(first); i < rows.size(); ++i) {
+    for (std::size_t i = begin; i < end; ++i) {
         const TimelineRow& row = rows[i];
         const double top = g.screenY(row.y);
         if (top > plot.bottom()) break;
         if (top + row.height < plot.top()) continue;
-        if (row.kind == RowKind::ProcessHeader)
+        if (row.kind == RowKind::ProcessHeader) {
             p.fillRect(QRectF(plot.left(), top, plot.width(), row.height),
                        mix(m_style.header, m_style.background, 0.5));
-        else if (row.kind == RowKind::Slices)
+            if (isCollapsed(row.process)) paintDensity(p, g, row);
+        } else if (row.kind == RowKind::Slices) {
             paintSliceTrack(p, g, row);
-        else
+        } else {
             paintCounterTrack(p, g, row);
+        }
         p.setPen(m_style.grid);
         p.drawLine(QPointF(plot.left(), top + row.height - 0.5),
                    QPointF(plot.right(), top + row.height - 0.5));
     }
-    paintFlows(p, g);
-    paintMarks(p, g);
-    p.restore();
-    paintLabels(p, g);
-    paintRuler(p, g);
-    if (m_overlay) m_overlay(p, g);
-    p.restore();
+}
+
+std::vector<float> TimelineRenderer::densityColumns(const TimelineGeometry& g,
+                                                    const TimelineRow& header) const
+{
+    std::vector<float> out;
+    if (!g.layout || !m_index || header.kind != RowKind::ProcessHeader) return out;
+    const QRectF plot = g.plotRect();
+    const int x0 = static_cast<int>(std::floor(plot.left()));
+    const int x1 = static_cast<int>(std::ceil(plot.right()));
+    if (x1 <= x0) return out;
+    const std::size_t n = static_cast<std::size_t>(x1 - x0);
+    out.assign(n, 0.f);
+    std::vector<TimeNs> edge(n + 1);
+    for (std::size_t i = 0; i <= n; ++i)
+        edge[i] = g.timeAt(x0 + static_cast<double>(i));
+    for (TrackId t : g.layout->groupTracks(header)) {
+        const auto top = m_index->row(t, 0);
+        if (m_trace->tracks()[t].kind == TrackKind::Counter || top.empty()) continue;
+        const TimeNs first = m_trace->slice(top.front()).start;
+        const TimeNs last = m_trace->slice(top.back()).end();
+        for (std::size_t i = 0; i < n; ++i) {
+            const TimeNs a = edge[i], b = edge[i + 1];
+            if (b <= first || a >= last || b <= a) continue; // no slice there: skip the search
+            const double f =
+                static_cast<double>(m_index->busyIn(t, a, b)) / static_cast<double>(b - a);
+            out[i] = std::max(out[i], static_cast<float>(std::min(1.0, f)));
+        }
+    }
+    return out;
+}
+
+void TimelineRenderer::paintDensity(QPainter& p, const TimelineGeometry& g,
+                                    const TimelineRow& row) const
+{
+    const std::vector<float> cols = densityColumns(g, row);
+    if (cols.empty()) return;
+    const double x0 = std::floor(g.plotRect().left());
+    const double bottom = g.screenY(row.y) + row.height - 2;
+    const double h = row.height - 5;
+    QColor c = m_style.density;
+    if (m_flaggedOnly && m_report) c = mix(c, m_style.background, 0.6);
+    // Runs of columns of one height are one rectangle: a few hundred fills, not one per column.
+    std::size_t i = 0;
+    while (i < cols.size()) {
+        const double hi = std::round(cols[i] * h);
+        std::size_t j = i + 1;
+        while (j < cols.size() && std::round(cols[j] * h) == hi)
+            ++j;
+        // Anything busy shows at least one pixel.
+        const double bar = cols[i] > 0 ? std::max(1.0, hi) : 0;
+        if (bar > 0)
+            p.fillRect(
+                QRectF(x0 + static_cast<double>(i), bottom - bar, static_cast<double>(j - i), bar),
+                c);
+        i = j;
+    }
+}
+
+bool TimelineRenderer::inPass(const TimelineGeometry& g, EventId e, bool pinned) const
+{
+    const int row = g.layout->rowOfTrack(m_trace->slice(e).track);
+    return row >= 0 && g.layout->rows()[static_cast<std::size_t>(row)].pinned == pinned;
 }
 
 void TimelineRenderer::paintSelection(QPainter& p, const TimelineGeometry& g) const
@@ -359,7 +527,7 @@ void TimelineRenderer::paintSelection(QPainter& p, const TimelineGeometry& g) co
     if (hasRangeSelection()) {
         const double x0 = std::max(plot.left(), g.xOf(m_rangeBegin));
         const double x1 = std::min(plot.right(), g.xOf(m_rangeEnd));
-        QColor band = m_style.dark ? QColor(120, 160, 255, 40) : QColor(40, 90, 200, 28);
+        const QColor band = m_style.rangeBand;
         if (x1 > x0)
             p.fillRect(QRectF(x0, plot.top(), std::max(1.0, x1 - x0), plot.height()), band);
     }
@@ -529,7 +697,7 @@ void TimelineRenderer::paintCounterTrack(QPainter& p, const TimelineGeometry& g,
         path.lineTo(lastX, top + h);
         path.closeSubpath();
     }
-    QColor c(kCounterColor);
+    QColor c = m_style.counter;
     if (m_flaggedOnly && m_report) c = mix(c, m_style.background, 0.78);
     QColor fill = c;
     fill.setAlpha(110);
@@ -571,6 +739,10 @@ void TimelineRenderer::paintFlows(QPainter& p, const TimelineGeometry& g) const
         const QRectF ra = g.eventRect(f.from);
         const QRectF rb = g.eventRect(f.to);
         if (ra.isNull() || rb.isNull()) continue;
+        // An end scrolled under the pinned band is hidden: no arrow into the band.
+        if (g.underBand(g.layout->rowOfTrack(a.track), ra.center().y()) ||
+            g.underBand(g.layout->rowOfTrack(b.track), rb.center().y()))
+            continue;
         const QPointF s(ra.right(), ra.center().y());
         const QPointF e(rb.left(), rb.center().y());
         if ((s.y() < plot.top() && e.y() < plot.top()) ||
@@ -590,7 +762,7 @@ void TimelineRenderer::paintFlows(QPainter& p, const TimelineGeometry& g) const
     p.setRenderHint(QPainter::Antialiasing, false);
 }
 
-void TimelineRenderer::paintMarks(QPainter& p, const TimelineGeometry& g) const
+void TimelineRenderer::paintMarks(QPainter& p, const TimelineGeometry& g, bool pinned) const
 {
     const QRectF plot = g.plotRect();
     auto visible = [&](const QRectF& r) {
@@ -607,7 +779,7 @@ void TimelineRenderer::paintMarks(QPainter& p, const TimelineGeometry& g) const
         QFont bold = p.font();
         bold.setBold(true);
         for (const auto& [e, marks] : m_report->markIndex) {
-            if (e >= m_trace->slices().size()) continue;
+            if (e >= m_trace->slices().size() || !inPass(g, e, pinned)) continue;
             const QRectF raw = g.eventRect(e);
             if (!visible(raw)) continue;
             const QRectF r = widened(raw);
@@ -649,13 +821,15 @@ void TimelineRenderer::paintMarks(QPainter& p, const TimelineGeometry& g) const
         }
     }
     for (EventId e : m_highlights) {
+        if (e >= m_trace->slices().size() || !inPass(g, e, pinned)) continue;
         const QRectF r = g.eventRect(e);
         if (!visible(r)) continue;
-        p.setPen(QPen(QColor(255, 200, 0), 2));
+        p.setPen(QPen(m_style.searchRing, 2));
         p.setBrush(Qt::NoBrush);
         p.drawRect(widened(r).adjusted(-1, -1, 1, 1));
     }
-    if (m_selected != kNone && m_selected < m_trace->slices().size()) {
+    if (m_selected != kNone && m_selected < m_trace->slices().size() &&
+        inPass(g, m_selected, pinned)) {
         const QRectF r = g.eventRect(m_selected);
         if (visible(r)) {
             // Outside the anomaly outline, so a selected flagged op keeps its red ring.
@@ -673,18 +847,53 @@ void TimelineRenderer::paintLabels(QPainter& p, const TimelineGeometry& g) const
 {
     const QRectF area(0, g.rulerHeight, g.labelWidth, g.size.height() - g.rulerHeight);
     p.save();
-    p.setClipRect(area);
     p.fillRect(area, m_style.labelBackground);
+    const double band = std::min(g.pinnedHeight(), area.height());
+    p.setClipRect(QRectF(0, area.top() + band, g.labelWidth, area.height() - band));
+    paintLabelRows(p, g, false);
+    if (band > 0) {
+        p.setClipRect(QRectF(0, area.top(), g.labelWidth, band));
+        paintLabelRows(p, g, true);
+    }
+    p.restore();
+    p.setPen(m_style.grid.darker(115));
+    p.drawLine(QPointF(g.labelWidth - 0.5, 0), QPointF(g.labelWidth - 0.5, g.size.height()));
+}
+
+void TimelineRenderer::paintLabelRows(QPainter& p, const TimelineGeometry& g, bool pinned) const
+{
+    const QRectF area(0, g.rulerHeight, g.labelWidth, g.size.height() - g.rulerHeight);
     const QFontMetricsF fm(p.font());
     QFont bold = p.font();
     bold.setBold(true);
     const QFontMetricsF bfm(bold);
     const auto& rows = g.layout->rows();
-    int first = std::max(0, g.layout->rowAt(g.scrollY));
-    for (std::size_t i = static_cast<std::size_t>(first); i < rows.size(); ++i) {
+    std::size_t begin = 0, end = static_cast<std::size_t>(g.layout->firstScrollingRow());
+    if (!pinned) {
+        const int first = g.layout->rowAt(g.layout->pinnedHeight() + g.scrollY);
+        begin = std::max(end, first < 0 ? end : static_cast<std::size_t>(first));
+        end = rows.size();
+    }
+    // A small pin at the right of pinned labels.
+    auto pin = [&](double cy) {
+        const QPointF c(g.labelWidth - 11, cy - 2);
+        p.setRenderHint(QPainter::Antialiasing, true);
+        p.setPen(QPen(m_style.dimText, 1.4));
+        p.drawLine(c, c + QPointF(0, 7));
+        p.setPen(Qt::NoPen);
+        p.setBrush(m_style.anomaly);
+        p.drawEllipse(c, 3.2, 3.2);
+        p.setRenderHint(QPainter::Antialiasing, false);
+    };
+    for (std::size_t i = begin; i < end; ++i) {
         const TimelineRow& row = rows[i];
         const double top = g.screenY(row.y);
         if (top > area.bottom()) break;
+        if (top + row.height < area.top()) continue;
+        const bool pinnedHere = row.kind == RowKind::ProcessHeader
+                                    ? isProcessPinned(row.process)
+                                    : row.alone || isTrackPinned(row.track);
+        const double textRight = pinnedHere ? 18 : 4; // room for the pin
         if (row.kind == RowKind::ProcessHeader) {
             const QRectF r(0, top, g.labelWidth, row.height);
             p.fillRect(r, m_style.header);
@@ -704,33 +913,39 @@ void TimelineRenderer::paintLabels(QPainter& p, const TimelineGeometry& g) const
             QString text = QString::fromStdString(m_trace->processLabel(row.process));
             p.setFont(bold);
             p.setPen(m_style.headerText);
-            const QString elided = bfm.elidedText(text, Qt::ElideRight, g.labelWidth - 26);
-            p.drawText(r.adjusted(20, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft, elided);
+            const QString elided =
+                bfm.elidedText(text, Qt::ElideRight, g.labelWidth - 22 - textRight);
+            p.drawText(r.adjusted(20, 0, -textRight, 0), Qt::AlignVCenter | Qt::AlignLeft, elided);
             const double used = 20 + bfm.horizontalAdvance(elided) + 6;
             bold.setBold(false);
             p.setFont(bold);
             bold.setBold(true);
             p.setPen(m_style.dimText);
-            if (used < g.labelWidth - 30 && !proc.pid.empty())
+            if (used < g.labelWidth - 30 - textRight && !proc.pid.empty())
                 p.drawText(
-                    r.adjusted(used, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                    r.adjusted(used, 0, -textRight, 0), Qt::AlignVCenter | Qt::AlignLeft,
                     fm.elidedText(QStringLiteral("pid %1").arg(QString::fromStdString(proc.pid)),
-                                  Qt::ElideRight, g.labelWidth - used - 4));
+                                  Qt::ElideRight, g.labelWidth - used - textRight));
+            if (pinnedHere) pin(top + row.height / 2);
         } else {
-            const QRectF r(0, top, g.labelWidth,
-                           std::min(row.height, TimelineLayout::kSliceRowHeight + 2));
+            // Sticky: a tall track scrolled partly off keeps its label on its visible part.
+            const QRectF r = g.labelRect(static_cast<int>(i));
+            if (r.top() > top) p.fillRect(r, m_style.labelBackground);
             p.setPen(m_style.text);
-            const QString text = QString::fromStdString(m_trace->trackLabel(row.track));
-            p.drawText(r.adjusted(20, 0, -6, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                       fm.elidedText(text, Qt::ElideRight, g.labelWidth - 26));
+            QString text = QString::fromStdString(m_trace->trackLabel(row.track));
+            // A track pinned without its group says whose it is: "Rank 3 · HCCL › Plane 0".
+            if (row.alone)
+                text = QString::fromStdString(m_trace->processLabel(row.process)) +
+                       QStringLiteral(" \u203a ") + text;
+            p.drawText(r.adjusted(20, 0, -2 - textRight, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                       fm.elidedText(text, row.alone ? Qt::ElideMiddle : Qt::ElideRight,
+                                     g.labelWidth - 22 - textRight));
+            if (pinnedHere) pin(r.center().y());
             p.setPen(m_style.grid);
             p.drawLine(QPointF(0, top + row.height - 0.5),
                        QPointF(g.labelWidth, top + row.height - 0.5));
         }
     }
-    p.restore();
-    p.setPen(m_style.grid.darker(115));
-    p.drawLine(QPointF(g.labelWidth - 0.5, 0), QPointF(g.labelWidth - 0.5, g.size.height()));
 }
 
 void TimelineRenderer::paintRuler(QPainter& p, const TimelineGeometry& g) const
@@ -763,13 +978,14 @@ void TimelineRenderer::paintRuler(QPainter& p, const TimelineGeometry& g) const
     if (hasRangeSelection()) {
         const double x0 = g.xOf(m_rangeBegin);
         const double x1 = g.xOf(m_rangeEnd);
-        QColor band(40, 90, 200, 70);
+        QColor band = m_style.rangeLabel;
+        band.setAlpha(70);
         p.fillRect(QRectF(x0, 0, std::max(1.0, x1 - x0), g.rulerHeight), band);
         const QString d = QString::fromStdString(formatDuration(m_rangeEnd - m_rangeBegin));
         const double w = fm.horizontalAdvance(d) + 10;
         const double cx = std::clamp((x0 + x1) / 2, ruler.left() + w / 2, ruler.right() - w / 2);
         const QRectF box(cx - w / 2, 2, w, 14);
-        p.fillRect(box, QColor(40, 90, 200));
+        p.fillRect(box, m_style.rangeLabel);
         p.setPen(Qt::white);
         p.drawText(box, Qt::AlignCenter, d);
     }

@@ -19,6 +19,8 @@ class QPalette;
 
 namespace rs {
 
+struct ThemePalette;
+
 // Colours of the timeline; follows the application palette (light or dark).
 struct TimelineStyle {
     bool dark = false;
@@ -29,9 +31,17 @@ struct TimelineStyle {
     QColor copyHatch;     // hatching over an internal memcpy
     QColor waitHatch;     // hatching over a collective that only waited
     QColor unalignedEdge; // outline of the unaligned-transfer triangle
+    QColor density;       // busy fraction in a collapsed group's row
+    QColor searchRing;    // search results
+    QColor rangeBand;     // a range picked on the ruler, across the tracks
+    QColor rangeLabel;    // its band in the ruler and its duration label
+    QColor counter;       // counter tracks' area
 
-    static TimelineStyle fromPalette(const QPalette& palette);
+    // From the theme's palette struct (ui/theme/theme.h): the only place colours are defined.
+    static TimelineStyle of(const ThemePalette& palette);
+    static TimelineStyle fromPalette(const QPalette& palette); // light or dark by its window
     static TimelineStyle light();
+    static TimelineStyle darkStyle();
 };
 
 // Where things are on screen for one frame: the time <-> x mapping, the rows and the rectangle
@@ -44,7 +54,7 @@ public:
     double labelWidth = 200;
     double rulerHeight = kRulerHeight;
     TimeNs t0 = 0, t1 = 1; // visible range [t0, t1), absolute trace times
-    double scrollY = 0;    // content pixels scrolled off the top
+    double scrollY = 0;    // content pixels scrolled off the top (under the pinned band)
     TimeNs traceStart = 0; // ruler labels are relative to it
     std::shared_ptr<const TimelineLayout> layout;
     std::shared_ptr<const TimelineIndex> index;
@@ -59,8 +69,16 @@ public:
     double nsPerPixel() const;
     double xOf(TimeNs t) const;
     TimeNs timeAt(double x) const;
-    // On-screen y of a content y.
-    double screenY(double contentY) const { return rulerHeight + contentY - scrollY; }
+    // Height of the pinned band under the ruler (rows that do not scroll).
+    double pinnedHeight() const { return layout ? layout->pinnedHeight() : 0; }
+    // Top of the scrolling rows: the ruler, then the pinned band.
+    double scrollTop() const { return rulerHeight + pinnedHeight(); }
+    // On-screen y of a content y: pinned rows (content y < pinnedHeight) stay put, the others
+    // move up by scrollY.
+    double screenY(double contentY) const
+    {
+        return rulerHeight + contentY - (contentY < pinnedHeight() ? 0 : scrollY);
+    }
     // Row index at a screen y below the ruler, or -1.
     int rowAtY(double y) const;
     // Full-width (labels + plot) on-screen band of a row.
@@ -72,6 +90,11 @@ public:
     // On-screen rectangle of an event (may lie outside the plot when out of range); empty when
     // its track is hidden.
     QRectF eventRect(EventId e) const;
+    // Where a track row's label is drawn: at the row's top, or, when a tall row is scrolled
+    // partly under the pinned band or the ruler, at the top of its visible part (sticky).
+    QRectF labelRect(int row) const;
+    // Whether a screen y of a scrolling row is hidden under the ruler or the pinned band.
+    bool underBand(int row, double y) const;
 };
 
 struct TimelineHit {
@@ -112,6 +135,17 @@ public:
     void setAllCollapsed(bool collapsed);
     // Tracks to show (per track; empty shows all): compact mode.
     void setTrackFilter(std::vector<bool> visible);
+    // Pinned tracks and groups, and the user's track filter (names, kinds), by key: resolved
+    // on this trace; keys it has no track for are kept (another rank set may have them).
+    void setTrackViewState(const TrackViewState& state);
+    const TrackViewState& trackViewState() const { return m_viewState; }
+    bool isTrackPinned(TrackId t) const { return t < m_pinTracks.size() && m_pinTracks[t]; }
+    bool isProcessPinned(ProcessId p) const { return p < m_pinProcs.size() && m_pinProcs[p]; }
+    // Pins or unpins a track (or with track kNone, the group of p); the state changes too.
+    void setPinned(ProcessId p, TrackId t, bool pinned);
+    // Why the filter's regex is not one (empty when it is, or when not a regex).
+    const QString& filterError() const { return m_filterError; }
+    int hiddenTrackCount() const { return m_layout ? m_layout->hiddenTracks() : 0; }
 
     void setSelectedEvent(EventId e) { m_selected = e; }
     EventId selectedEvent() const { return m_selected; }
@@ -147,6 +181,10 @@ public:
     TimelineHit hitTest(const TimelineGeometry& g, QPointF pos) const;
 
     QColor colorOf(EventId e) const;
+    // Busy fraction (0..1) of a collapsed group per pixel column of the plot, from its left
+    // edge: for each column the largest share of it any of the group's slice tracks spends in
+    // top-level slices. Two binary searches per track and column (TimelineIndex::busyIn).
+    std::vector<float> densityColumns(const TimelineGeometry& g, const TimelineRow& header) const;
     // Whether an event is flagged or belongs to a flagged collective (flagged-only filter).
     bool isFlagged(EventId e) const;
     // Memory the view adds on top of the trace model.
@@ -158,8 +196,13 @@ private:
     void paintRuler(QPainter& p, const TimelineGeometry& g) const;
     void paintSliceTrack(QPainter& p, const TimelineGeometry& g, const TimelineRow& row) const;
     void paintCounterTrack(QPainter& p, const TimelineGeometry& g, const TimelineRow& row) const;
+    void paintDensity(QPainter& p, const TimelineGeometry& g, const TimelineRow& row) const;
+    void paintRows(QPainter& p, const TimelineGeometry& g, bool pinned) const;
+    void paintLabelRows(QPainter& p, const TimelineGeometry& g, bool pinned) const;
+    // Whether an event is drawn in this pass (its row is pinned / scrolls).
+    bool inPass(const TimelineGeometry& g, EventId e, bool pinned) const;
     void paintSlice(QPainter& p, const TimelineGeometry& g, EventId e, const QRectF& r) const;
-    void paintMarks(QPainter& p, const TimelineGeometry& g) const;
+    void paintMarks(QPainter& p, const TimelineGeometry& g, bool pinned) const;
     void paintFlows(QPainter& p, const TimelineGeometry& g) const;
     void paintSelection(QPainter& p, const TimelineGeometry& g) const;
 
@@ -168,8 +211,13 @@ private:
     std::shared_ptr<const TimelineIndex> m_index;
     std::shared_ptr<const TimelineLayout> m_layout;
     std::vector<bool> m_collapsed;   // per process
-    std::vector<bool> m_trackFilter; // per track, empty: all
-    std::vector<QRgb> m_nameColor;   // per StrId
+    std::vector<bool> m_trackFilter; // per track, empty: all (compact mode)
+    std::vector<bool> m_userFilter;  // per track, empty: all (the user's filter)
+    std::vector<bool> m_pinTracks;   // per track
+    std::vector<bool> m_pinProcs;    // per process
+    TrackViewState m_viewState;
+    QString m_filterError;
+    std::vector<QRgb> m_nameColor; // per StrId
     std::vector<EventId> m_highlights;
     EventId m_selected = kNone;
     TimeNs m_rangeBegin = 0, m_rangeEnd = 0;

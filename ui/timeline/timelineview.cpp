@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QHelpEvent>
 #include <QKeyEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
@@ -72,7 +73,9 @@ void TimelineView::replaceTrace(TracePtr trace, std::shared_ptr<const TimelineIn
     const int historyPos = m_historyPos;
     const bool flagged = m_renderer.flaggedOnly();
     const bool flows = m_renderer.showFlows();
+    const TrackViewState tracks = m_renderer.trackViewState();
     m_renderer.setTrace(std::move(trace), std::move(index));
+    m_renderer.setTrackViewState(tracks);
     applyCompact();
     for (ProcessId p = 0; p < collapsed.size(); ++p)
         if (collapsed[p]) m_renderer.setCollapsed(p, true);
@@ -90,12 +93,95 @@ void TimelineView::replaceTrace(TracePtr trace, std::shared_ptr<const TimelineIn
     invalidate();
 }
 
+void TimelineView::setTrackViewState(const TrackViewState& state)
+{
+    m_renderer.setTrackViewState(state);
+    updateScrollBar();
+    clampScroll();
+    m_vbar->setValue(static_cast<int>(m_scrollY));
+    invalidate();
+    emit trackViewApplied();
+}
+
+void TimelineView::setTrackFilterSpec(const TrackFilterSpec& filter)
+{
+    TrackViewState s = m_renderer.trackViewState();
+    if (s.filter == filter) return;
+    s.filter = filter;
+    setTrackViewState(s);
+    emit trackViewChanged();
+}
+
+void TimelineView::togglePinned(ProcessId p, TrackId t)
+{
+    if (!trace()) return;
+    const bool pinned = t != kNone ? m_renderer.isTrackPinned(t) : m_renderer.isProcessPinned(p);
+    m_renderer.setPinned(p, t, !pinned);
+    updateScrollBar();
+    clampScroll();
+    m_vbar->setValue(static_cast<int>(m_scrollY));
+    invalidate();
+    emit trackViewApplied();
+    emit trackViewChanged();
+}
+
+bool TimelineView::togglePinnedAtCursor()
+{
+    const TracePtr& tr = trace();
+    if (!tr) return false;
+    if (m_cursorY >= 0) {
+        const TimelineHit hit =
+            m_renderer.hitTest(timelineGeometry(), QPointF(std::max(0.0, m_cursorX), m_cursorY));
+        if (hit.process != kNone) {
+            togglePinned(hit.process, hit.kind == TimelineHit::ProcessHeader ? kNone : hit.track);
+            return true;
+        }
+    }
+    const EventId e = selectedEvent();
+    if (e == kNone || e >= tr->slices().size()) return false;
+    const TrackId t = tr->slice(e).track;
+    togglePinned(tr->tracks()[t].process, t);
+    return true;
+}
+
+bool TimelineView::addTrackMenuActions(QMenu* menu, QPoint pos)
+{
+    const TracePtr& trc = trace();
+    if (!trc) return false;
+    const TimelineHit hit = m_renderer.hitTest(timelineGeometry(), pos);
+    if (hit.process == kNone) return false;
+    const ProcessId p = hit.process;
+    const QString group = QString::fromStdString(trc->processLabel(p));
+    auto shortened = [](QString s) { return s.size() > 48 ? s.left(46) + QStringLiteral("…") : s; };
+    if (hit.kind != TimelineHit::ProcessHeader && hit.track != kNone) {
+        const TrackId t = hit.track;
+        const QString name = QString::fromStdString(trc->trackLabel(t));
+        const bool pinned = m_renderer.isTrackPinned(t);
+        menu->addAction(pinned ? tr("Unpin %1").arg(shortened(name))
+                               : tr("Pin %1 to the top  (T)").arg(shortened(name)),
+                        this, [this, p, t] { togglePinned(p, t); });
+    }
+    const bool groupPinned = m_renderer.isProcessPinned(p);
+    menu->addAction(groupPinned ? tr("Unpin group %1").arg(shortened(group))
+                                : tr("Pin group %1 to the top").arg(shortened(group)),
+                    this, [this, p] { togglePinned(p, kNone); });
+    if (!m_renderer.trackViewState().pinned.empty())
+        menu->addAction(tr("Unpin all"), this, [this] {
+            TrackViewState s = m_renderer.trackViewState();
+            s.pinned.clear();
+            setTrackViewState(s);
+            emit trackViewChanged();
+        });
+    return true;
+}
+
 void TimelineView::applyCompact()
 {
     const TracePtr& tr = m_renderer.trace();
     const ReportPtr& rep = m_renderer.report();
     m_renderer.setTrackFilter(m_compact && tr ? compactTrackFilter(*tr, rep.get(), processRanks())
                                               : std::vector<bool>{});
+    emit trackViewApplied();
 }
 
 void TimelineView::setCompact(bool on)
@@ -267,10 +353,12 @@ void TimelineView::revealEvent(EventId e)
     // Vertical: bring the slice row into the plot with some context.
     const TimelineGeometry g = timelineGeometry();
     const int row = g.layout ? g.layout->rowOfTrack(s.track) : -1;
-    if (row >= 0) {
-        const double y = g.layout->rows()[static_cast<std::size_t>(row)].y +
+    // Pinned rows are always in view; the others scroll in the area under the pinned band.
+    if (row >= 0 && !g.layout->rows()[static_cast<std::size_t>(row)].pinned) {
+        const double band = g.layout->pinnedHeight();
+        const double y = g.layout->rows()[static_cast<std::size_t>(row)].y - band +
                          s.depth * TimelineLayout::kSliceRowHeight;
-        const double visibleH = height() - g.rulerHeight;
+        const double visibleH = height() - g.rulerHeight - band;
         if (y < m_scrollY || y + TimelineLayout::kSliceRowHeight > m_scrollY + visibleH) {
             m_scrollY = std::max(0.0, y - visibleH / 3);
             clampScroll();
@@ -525,6 +613,7 @@ QString TimelineView::helpText()
                           "N / P\tnext / previous flagged collective\n"
                           "Alt+Left / Alt+Right\tback / forward in selection history\n"
                           "click a group header\tcollapse / expand it\n"
+                          "T, right-click a label\tpin / unpin the track (group) to the top\n"
                           "Ctrl+F\tsearch event names (Enter next, Shift+Enter previous)\n"
                           "Esc\tclear the range selection, close this help\n"
                           "?\tshow / hide this help");
@@ -603,6 +692,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
 {
     const QPointF pos = event->position();
     m_cursorX = pos.x();
+    m_cursorY = pos.y();
     const TimelineGeometry g = timelineGeometry();
     if (m_drag == Drag::None) {
         setCursor(std::abs(pos.x() - g.labelWidth) <= 3 ? Qt::SplitHCursor : Qt::ArrowCursor);
@@ -754,6 +844,12 @@ void TimelineView::keyPressEvent(QKeyEvent* event)
     case Qt::Key_Question:
         setHelpVisible(!m_helpVisible);
         return;
+    case Qt::Key_T:
+        if (!(event->modifiers() & (Qt::ControlModifier | Qt::AltModifier))) {
+            togglePinnedAtCursor();
+            return;
+        }
+        break;
     case Qt::Key_Escape:
         if (m_helpVisible) {
             setHelpVisible(false);
@@ -775,6 +871,7 @@ void TimelineView::keyPressEvent(QKeyEvent* event)
 void TimelineView::leaveEvent(QEvent*)
 {
     m_cursorX = -1;
+    m_cursorY = -1;
     update();
 }
 

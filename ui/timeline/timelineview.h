@@ -7,6 +7,7 @@
 
 #include <vector>
 
+class QMenu;
 class QScrollBar;
 
 namespace rs {
@@ -47,6 +48,19 @@ public:
     // flagged collective of the report in time order.
     void setFlaggedOrder(std::vector<std::vector<EventId>> groups);
     TracePtr trace() const { return m_renderer.trace(); }
+    // Pinned tracks and the track filter (by key: TimelineRenderer::setTrackViewState). Set
+    // from the sidecar; changed by the user through pin / unpin and the filter bar, which emit
+    // trackViewChanged (a programmatic set does not).
+    void setTrackViewState(const TrackViewState& state);
+    const TrackViewState& trackViewState() const { return m_renderer.trackViewState(); }
+    void setTrackFilterSpec(const TrackFilterSpec& filter);
+    // Pins a track, or with t == kNone the group of p; pinned ones are unpinned.
+    void togglePinned(ProcessId p, TrackId t);
+    // T: the track under the mouse (a header: its group), else the selected event's track.
+    bool togglePinnedAtCursor();
+    // "Pin … to the top" / "Unpin …" for the track or group at a widget position; false when
+    // there is no track there.
+    bool addTrackMenuActions(QMenu* menu, QPoint pos);
     void setReport(ReportPtr report);
     ReportPtr report() const { return m_renderer.report(); }
 
@@ -99,6 +113,10 @@ signals:
     void rangeSelected(rs::TimeNs t0, rs::TimeNs t1);
     // A new area, or an invalid one when it is cleared (Esc, a Shift+click, another trace).
     void areaSelected(const rs::TimelineArea& area);
+    // The user pinned, unpinned or changed the filter (the sidecar's state is dirty).
+    void trackViewChanged();
+    // The shown tracks changed for any reason (a state set, a new trace, compact mode).
+    void trackViewApplied();
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -140,6 +158,7 @@ private:
     bool m_cacheValid = false;
     int m_renderCount = 0;
     double m_cursorX = -1;
+    double m_cursorY = -1;
     Drag m_drag = Drag::None;
     QPointF m_pressPos;
     TimeNs m_pressT0 = 0, m_pressT1 = 0;
