@@ -938,8 +938,7 @@ void TimelineRenderer::paintLabelRows(QPainter& p, const TimelineGeometry& g, bo
                 text = QString::fromStdString(m_trace->processLabel(row.process)) +
                        QStringLiteral(" \u203a ") + text;
             p.drawText(r.adjusted(20, 0, -2 - textRight, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                       fm.elidedText(text, row.alone ? Qt::ElideMiddle : Qt::ElideRight,
-                                     g.labelWidth - 22 - textRight));
+                       fm.elidedText(text, Qt::ElideRight, g.labelWidth - 22 - textRight));
             if (pinnedHere) pin(r.center().y());
             p.setPen(m_style.grid);
             p.drawLine(QPointF(0, top + row.height - 0.5),
