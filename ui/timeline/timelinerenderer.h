@@ -79,6 +79,12 @@ public:
     {
         return rulerHeight + contentY - (contentY < pinnedHeight() ? 0 : scrollY);
     }
+    // Content y at a screen y below the ruler (the inverse of screenY).
+    double contentYAt(double y) const
+    {
+        const double local = y - rulerHeight;
+        return local < pinnedHeight() ? local : local + scrollY;
+    }
     // Row index at a screen y below the ruler, or -1.
     int rowAtY(double y) const;
     // Full-width (labels + plot) on-screen band of a row.

@@ -669,7 +669,7 @@ void TimelineView::mousePressEvent(QMouseEvent* event)
         event->position().x() > g.labelWidth && event->position().y() > g.rulerHeight) {
         m_drag = Drag::Area;
         m_areaAnchorT = g.timeAt(event->position().x());
-        m_areaAnchorY = event->position().y() - g.rulerHeight + m_scrollY;
+        m_areaAnchorY = g.contentYAt(event->position().y());
         m_areaDraft = {};
         return;
     }
@@ -708,7 +708,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
         invalidate();
     } else if (m_drag == Drag::Area) {
         const TimeNs t = g.timeAt(pos.x());
-        const double y = pos.y() - g.rulerHeight + m_scrollY;
+        const double y = g.contentYAt(pos.y()); // pinned rows do not scroll
         m_areaDraft.t0 = std::min(t, m_areaAnchorT);
         m_areaDraft.t1 = std::max(t, m_areaAnchorT);
         m_areaDraft.tracks = tracksBetween(std::min(y, m_areaAnchorY), std::max(y, m_areaAnchorY));
@@ -951,7 +951,7 @@ std::vector<TrackId> TimelineView::tracksBetween(double contentY0, double conten
         if (row.kind != RowKind::ProcessHeader) {
             if (row.track != kNone) out.push_back(row.track);
         } else if (row.process != kNone && m_renderer.isCollapsed(row.process)) {
-            const auto& tracks = tr->processes()[row.process].tracks;
+            const auto tracks = layout->groupTracks(row); // those the track filter shows
             out.insert(out.end(), tracks.begin(), tracks.end());
         }
     }
