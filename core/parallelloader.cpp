@@ -433,7 +433,10 @@ public:
         if (r.stop != LoadStop::Malformed && !any)
             m_builder.addWarning("the trace holds no events");
         m_builder.setBytesRead(m_stop == LoadStop::None ? m_feed.textBytes() : m_errorOffset);
-        if (m_progress && m_stop == LoadStop::None) m_progress->done.store(m_fileSize);
+        if (m_progress && m_stop == LoadStop::None) {
+            m_progress->done.store(m_fileSize);
+            if (m_progress->onAdvance) m_progress->onAdvance();
+        }
         r.trace = m_builder.finish();
         r.warnings = r.trace->warnings();
         return r;
@@ -724,8 +727,10 @@ private:
                 } else {
                     expected = win.offsetOf(out->end);
                 }
-                if (m_progress)
+                if (m_progress) {
                     m_progress->done.store(c.piece.fileBytes, std::memory_order_relaxed);
+                    if (m_progress->onAdvance) m_progress->onAdvance();
+                }
                 if (m_dropBehind) {
                     // The mapped bytes behind the builder are not needed again: out of RSS.
                     const std::uint64_t upTo = expected / 4096 * 4096;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct LoadProgress {
     std::atomic<std::uint64_t> done{0};  // file bytes read
     std::atomic<std::uint64_t> total{0}; // file size
     std::atomic<bool> cancel{false};
+    // Called on the loading thread each time done grows (once per chunk, not per event), so
+    // a viewer can show progress without polling. Set it before the load starts.
+    std::function<void()> onAdvance;
 };
 
 // How a load ended.

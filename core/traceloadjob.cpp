@@ -1,73 +1,69 @@
 #include "core/traceloadjob.h"
 
+#include "core/job/pooltask.h"
+
 #include <atomic>
+#include <new>
 
 namespace rs {
 
 struct TraceLoadJob::Run {
     LoadProgress progress;
-    std::atomic<bool> done{false};
-    std::shared_ptr<LoadResult> result;
+    std::atomic<std::uint64_t> posted{0}; // bytes of the last progress call queued
 };
 
-TraceLoadJob::TraceLoadJob(QObject* parent) : QObject(parent)
-{
-    m_timer.setInterval(50);
-    connect(&m_timer, &QTimer::timeout, this, &TraceLoadJob::poll);
-}
+TraceLoadJob::TraceLoadJob(QObject* parent) : QObject(parent) {}
 
 TraceLoadJob::~TraceLoadJob()
 {
-    stopWorker();
-}
-
-void TraceLoadJob::stopWorker()
-{
-    if (m_run)
-        m_run->progress.cancel = true;
-    if (m_thread.joinable())
-        m_thread.join();
-    m_run.reset();
-    m_running = false;
-    m_timer.stop();
+    // The pool thread ends soon after; the relay drops its calls to this gone object.
+    cancel();
 }
 
 void TraceLoadJob::start(const QString& path, const LoadOptions& options)
 {
-    stopWorker();
+    cancel();
     m_path = path;
-    m_run = std::make_shared<Run>();
-    m_running = true;
-    std::shared_ptr<Run> run = m_run;
+    auto run = std::make_shared<Run>();
+    m_run = run;
+    const QueuedRelay relay(this);
+    // A chunk read queues one progress call, unless less than 1/200 of the file came since the
+    // last one: a fast load of many small chunks does not flood the GUI thread.
+    run->progress.onAdvance = [relay, this, weak = std::weak_ptr<Run>(run)] {
+        const std::shared_ptr<Run> r = weak.lock();
+        if (!r) return;
+        const std::uint64_t done = r->progress.done.load(std::memory_order_relaxed);
+        const std::uint64_t total = r->progress.total.load(std::memory_order_relaxed);
+        const std::uint64_t last = r->posted.load(std::memory_order_relaxed);
+        if (done < total && done - last < total / 200) return;
+        r->posted.store(done, std::memory_order_relaxed);
+        relay.post([this, weak, done, total] {
+            if (weak.lock() == m_run && m_run)
+                emit progress(static_cast<qint64>(done), static_cast<qint64>(total));
+        });
+    };
     const std::string p = path.toStdString();
-    m_thread = std::thread([run, p, options]() {
-        run->result = std::make_shared<LoadResult>(loadTrace(p, options, &run->progress));
-        run->done.store(true, std::memory_order_release);
+    WorkPool::global().post([relay, this, run, p, options, path] {
+        auto result = std::make_shared<LoadResult>();
+        try {
+            *result = loadTrace(p, options, &run->progress);
+        } catch (const std::bad_alloc&) { // the budget's projection was wrong: say so
+            *result = LoadResult{};
+            result->stop = LoadStop::OverBudget;
+            result->message = "out of memory while loading " + p;
+        }
+        relay.post([this, run, path, result] {
+            if (run != m_run) return; // superseded or cancelled and restarted
+            m_run.reset();
+            emit finished(path, result);
+        });
     });
-    m_timer.start();
 }
 
 void TraceLoadJob::cancel()
 {
-    if (m_run)
-        m_run->progress.cancel = true;
-}
-
-void TraceLoadJob::poll()
-{
-    if (!m_run)
-        return;
-    emit progress(static_cast<qint64>(m_run->progress.done.load()),
-                  static_cast<qint64>(m_run->progress.total.load()));
-    if (!m_run->done.load(std::memory_order_acquire))
-        return;
-    m_timer.stop();
-    if (m_thread.joinable())
-        m_thread.join();
-    std::shared_ptr<LoadResult> result = m_run->result;
-    m_run.reset();
-    m_running = false;
-    emit finished(m_path, result);
+    // The load stops at its next chunk and still reports (as cancelled) unless superseded.
+    if (m_run) m_run->progress.cancel = true;
 }
 
 } // namespace rs

@@ -4,16 +4,16 @@
 
 #include <QObject>
 #include <QString>
-#include <QTimer>
 
+#include <cstdint>
 #include <memory>
-#include <thread>
 
 namespace rs {
 
-// Loads a trace on a worker thread and reports progress to the GUI thread at least ten
-// times a second. Starting a new load cancels the previous one and drops its result, so a
-// superseded job can never overwrite a newer trace.
+// Loads one trace on the WorkPool (the one owner of threads) and tells the GUI thread by
+// queued calls: progress as each chunk is read, then finished. Starting a new load cancels
+// the previous one and drops its result, so a superseded load can never overwrite a newer
+// trace; a job destroyed mid-load cancels it and receives nothing.
 class TraceLoadJob : public QObject {
     Q_OBJECT
 public:
@@ -22,7 +22,7 @@ public:
 
     void start(const QString& path, const LoadOptions& options = {});
     void cancel();
-    bool isRunning() const { return m_running; }
+    bool isRunning() const { return m_run != nullptr; }
     QString path() const { return m_path; }
 
 signals:
@@ -31,14 +31,9 @@ signals:
 
 private:
     struct Run;
-    void poll();
-    void stopWorker();
 
-    std::shared_ptr<Run> m_run;
-    std::thread m_thread;
-    QTimer m_timer;
+    std::shared_ptr<Run> m_run; // the load in flight; a result from another run is dropped
     QString m_path;
-    bool m_running = false;
 };
 
 } // namespace rs

@@ -618,14 +618,16 @@ void MainWindow::startJob(const std::vector<RankInput>& inputs, const QString& n
     m_progress->setVisible(true);
     m_cancel->setVisible(true);
     const std::string path = name.toStdString();
-    // Each rank that ends tells the window (queued onto the GUI thread): no polling.
+    // Each chunk read and each rank that ends tells the window (queued onto the GUI thread):
+    // no polling.
     const QueuedRelay relay(this);
     progress->onChange = [relay, this, generation, weak = std::weak_ptr<JobProgress>(progress)] {
         relay.post([this, generation, weak] {
             const std::shared_ptr<JobProgress> p = weak.lock();
             if (!p || generation != m_jobGeneration) return;
             const auto total = p->total.load();
-            m_progress->setValue(total > 0 ? static_cast<int>(p->done.load() * 1000 / total) : 0);
+            const auto done = std::min(p->bytesDone(), total);
+            m_progress->setValue(total > 0 ? static_cast<int>(done * 1000 / total) : 0);
             m_status->setText(tr("Loading and analysing: %1 of %2 ranks…")
                                   .arg(p->ranksDone.load())
                                   .arg(p->ranks.load()));

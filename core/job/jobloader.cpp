@@ -139,6 +139,8 @@ void JobProgress::attach(LoadProgress* rank)
     std::lock_guard lock(m_mutex);
     m_loading.push_back(rank);
     if (cancel.load()) rank->cancel = true;
+    // A rank's chunks move the job's progress too (bytesDone), not only its end.
+    if (onChange) rank->onAdvance = onChange;
 }
 
 void JobProgress::detach(LoadProgress* rank)

@@ -41,7 +41,8 @@ struct JobProgress {
     std::atomic<int> ranksDone{0};
     std::atomic<int> ranks{0};
     std::atomic<bool> cancel{false}; // checked before each rank; requestCancel() also stops loads
-    // Called on a worker thread each time a rank ended (set it before the load starts).
+    // Called on a worker thread each time a rank ended or a loading rank read a chunk (set it
+    // before the load starts; bytesDone() then moves between rank ends).
     std::function<void()> onChange;
 
     // Sets cancel and stops the ranks loading right now.

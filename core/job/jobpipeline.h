@@ -7,7 +7,8 @@
 //
 // Concurrency: every task runs on WorkPool::global(); at most maxParallel ranks are loaded or
 // analysed at once, fewer when their projected models do not fit in the budget together.
-// Progress and cancel go through JobProgress (onChange when a rank ends, requestCancel()).
+// Progress and cancel go through JobProgress (onChange as ranks read chunks
+// and end, requestCancel()).
 
 #include "core/analysis/report.h"
 #include "core/analysis/reportjson.h"

@@ -1,5 +1,7 @@
 #include "ui/compare/comparewindow.h"
 
+#include "core/job/pooltask.h"
+
 #include "core/compare/comparereport.h"
 #include "ui/compare/comparetablemodel.h"
 #include "ui/export/exportcomposer.h"
@@ -11,7 +13,6 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QImage>
@@ -29,7 +30,6 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 #include <algorithm>
 #include <cmath>
@@ -227,28 +227,25 @@ void CompareWindow::compare(const QString& before, const QString& after)
     m_progressTimer->start();
     auto pb = m_progressState[0], pa = m_progressState[1];
     using Pair = std::pair<CompareRunPtr, CompareRunPtr>;
-    auto* watcher = new QFutureWatcher<Pair>(this);
-    connect(watcher, &QFutureWatcher<Pair>::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
-        const Pair r = watcher->result();
-        onLoaded(generation, r.first, r.second);
-    });
-    // One run after the other: each loads its ranks in parallel already.
-    watcher->setFuture(QtConcurrent::run([before, after, pb, pa]() -> Pair {
-        auto guarded = [](const QString& path, JobProgress* p) -> CompareRunPtr {
-            try {
-                return loadCompareRun(path, p);
-            } catch (const std::exception& e) {
-                auto run = std::make_shared<CompareRun>();
-                run->path = path;
-                run->errors.emplace_back(e.what());
-                return run;
-            }
-        };
-        CompareRunPtr b = guarded(before, pb.get());
-        if (pb->cancel.load()) return {b, nullptr};
-        return {b, guarded(after, pa.get())};
-    }));
+    // On the pool (the one owner of threads); a closed window drops the result.
+    runOnPool<Pair>(
+        this,
+        [before, after, pb, pa]() -> Pair {
+            auto guarded = [](const QString& path, JobProgress* p) -> CompareRunPtr {
+                try {
+                    return loadCompareRun(path, p);
+                } catch (const std::exception& e) {
+                    auto run = std::make_shared<CompareRun>();
+                    run->path = path;
+                    run->errors.emplace_back(e.what());
+                    return run;
+                }
+            };
+            CompareRunPtr b = guarded(before, pb.get());
+            if (pb->cancel.load()) return {b, nullptr};
+            return {b, guarded(after, pa.get())};
+        },
+        [this, generation](Pair r) { onLoaded(generation, r.first, r.second); });
 }
 
 void CompareWindow::cancelLoad()

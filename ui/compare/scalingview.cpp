@@ -1,5 +1,7 @@
 #include "ui/compare/scalingview.h"
 
+#include "core/job/pooltask.h"
+
 #include "core/compare/runloader.h"
 #include "ui/plots/plotexport.h"
 #include "ui/plots/plotstyle.h"
@@ -8,7 +10,6 @@
 
 #include <QApplication>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -20,7 +21,6 @@
 #include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 #include <algorithm>
 #include <atomic>
@@ -297,53 +297,51 @@ void ScalingWindow::measure(const QStringList& runs, bool weak)
     };
     auto progress = m_progressState;
     auto done = m_runsDone;
-    auto* watcher = new QFutureWatcher<std::shared_ptr<Result>>(this);
-    connect(watcher, &QFutureWatcher<std::shared_ptr<Result>>::finished, this,
-            [this, watcher, generation, weak] {
-                watcher->deleteLater();
-                if (generation != m_generation) return;
-                const auto r = watcher->result();
-                m_loading = false;
-                m_timer->stop();
-                m_progress->setVisible(false);
-                m_cancel->setVisible(false);
-                m_lastError = r->errors.join('\n');
-                if (r->failed) {
-                    m_status->setText(tr("Cannot measure scaling: %1").arg(m_lastError));
-                    emit loadFailed(m_lastError);
-                    return;
+    // On the pool (the one owner of threads); a closed window drops the result.
+    runOnPool<std::shared_ptr<Result>>(
+        this,
+        [runs, progress, done]() {
+            auto r = std::make_shared<Result>();
+            for (const QString& path : runs) {
+                if (progress->cancel.load()) {
+                    r->failed = true;
+                    r->errors << QStringLiteral("cancelled");
+                    return r;
                 }
-                setDigests(std::move(r->runs), weak);
-            });
-    // Runs load one after another (each digested and freed): the peak is one run.
-    watcher->setFuture(QtConcurrent::run([runs, progress, done]() {
-        auto r = std::make_shared<Result>();
-        for (const QString& path : runs) {
-            if (progress->cancel.load()) {
-                r->failed = true;
-                r->errors << QStringLiteral("cancelled");
-                return r;
+                progress->done = 0;
+                progress->total = 0;
+                std::vector<std::string> errors;
+                std::optional<RunDigest> d;
+                try {
+                    d = loadRunDigest(path.toStdString(), {}, &errors, progress.get());
+                } catch (const std::exception& e) {
+                    errors.emplace_back(e.what());
+                }
+                for (const std::string& e : errors)
+                    r->errors << QString::fromStdString(e);
+                if (!d) {
+                    r->failed = true;
+                    return r;
+                }
+                r->runs.push_back(std::move(*d));
+                ++*done;
             }
-            progress->done = 0;
-            progress->total = 0;
-            std::vector<std::string> errors;
-            std::optional<RunDigest> d;
-            try {
-                d = loadRunDigest(path.toStdString(), {}, &errors, progress.get());
-            } catch (const std::exception& e) {
-                errors.emplace_back(e.what());
+            return r;
+        },
+        [this, generation, weak](std::shared_ptr<Result> r) {
+            if (generation != m_generation) return;
+            m_loading = false;
+            m_timer->stop();
+            m_progress->setVisible(false);
+            m_cancel->setVisible(false);
+            m_lastError = r->errors.join('\n');
+            if (r->failed) {
+                m_status->setText(tr("Cannot measure scaling: %1").arg(m_lastError));
+                emit loadFailed(m_lastError);
+                return;
             }
-            for (const std::string& e : errors)
-                r->errors << QString::fromStdString(e);
-            if (!d) {
-                r->failed = true;
-                return r;
-            }
-            r->runs.push_back(std::move(*d));
-            ++*done;
-        }
-        return r;
-    }));
+            setDigests(std::move(r->runs), weak);
+        });
 }
 
 void ScalingWindow::setDigests(std::vector<RunDigest> runs, bool weak)
