@@ -9,6 +9,7 @@
 #include "ui/heatmap/rankstepheatmap.h"
 #include "ui/mainwindow.h"
 #include "ui/panes/callstackpane.h"
+#include "ui/panes/detailspane.h"
 #include "ui/panes/warningspane.h"
 #include "ui/timeline/timelineview.h"
 
@@ -21,6 +22,7 @@
 #include <QLocale>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
@@ -333,6 +335,39 @@ private slots:
         // P walks back the same way.
         QVERIFY(tl->selectNextFlagged(-1));
         QVERIFY(m_w->report()->collectiveOf(tl->selectedEvent())->waiting);
+    }
+
+    // The waiting verdict in the Details pane links the job finding: clicking it goes there.
+    void waitingVerdictLinksTheJobFinding()
+    {
+        const int waiter = (m_seed.badRank + 1) % m_seed.ranks;
+        const Collective* c = flagged(waiter, false);
+        QVERIFY(c);
+        TimelineView* tl = m_w->timeline();
+        tl->selectEvent(c->event, true);
+        auto* details = m_w->findChild<DetailsPane*>(QStringLiteral("details"));
+        QVERIFY(details);
+        QLabel* verdict = nullptr;
+        for (QLabel* l : details->findChildren<QLabel*>())
+            if (l->text().contains(QLatin1String("href=\"finding:"))) verdict = l;
+        QVERIFY2(verdict, qPrintable(details->text()));
+        QVERIFY(verdict->isVisibleTo(details));
+        const QRegularExpressionMatch m =
+            QRegularExpression(QStringLiteral("href=\"finding:(\\d+)\"")).match(verdict->text());
+        QVERIFY(m.hasMatch());
+        const int index = m.captured(1).toInt();
+        const auto& findings = m_w->report()->findings;
+        QVERIFY(index >= 0 && index < int(findings.size()));
+        const Finding& f = findings[std::size_t(index)];
+        QCOMPARE(QString::fromStdString(f.rule), QStringLiteral("job-rank-delays-collective"));
+        QVERIFY(!f.ranks.empty());
+        QCOMPARE(f.ranks.front(), m_seed.badRank);
+        // The plain text (copy, tests) has no markup.
+        QVERIFY(!details->text().contains(QLatin1String("<a ")));
+        emit verdict->linkActivated(QStringLiteral("finding:%1").arg(index));
+        QVERIFY(!f.events.empty());
+        QCOMPARE(tl->selectedEvent(), f.events.front());
+        QCOMPARE(m_w->jobSession()->job.blockOfEvent(tl->selectedEvent()), m_seed.badRank);
     }
 
     // Two ranks copying in one step: both come first, the verdicts of the others name both.

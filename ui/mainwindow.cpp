@@ -160,6 +160,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_timeline, &TimelineView::eventSelected, this, &MainWindow::onEventSelected);
     connect(m_callStack, &CallStackPane::frameActivated, this, &MainWindow::selectEvent);
     connect(m_findings, &FindingsPane::findingActivated, this, &MainWindow::showFinding);
+    connect(m_details, &DetailsPane::findingRequested, this, &MainWindow::showFinding);
     connect(m_search, &SearchPane::resultActivated, this, &MainWindow::selectEvent);
     connect(m_distribution, &DistributionView::collectiveClicked, this, &MainWindow::selectEvent);
     connect(m_distribution, &DistributionView::stepClicked, this, [this](int rank, int step) {

@@ -70,8 +70,13 @@ DetailsPane::DetailsPane(QWidget* parent) : QWidget(parent)
     m_title->setFont(f);
     m_verdict = new QLabel(this);
     m_verdict->setWordWrap(true);
-    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_verdict->setTextFormat(Qt::RichText);
+    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse |
+                                       Qt::LinksAccessibleByKeyboard);
     m_verdict->setVisible(false);
+    connect(m_verdict, &QLabel::linkActivated, this, [this](const QString& link) {
+        if (link.startsWith(QLatin1String("finding:"))) emit findingRequested(link.mid(8).toInt());
+    });
     m_tree = new QTreeWidget(this);
     m_tree->setColumnCount(2);
     m_tree->setHeaderLabels({tr("Field"), tr("Value")});
@@ -186,6 +191,20 @@ QString DetailsPane::verdictText(const Trace& trace, const AnalysisReport& repor
     return lines.join('\n');
 }
 
+QString DetailsPane::verdictHtml(const QString& verdict, const AnalysisReport& report)
+{
+    QString html = verdict.toHtmlEscaped();
+    // A waiting rank's verdict names the job finding that explains the wait: make it a link.
+    for (std::size_t i = 0; i < report.findings.size(); ++i) {
+        const QString quoted =
+            QStringLiteral("&quot;%1&quot;").arg(q(report.findings[i].title).toHtmlEscaped());
+        if (report.findings[i].title.empty() || !html.contains(quoted)) continue;
+        html.replace(quoted, QStringLiteral("<a href=\"finding:%1\">%2</a>").arg(i).arg(quoted));
+    }
+    html.replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+    return html;
+}
+
 void DetailsPane::refresh()
 {
     m_tree->clear();
@@ -196,6 +215,7 @@ void DetailsPane::refresh()
     if (!m_trace || m_event == kNone || m_event >= m_trace->slices().size()) {
         m_title->setText(tr("No event selected: click one in the timeline"));
         m_verdict->clear();
+        m_verdictText.clear();
         m_verdict->setVisible(false);
         return;
     }
@@ -216,7 +236,8 @@ void DetailsPane::refresh()
     QString verdict;
     if (m_report) verdict = verdictText(trc, *m_report, m_event);
     if (!verdict.isEmpty()) add(tr("Verdict"), verdict.section('\n', 0, 0));
-    m_verdict->setText(verdict);
+    m_verdictText = verdict;
+    m_verdict->setText(m_report ? verdictHtml(verdict, *m_report) : verdict.toHtmlEscaped());
     m_verdict->setVisible(!verdict.isEmpty());
     if (m_comm->hasContent()) {
         auto* comm = new QTreeWidgetItem(m_tree, {tr("Communication")});
@@ -237,7 +258,7 @@ QString DetailsPane::text() const
 {
     QStringList out;
     out << m_title->text();
-    if (!m_verdict->text().isEmpty()) out << m_verdict->text();
+    if (!m_verdictText.isEmpty()) out << m_verdictText;
     std::function<void(QTreeWidgetItem*, int)> walk = [&](QTreeWidgetItem* it, int depth) {
         out << QString(depth * 2, ' ') + it->text(0) + QStringLiteral(": ") + it->text(1);
         for (int i = 0; i < it->childCount(); ++i)

@@ -34,6 +34,13 @@ public:
     static QString verdictText(const Trace& trace, const AnalysisReport& report, EventId e);
     // Duration minus the time of its direct children on the same track.
     static TimeNs selfTime(const Trace& trace, EventId e);
+    // The verdict as shown: rich text where each quoted finding title is a link "finding:N"
+    // (N its index in report.findings).
+    static QString verdictHtml(const QString& verdict, const AnalysisReport& report);
+
+signals:
+    // A finding named in the verdict was clicked (index in the report's findings).
+    void findingRequested(int index);
 
 private:
     void refresh();
@@ -43,6 +50,7 @@ private:
     EventId m_event = kNone;
     QLabel* m_title = nullptr;
     QLabel* m_verdict = nullptr;
+    QString m_verdictText; // plain, for text()
     QTreeWidget* m_tree = nullptr;
     CommBreakdown* m_comm = nullptr;
 };
