@@ -292,11 +292,19 @@ std::vector<MatrixEntry> hcclMatrix(const std::vector<HcclOpTasks>& ops)
         MatrixEntry e;
     };
     std::vector<Out> out;
-    for (auto& [k, list] : buckets) {
+    // Plain references, not structured bindings: clang 14 (the fuzz build) cannot capture those.
+    for (auto& bucket : buckets) {
+        const Key& k = bucket.first;
+        auto& list = bucket.second;
         std::stable_sort(list.begin(), list.end(), [](const OpLink& a, const OpLink& b) {
             return round4(a.link.gbps()) > round4(b.link.gbps());
         });
-        const auto& [step, p2p, type, group, src, dst] = k;
+        const auto& [step_, p2p_, type_, group_, src_, dst_] = k;
+        const auto& step = step_;
+        const auto& type = type_;
+        const auto& group = group_;
+        const auto src = src_;
+        const auto dst = dst_;
         auto entry = [&](const char* tier, const OpLink* ol) {
             MatrixEntry e;
             e.rank = list.front().op->rank;
