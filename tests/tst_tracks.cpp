@@ -348,6 +348,13 @@ private slots:
         const TimeNs base = t.startNs();
         QCOMPARE(ren.index()->busyIn(t1, base, base + 2600), TimeNs(1600));
         QCOMPARE(ren.index()->busyIn(t1, base + 950, base + 1600), TimeNs(150));
+        // The forward pass over many edges agrees with one search per edge.
+        std::vector<TimeNs> times, fast(400);
+        for (int i = 0; i < 400; ++i)
+            times.push_back(base - 500 + i * 10 + (i % 7));
+        ren.index()->busyBeforeEach(t1, times, fast);
+        for (int i = 0; i < 400; ++i)
+            QCOMPARE(fast[i], ren.index()->busyIn(t1, base - 1000, times[i]));
         ren.setCollapsed(0, true);
         const TimelineGeometry g = ren.geometry(QSizeF(300, 120), base, base + 20000, 0);
         QCOMPARE(g.nsPerPixel(), 100.0);
@@ -379,6 +386,34 @@ private slots:
         QCOMPARE(img.pixelColor(100 + 5, y), ren.style().density);
         QVERIFY(img.pixelColor(100 + 12, y) != ren.style().density);
         QCOMPARE(img.pixelColor(100 + 32, y), ren.style().density);
+    }
+
+    void busyPassAgreesOnDenseTrack()
+    {
+        // 5000 top-level slices of uneven lengths and gaps: the forward pass jumps over many
+        // slices per edge (prefix path) and few (direct sums); both must equal a search each.
+        std::string j = "[";
+        long long t = 0;
+        for (int i = 0; i < 5000; ++i) {
+            const long long d = 1 + (i * 7919) % 97, gap = (i * 104729) % 53;
+            j += R"({"ph":"X","name":"s","pid":1,"tid":1,"ts":)" + std::to_string(t) +
+                 R"(,"dur":)" + std::to_string(d) + "},";
+            t += d + gap;
+        }
+        j.back() = ']';
+        LoadResult r = test::loadText(j);
+        QVERIFY2(r.complete(), r.message.c_str());
+        TimelineIndex index(r.trace);
+        const TimeNs base = r.trace->startNs(), span = r.trace->endNs() - base;
+        for (const int columns : {7, 300, 20000}) {
+            std::vector<TimeNs> times, fast(static_cast<std::size_t>(columns) + 1);
+            for (int i = 0; i <= columns; ++i)
+                times.push_back(base - 10 + span * i / columns + (i % 3) * 17);
+            std::sort(times.begin(), times.end());
+            index.busyBeforeEach(0, times, fast);
+            for (std::size_t i = 0; i < times.size(); ++i)
+                QCOMPARE(fast[i], index.busyIn(0, base - 1000, times[i]));
+        }
     }
 
     void stickyTrackLabel()

@@ -98,6 +98,48 @@ TimeNs TimelineIndex::busyBefore(TrackId t, TimeNs time) const
     return sum;
 }
 
+void TimelineIndex::busyBeforeEach(TrackId t, std::span<const TimeNs> times,
+                                   std::span<TimeNs> out) const
+{
+    const auto r = row(t, 0);
+    const Trace& tr = *m_trace;
+    const std::size_t n = r.size();
+    std::size_t k = 0; // first slice not ended by the current time
+    TimeNs sumK = 0;   // busy time of r[0, k)
+    for (std::size_t i = 0; i < times.size() && i < out.size(); ++i) {
+        const TimeNs time = times[i];
+        auto endsBy = [&](std::size_t j) { return tr.slice(r[j]).end() <= time; };
+        if (k < n && endsBy(k)) {
+            std::size_t lo = k, hi = k + 1, step = 1; // endsBy(lo); answer in (lo, hi]
+            while (hi < n && endsBy(hi)) {
+                lo = hi;
+                step *= 2;
+                hi = std::min(n, lo + step);
+            }
+            const auto it =
+                std::partition_point(r.begin() + static_cast<std::ptrdiff_t>(lo) + 1,
+                                     r.begin() + static_cast<std::ptrdiff_t>(hi),
+                                     [&](EventId e) { return tr.slice(e).end() <= time; });
+            const std::size_t k2 = static_cast<std::size_t>(it - r.begin());
+            if (k2 - k <= 2 * kBusyBlock) {
+                for (std::size_t j = k; j < k2; ++j)
+                    sumK += tr.slice(r[j]).dur;
+            } else {
+                sumK = m_busyPrefix[m_busyBegin[t] + k2 / kBusyBlock];
+                for (std::size_t j = k2 / kBusyBlock * kBusyBlock; j < k2; ++j)
+                    sumK += tr.slice(r[j]).dur;
+            }
+            k = k2;
+        }
+        TimeNs v = sumK;
+        if (k < n) {
+            const Slice& s = tr.slice(r[k]);
+            if (s.start < time) v += time - s.start;
+        }
+        out[i] = v;
+    }
+}
+
 TimeNs TimelineIndex::busyIn(TrackId t, TimeNs a, TimeNs b) const
 {
     if (b <= a || t + 1 >= m_busyBegin.size()) return 0;

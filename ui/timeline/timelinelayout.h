@@ -45,6 +45,9 @@ public:
     // Time the track's top-level (depth 0) slices cover in [a, b): two binary searches and at
     // most 2 x kBusyBlock slice reads, whatever the number of slices (density rows).
     TimeNs busyIn(TrackId t, TimeNs a, TimeNs b) const;
+    // Busy time before each of `times` (nondecreasing) into out: a forward gallop from the last
+    // answer, so a frame's column edges cost a few probes close together, not a search each.
+    void busyBeforeEach(TrackId t, std::span<const TimeNs> times, std::span<TimeNs> out) const;
     static constexpr std::size_t kBusyBlock = 16;
     std::size_t bytes() const;
 

@@ -472,16 +472,16 @@ std::vector<float> TimelineRenderer::densityColumns(const TimelineGeometry& g,
     std::vector<TimeNs> edge(n + 1);
     for (std::size_t i = 0; i <= n; ++i)
         edge[i] = g.timeAt(x0 + static_cast<double>(i));
+    std::vector<TimeNs> busy(n + 1);
     for (TrackId t : g.layout->groupTracks(header)) {
         const auto top = m_index->row(t, 0);
         if (m_trace->tracks()[t].kind == TrackKind::Counter || top.empty()) continue;
-        const TimeNs first = m_trace->slice(top.front()).start;
-        const TimeNs last = m_trace->slice(top.back()).end();
+        // Busy time before every column edge in one forward pass (edges only grow).
+        m_index->busyBeforeEach(t, edge, busy);
         for (std::size_t i = 0; i < n; ++i) {
-            const TimeNs a = edge[i], b = edge[i + 1];
-            if (b <= first || a >= last || b <= a) continue; // no slice there: skip the search
-            const double f =
-                static_cast<double>(m_index->busyIn(t, a, b)) / static_cast<double>(b - a);
+            const TimeNs w = edge[i + 1] - edge[i];
+            if (w <= 0) continue;
+            const double f = static_cast<double>(busy[i + 1] - busy[i]) / static_cast<double>(w);
             out[i] = std::max(out[i], static_cast<float>(std::min(1.0, f)));
         }
     }

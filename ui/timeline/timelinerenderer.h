@@ -189,7 +189,7 @@ public:
     QColor colorOf(EventId e) const;
     // Busy fraction (0..1) of a collapsed group per pixel column of the plot, from its left
     // edge: for each column the largest share of it any of the group's slice tracks spends in
-    // top-level slices. Two binary searches per track and column (TimelineIndex::busyIn).
+    // top-level slices. One forward pass per track over the column edges (busyBeforeEach).
     std::vector<float> densityColumns(const TimelineGeometry& g, const TimelineRow& header) const;
     // Whether an event is flagged or belongs to a flagged collective (flagged-only filter).
     bool isFlagged(EventId e) const;
