@@ -162,6 +162,22 @@ FindingText waiting(const Collective& c)
     return t;
 }
 
+std::string misalignedAddress(std::uint64_t address, std::uint64_t boundary)
+{
+    char b[96];
+    std::snprintf(b, sizeof b, "address 0x%llx, %llu B past a %llu B boundary",
+                  static_cast<unsigned long long>(address),
+                  static_cast<unsigned long long>(boundary ? address % boundary : 0),
+                  static_cast<unsigned long long>(boundary));
+    return b;
+}
+
+std::string misalignedAddress(const InternalCopy& copy, std::uint64_t boundary)
+{
+    if (!copy.unalignedAddress || copy.address == 0 || boundary == 0) return {};
+    return misalignedAddress(copy.address, boundary);
+}
+
 FindingText unaligned(const Collective& c, const AnalysisOptions& o, std::size_t count,
                       bool address, const std::string& src)
 {
@@ -170,6 +186,13 @@ FindingText unaligned(const Collective& c, const AnalysisOptions& o, std::size_t
               collectiveKindName(c.kind) + " " + c.name +
               (address ? " with an address not a multiple of " + std::to_string(o.addrAlign) + " B"
                        : " with a size not a multiple of " + std::to_string(o.sizeAlign) + " B");
+    // The first misaligned address with its remainder, as a size's remainder is given.
+    if (address)
+        for (const InternalCopy& cp : c.copies)
+            if (const std::string a = misalignedAddress(cp, o.addrAlign); !a.empty()) {
+                t.title += " (" + a + ")";
+                break;
+            }
     t.recommendation = "Pad the communicated tensor to a multiple of " +
                        std::to_string(o.sizeAlign) + " bytes and allocate it " +
                        std::to_string(o.addrAlign) + "-byte aligned" +

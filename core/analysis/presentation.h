@@ -38,6 +38,10 @@ FindingText extraMemcpy(const Collective& c, const AnalysisOptions& o, const std
 // collective-waiting
 FindingText waiting(const Collective& c);
 // unaligned-transfer-size / unaligned-address over `count` transfers.
+// "address 0x7f3a00000040, 64 B past a 128 B boundary" (the remainder, as for a size).
+std::string misalignedAddress(std::uint64_t address, std::uint64_t boundary);
+// The same for a copy; empty when its address is aligned or unknown.
+std::string misalignedAddress(const InternalCopy& copy, std::uint64_t boundary);
 FindingText unaligned(const Collective& c, const AnalysisOptions& o, std::size_t count,
                       bool address, const std::string& source);
 

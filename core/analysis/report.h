@@ -38,6 +38,7 @@ struct InternalCopy {
     std::string link;              // HCCS, PCIE, ON_CHIP, ROCE... when given
     bool unalignedSize = false;    // size not a multiple of the size boundary (rule applies)
     bool unalignedAddress = false; // an address not a multiple of the address boundary
+    std::uint64_t address = 0;     // the first such address (0 when aligned or unknown)
     bool extra = false;            // above the signature group's baseline: the anomaly's copy
 };
 

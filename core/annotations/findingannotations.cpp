@@ -103,9 +103,14 @@ std::vector<Annotation> findingAnnotations(const AnalysisReport& report, std::si
                 if (copy.unalignedSize)
                     m.text += ", not a multiple of " + std::to_string(report.options.sizeAlign);
             }
-            if (copy.unalignedAddress)
+            if (copy.unalignedAddress) {
+                const std::string a =
+                    presentation::misalignedAddress(copy, report.options.addrAlign);
                 m.text +=
-                    "\naddress not " + std::to_string(report.options.addrAlign) + "-byte aligned";
+                    "\n" + (a.empty() ? "address not " + std::to_string(report.options.addrAlign) +
+                                            "-byte aligned"
+                                      : a);
+            }
             m.event = makeEventRef(trace, copy.event);
             m.color = kColourExtraCopy;
             m.rule = rule;

@@ -181,9 +181,14 @@ QString DetailsPane::verdictText(const Trace& trace, const AnalysisReport& repor
                 lines << QStringLiteral("Size not a multiple of %1 B (remainder %2 B)")
                              .arg(report.options.sizeAlign)
                              .arg(cp.bytes % report.options.sizeAlign);
-            if (cp.unalignedAddress)
-                lines << QStringLiteral("Address not a multiple of %1 B")
-                             .arg(report.options.addrAlign);
+            if (cp.unalignedAddress) {
+                const std::string a = presentation::misalignedAddress(cp, report.options.addrAlign);
+                lines << (a.empty() ? QStringLiteral("Address not a multiple of %1 B")
+                                          .arg(report.options.addrAlign)
+                                    : QStringLiteral("Address not a multiple of %1 B (%2)")
+                                          .arg(report.options.addrAlign)
+                                          .arg(QString::fromStdString(a)));
+            }
         }
     } else if (marks & kMarkInternalMemcpy) {
         lines << QStringLiteral("Internal memcpy of a collective");

@@ -1,5 +1,7 @@
 #include "ui/timeline/timelineview.h"
 
+#include "core/analysis/presentation.h"
+
 #include <QApplication>
 #include <QHelpEvent>
 #include <QKeyEvent>
@@ -904,11 +906,16 @@ QString TimelineView::tooltipAt(QPointF pos) const
             for (const InternalCopy& cp : c->copies)
                 if (cp.event == hit.event && (cp.unalignedSize || cp.unalignedAddress)) {
                     const std::uint64_t b = rep->options.sizeAlign;
-                    text +=
-                        QStringLiteral("<br>unaligned: size %1 B, boundary %2 B, remainder %3 B")
-                            .arg(cp.bytes)
-                            .arg(b)
-                            .arg(b ? cp.bytes % b : 0);
+                    if (cp.unalignedSize)
+                        text += QStringLiteral(
+                                    "<br>unaligned: size %1 B, boundary %2 B, remainder %3 B")
+                                    .arg(cp.bytes)
+                                    .arg(b)
+                                    .arg(b ? cp.bytes % b : 0);
+                    if (const std::string a =
+                            presentation::misalignedAddress(cp, rep->options.addrAlign);
+                        !a.empty())
+                        text += QStringLiteral("<br>unaligned: ") + QString::fromStdString(a);
                 }
         }
         if (marks & kMarkInternalMemcpy)

@@ -238,10 +238,10 @@ void fillKineto(AnalysisContext& ctx, Collective& c,
         cp.dur = sl[d].dur;
         cp.bytes = argU64(a, "bytes", err).value_or(0);
         bool badAddr = false;
-        checkAddresses(a, opt.addrAlign, &badAddr);
+        checkAddresses(a, opt.addrAlign, &badAddr, &cp.address);
         if (launch != kNone) {
             const nlohmann::json la = t.args(launch);
-            checkAddresses(la, opt.addrAlign, &badAddr);
+            checkAddresses(la, opt.addrAlign, &badAddr, &cp.address);
             if (cp.bytes == 0) cp.bytes = argU64(la, "bytes", err).value_or(0);
         }
         cp.unalignedSize =

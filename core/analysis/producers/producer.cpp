@@ -101,16 +101,20 @@ const char* const kAddressKeys[] = {"src",     "dst",      "Addr",       "addr",
 
 // The keys are every producer's guesses at an address ("src" can also be a device's name), so a
 // value that is no number is not counted as a bad field.
-void checkAddresses(const FlatArgs& a, std::uint64_t align, bool* misaligned)
+void checkAddresses(const FlatArgs& a, std::uint64_t align, bool* misaligned,
+                    std::uint64_t* badAddress)
 {
     for (const char* k : kAddressKeys) {
         auto v = a.u64(k);
-        if (v && align > 0 && *v % align != 0) *misaligned = true;
+        if (v && align > 0 && *v % align != 0) {
+            *misaligned = true;
+            if (badAddress && *badAddress == 0) *badAddress = *v;
+        }
     }
 }
 
 std::optional<std::uint64_t> checkAddresses(const nlohmann::json& a, std::uint64_t align,
-                                            bool* misaligned)
+                                            bool* misaligned, std::uint64_t* badAddress)
 {
     std::optional<std::uint64_t> first;
     if (!a.is_object()) return first;
@@ -118,7 +122,10 @@ std::optional<std::uint64_t> checkAddresses(const nlohmann::json& a, std::uint64
         auto v = argU64(a, k, nullptr);
         if (!v) continue;
         if (!first) first = v;
-        if (align > 0 && *v % align != 0) *misaligned = true;
+        if (align > 0 && *v % align != 0) {
+            *misaligned = true;
+            if (badAddress && *badAddress == 0) *badAddress = *v;
+        }
     }
     return first;
 }

@@ -117,9 +117,11 @@ bool isDeviceRole(TrackRole r);
 // Kineto-style roles from the categories of a track's first slices (names are optional there).
 TrackRole roleFromCategories(const Trace& trace, TrackId t);
 // The address args of an event (src, dst, addr...): sets *misaligned when one is not a
-// multiple of `align`; returns the first address met.
-void checkAddresses(const FlatArgs& a, std::uint64_t align, bool* misaligned);
+// multiple of `align` (and *badAddress, when given and still 0, to that address); returns the
+// first address met.
+void checkAddresses(const FlatArgs& a, std::uint64_t align, bool* misaligned,
+                    std::uint64_t* badAddress = nullptr);
 std::optional<std::uint64_t> checkAddresses(const nlohmann::json& a, std::uint64_t align,
-                                            bool* misaligned);
+                                            bool* misaligned, std::uint64_t* badAddress = nullptr);
 
 } // namespace rs::analysis

@@ -132,7 +132,8 @@ void addHcclOp(AnalysisContext& ctx, EventId e, const std::string& group,
                                   size > opt.sizeAlign && opt.sizeAlign > 0;
             const bool badSize = sizeRule && size % opt.sizeAlign != 0;
             bool badAddr = false;
-            checkAddresses(ta, opt.addrAlign, &badAddr);
+            std::uint64_t address = 0;
+            checkAddresses(ta, opt.addrAlign, &badAddr, &address);
             if (badSize || badAddr) {
                 ++c.unalignedCount;
                 ctx.unaligned.push_back(i);
@@ -148,6 +149,7 @@ void addHcclOp(AnalysisContext& ctx, EventId e, const std::string& group,
                 cp.link = link;
                 cp.unalignedSize = badSize;
                 cp.unalignedAddress = badAddr;
+                cp.address = address;
                 c.copies.push_back(std::move(cp));
             }
         }
