@@ -947,6 +947,40 @@ void TimelineRenderer::paintLabelRows(QPainter& p, const TimelineGeometry& g, bo
     }
 }
 
+TimelineRenderer::RulerText TimelineRenderer::rulerText(const TimelineGeometry& g,
+                                                        const QFont& font) const
+{
+    RulerText out;
+    const QFontMetricsF fm(font);
+    const double right = g.size.width();
+    if (hasRangeSelection()) {
+        const double x0 = g.xOf(m_rangeBegin);
+        const double x1 = g.xOf(m_rangeEnd);
+        out.rangeText = QString::fromStdString(formatDuration(m_rangeEnd - m_rangeBegin));
+        const double w = fm.horizontalAdvance(out.rangeText) + 10;
+        const double cx = std::clamp((x0 + x1) / 2, g.labelWidth + w / 2, right - w / 2);
+        out.rangeRect = QRectF(cx - w / 2, 2, w, 14);
+    }
+    const TimeNs step = niceTimeStep(g.nsPerPixel() * 110);
+    const TimeNs rel0 = g.t0 - g.traceStart;
+    TimeNs tick = rel0 >= 0 ? (rel0 / step) * step : -((-rel0 + step - 1) / step) * step;
+    for (; tick <= g.t1 - g.traceStart; tick += step) {
+        const double x = g.xOf(tick + g.traceStart);
+        if (x < g.labelWidth) continue; // its label would be cut by the label column
+        RulerTick t;
+        t.x = x;
+        t.text = formatOffset(tick, step);
+        const double baseline = g.rulerHeight - 12;
+        t.rect = QRectF(x + 3, baseline - fm.ascent(), fm.horizontalAdvance(t.text),
+                        fm.ascent() + fm.descent());
+        // The range's duration is what the user is reading: the tick labels under it give way.
+        t.hidden =
+            !out.rangeRect.isNull() && t.rect.adjusted(-2, 0, 2, 0).intersects(out.rangeRect);
+        out.ticks.push_back(std::move(t));
+    }
+    return out;
+}
+
 void TimelineRenderer::paintRuler(QPainter& p, const TimelineGeometry& g) const
 {
     const QRectF ruler(g.labelWidth, 0, g.size.width() - g.labelWidth, g.rulerHeight);
@@ -956,7 +990,6 @@ void TimelineRenderer::paintRuler(QPainter& p, const TimelineGeometry& g) const
                QStringLiteral("from trace start"));
     p.save();
     p.setClipRect(ruler);
-    const QFontMetricsF fm(p.font());
     const TimeNs step = niceTimeStep(g.nsPerPixel() * 110);
     const TimeNs rel0 = g.t0 - g.traceStart;
     TimeNs tick = rel0 >= 0 ? (rel0 / step) * step : -((-rel0 + step - 1) / step) * step;
@@ -970,23 +1003,20 @@ void TimelineRenderer::paintRuler(QPainter& p, const TimelineGeometry& g) const
         const double x = g.xOf(tick + g.traceStart);
         p.setPen(m_style.dimText);
         p.drawLine(QPointF(x, g.rulerHeight - 10), QPointF(x, g.rulerHeight));
-        if (x < ruler.left()) continue; // its label would be cut by the label column
-        p.setPen(m_style.text);
-        p.drawText(QPointF(x + 3, g.rulerHeight - 12), formatOffset(tick, step));
     }
+    const RulerText text = rulerText(g, p.font());
+    p.setPen(m_style.text);
+    for (const RulerTick& t : text.ticks)
+        if (!t.hidden) p.drawText(QPointF(t.rect.left(), g.rulerHeight - 12), t.text);
     if (hasRangeSelection()) {
         const double x0 = g.xOf(m_rangeBegin);
         const double x1 = g.xOf(m_rangeEnd);
         QColor band = m_style.rangeLabel;
         band.setAlpha(70);
         p.fillRect(QRectF(x0, 0, std::max(1.0, x1 - x0), g.rulerHeight), band);
-        const QString d = QString::fromStdString(formatDuration(m_rangeEnd - m_rangeBegin));
-        const double w = fm.horizontalAdvance(d) + 10;
-        const double cx = std::clamp((x0 + x1) / 2, ruler.left() + w / 2, ruler.right() - w / 2);
-        const QRectF box(cx - w / 2, 2, w, 14);
-        p.fillRect(box, m_style.rangeLabel);
+        p.fillRect(text.rangeRect, m_style.rangeLabel);
         p.setPen(Qt::white);
-        p.drawText(box, Qt::AlignCenter, d);
+        p.drawText(text.rangeRect, Qt::AlignCenter, text.rangeText);
     }
     p.restore();
     p.setPen(m_style.grid.darker(115));

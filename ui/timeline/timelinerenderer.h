@@ -14,6 +14,8 @@
 #include <memory>
 #include <vector>
 
+class QFont;
+class QFontMetricsF;
 class QPainter;
 class QPalette;
 
@@ -184,6 +186,21 @@ public:
     const TimelineIndex* index() const { return m_index.get(); }
 
     void paint(QPainter& p, const TimelineGeometry& g) const;
+
+    // The ruler's text in a frame painted with font: each major tick's label (hidden where the
+    // range selection's duration box sits, so they never overprint) and that box.
+    struct RulerTick {
+        double x = 0;
+        QString text;
+        QRectF rect; // where the label's glyphs are
+        bool hidden = false;
+    };
+    struct RulerText {
+        std::vector<RulerTick> ticks;
+        QRectF rangeRect; // null without a range selection
+        QString rangeText;
+    };
+    RulerText rulerText(const TimelineGeometry& g, const QFont& font) const;
     TimelineHit hitTest(const TimelineGeometry& g, QPointF pos) const;
 
     QColor colorOf(EventId e) const;
@@ -191,6 +208,9 @@ public:
     // edge: for each column the largest share of it any of the group's slice tracks spends in
     // top-level slices. One forward pass per track over the column edges (busyBeforeEach).
     std::vector<float> densityColumns(const TimelineGeometry& g, const TimelineRow& header) const;
+    // Where a slice's name is written in a frame painted with font (empty when it has none
+    // there: too narrow, hidden, dimmed): labels placed over the timeline keep off it.
+    QRectF sliceTextRect(const TimelineGeometry& g, EventId e, const QFont& font) const;
     // Whether an event is flagged or belongs to a flagged collective (flagged-only filter).
     bool isFlagged(EventId e) const;
     // Memory the view adds on top of the trace model.
@@ -208,6 +228,7 @@ private:
     // Whether an event is drawn in this pass (its row is pinned / scrolls).
     bool inPass(const TimelineGeometry& g, EventId e, bool pinned) const;
     void paintSlice(QPainter& p, const TimelineGeometry& g, EventId e, const QRectF& r) const;
+    QString sliceText(const QFontMetricsF& fm, EventId e, double width) const;
     void paintMarks(QPainter& p, const TimelineGeometry& g, bool pinned) const;
     void paintFlows(QPainter& p, const TimelineGeometry& g) const;
     void paintSelection(QPainter& p, const TimelineGeometry& g) const;

@@ -621,33 +621,73 @@ QString TimelineView::helpText()
                           "?\tshow / hide this help");
 }
 
+TimelineView::HelpLayout TimelineView::helpLayout() const
+{
+    // Sized from the text: the widest key and description of each column, wrapped into more
+    // columns when the lines would not fit the height.
+    HelpLayout l;
+    const QStringList lines = helpText().split('\n');
+    QFont bold = font();
+    bold.setBold(true);
+    const QFontMetricsF fm(font()), bfm(bold);
+    const double lh = fm.height() + 4, pad = 16, gap = 16, colGap = 28;
+    l.title = QStringLiteral("Keys and mouse");
+    const double titleH = lh * 1.3;
+    const double availH = std::max(lh * 3, height() - 20.0);
+    const int fit = std::max(1, static_cast<int>((availH - 16 - titleH) / lh));
+    const int columns = std::max(1, (static_cast<int>(lines.size()) + fit - 1) / fit);
+    const int perColumn = (static_cast<int>(lines.size()) + columns - 1) / columns;
+    std::vector<double> keyW(static_cast<std::size_t>(columns), 0),
+        descW(static_cast<std::size_t>(columns), 0);
+    for (int i = 0; i < lines.size(); ++i) {
+        const QStringList parts = lines[i].split('\t');
+        const auto c = static_cast<std::size_t>(i / perColumn);
+        keyW[c] = std::max(keyW[c], std::ceil(bfm.horizontalAdvance(parts.value(0))) + 2);
+        descW[c] = std::max(descW[c], std::ceil(fm.horizontalAdvance(parts.value(1))) + 2);
+    }
+    double w = 2 * pad;
+    std::vector<double> colX;
+    for (int c = 0; c < columns; ++c) {
+        if (c > 0) w += colGap;
+        colX.push_back(w - pad);
+        w += keyW[static_cast<std::size_t>(c)] + gap + descW[static_cast<std::size_t>(c)];
+    }
+    w = std::max(w, std::ceil(bfm.horizontalAdvance(l.title)) + 2 * pad);
+    const double h = 8 + titleH + lh * perColumn + 8;
+    l.box = QRectF(std::max(0.0, (width() - w) / 2), std::max(0.0, (height() - h) / 2), w, h);
+    l.titleRect = QRectF(l.box.left() + pad, l.box.top() + 8, w - 2 * pad, lh);
+    for (int i = 0; i < lines.size(); ++i) {
+        const QStringList parts = lines[i].split('\t');
+        const auto c = static_cast<std::size_t>(i / perColumn);
+        const double x = l.box.left() + pad + colX[c];
+        const double y = l.box.top() + 8 + titleH + lh * (i % perColumn);
+        l.keys.push_back(parts.value(0));
+        l.descriptions.push_back(parts.value(1));
+        l.keyRects.emplace_back(x, y, keyW[c], lh);
+        l.descriptionRects.emplace_back(x + keyW[c] + gap, y, descW[c], lh);
+    }
+    return l;
+}
+
 void TimelineView::paintHelp(QPainter& p) const
 {
-    const QStringList lines = helpText().split('\n');
-    const QFontMetricsF fm(font());
-    const double lh = fm.height() + 4;
-    const double w = 560;
-    const double h = lh * (lines.size() + 2);
-    const QRectF box((width() - w) / 2, (height() - h) / 2, w, h);
+    const HelpLayout l = helpLayout();
     p.setRenderHint(QPainter::Antialiasing, true);
     p.setPen(Qt::NoPen);
     p.setBrush(QColor(20, 22, 28, 230));
-    p.drawRoundedRect(box, 8, 8);
+    p.drawRoundedRect(l.box, 8, 8);
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
     p.setPen(Qt::white);
-    p.drawText(QRectF(box.left() + 16, box.top() + 8, w - 32, lh), Qt::AlignLeft,
-               QStringLiteral("Keys and mouse"));
-    for (int i = 0; i < lines.size(); ++i) {
-        const QStringList parts = lines[i].split('\t');
-        const double y = box.top() + 8 + lh * (i + 1.3);
+    p.drawText(l.titleRect, Qt::AlignLeft, l.title);
+    for (qsizetype i = 0; i < l.keys.size(); ++i) {
         p.setFont(bold);
         p.setPen(QColor(255, 210, 120));
-        p.drawText(QRectF(box.left() + 16, y, 220, lh), Qt::AlignLeft, parts.value(0));
+        p.drawText(l.keyRects[std::size_t(i)], Qt::AlignLeft, l.keys[i]);
         p.setFont(font());
         p.setPen(Qt::white);
-        p.drawText(QRectF(box.left() + 240, y, w - 256, lh), Qt::AlignLeft, parts.value(1));
+        p.drawText(l.descriptionRects[std::size_t(i)], Qt::AlignLeft, l.descriptions[i]);
     }
 }
 

@@ -3,6 +3,7 @@
 #include "ui/timeline/timelinerenderer.h"
 
 #include <QPixmap>
+#include <QStringList>
 #include <QWidget>
 
 #include <vector>
@@ -81,6 +82,9 @@ public:
     void zoomBy(double factor, double anchorX); // factor < 1 zooms in
     void panByPixels(double dx);
     void showAll();
+    // The first view of a trace: its activity (TimelineIndex::activity()), not the span that
+    // counters or a lone marker stretch.
+    void fitActivity();
     void fitSelection();
     // Selects an event (kNone clears), records it in the history, scrolls it into view.
     void selectEvent(EventId e, bool reveal = true);
@@ -106,6 +110,15 @@ public:
     int renderCount() const { return m_renderCount; }
 
     static QString helpText();
+    // Where the `?` overlay puts its box and each line (widget coordinates), from the font's
+    // metrics: every key and description fits its rectangle, the box holds them all.
+    struct HelpLayout {
+        QRectF box, titleRect;
+        QString title;
+        QStringList keys, descriptions;
+        std::vector<QRectF> keyRects, descriptionRects;
+    };
+    HelpLayout helpLayout() const;
 
 signals:
     void eventSelected(rs::EventId e);
