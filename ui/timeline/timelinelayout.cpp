@@ -1,5 +1,7 @@
 #include "ui/timeline/timelinelayout.h"
 
+#include "core/analysis/activity.h"
+
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -9,7 +11,8 @@
 
 namespace rs {
 
-TimelineIndex::TimelineIndex(TracePtr trace) : m_trace(std::move(trace))
+TimelineIndex::TimelineIndex(TracePtr trace)
+    : m_trace(std::move(trace)), m_activity(activityExtent(*m_trace))
 {
     const Trace& tr = *m_trace;
     const auto& tracks = tr.tracks();

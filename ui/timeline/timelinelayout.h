@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace rs {
@@ -50,6 +52,9 @@ public:
     void busyBeforeEach(TrackId t, std::span<const TimeNs> times, std::span<TimeNs> out) const;
     static constexpr std::size_t kBusyBlock = 16;
     std::size_t bytes() const;
+    // The trace's activityExtent() (core/analysis/activity.h), computed with the index (off the
+    // GUI thread): the span the first view fits.
+    const std::optional<std::pair<TimeNs, TimeNs>>& activity() const { return m_activity; }
 
 private:
     std::size_t baseOf(std::span<const EventId> row) const
@@ -68,6 +73,7 @@ private:
     std::vector<std::uint32_t> m_busyBegin; // per track: offset in m_busyPrefix; +1 end
 
     TimeNs busyBefore(TrackId t, TimeNs time) const;
+    std::optional<std::pair<TimeNs, TimeNs>> m_activity;
 };
 
 enum class RowKind : std::uint8_t { ProcessHeader, Slices, Counter };

@@ -52,7 +52,7 @@ void TimelineView::setTrace(TracePtr trace, std::shared_ptr<const TimelineIndex>
         emit areaSelected(m_area);
     }
     m_scrollY = 0;
-    showAll();
+    fitActivity();
     updateScrollBar();
     invalidate();
 }
@@ -320,6 +320,19 @@ void TimelineView::showAll()
     }
     const TimeNs span = std::max<TimeNs>(tr->endNs() - tr->startNs(), kMinSpan);
     setVisibleRange(tr->startNs() - span / 100, tr->endNs() + span / 100);
+}
+
+void TimelineView::fitActivity()
+{
+    const TimelineIndex* index = m_renderer.index();
+    if (!trace() || !index || !index->activity()) {
+        showAll();
+        return;
+    }
+    // The same margin as showAll(): a trace without outliers opens as before.
+    const auto [a, b] = *index->activity();
+    const TimeNs span = std::max<TimeNs>(b - a, kMinSpan);
+    setVisibleRange(a - span / 100, b + span / 100);
 }
 
 void TimelineView::fitSelection()
