@@ -1,4 +1,7 @@
+#include "core/job/jobtrace.h"
 #include "tests/testutil.h"
+#include "ui/heatmap/rankstepheatmap.h"
+#include "ui/job/jobsession.h"
 #include "ui/mainwindow.h"
 #include "ui/panes/callstackpane.h"
 #include "ui/panes/detailspane.h"
@@ -16,6 +19,8 @@
 #include <QTabWidget>
 #include <QTest>
 #include <QTreeWidget>
+
+#include <set>
 
 using namespace rs;
 
@@ -218,6 +223,54 @@ private slots:
         w.addBottomTab(pane, QStringLiteral("Steps"));
         QCOMPARE(w.bottomTabs()->count(), before + 1);
         QCOMPARE(w.bottomTabs()->widget(before), pane);
+    }
+
+    // No argument opens the bundled sample: the two ranks the README promises, as a job (the
+    // Ranks heatmap, job findings, a group per rank).
+    void sampleOpensAsTwoRankJob()
+    {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy loaded(&w, &MainWindow::traceLoaded);
+        QSignalSpy analysed(&w, &MainWindow::analysisFinished);
+        w.openSample();
+        QVERIFY(loaded.wait(120000));
+        QVERIFY(analysed.count() > 0 || analysed.wait(120000));
+        QVERIFY(w.isJob());
+        QCOMPARE(w.jobSession()->job.rankCount(), std::size_t(2));
+        QVERIFY2(w.statusText().contains(QStringLiteral("2 ranks")), qPrintable(w.statusText()));
+        QVERIFY(w.bottomTabs()->indexOf(static_cast<QWidget*>(w.heatmap())) >= 0);
+        std::set<std::string> ranks;
+        for (ProcessId p = 0; p < w.trace()->processes().size(); ++p)
+            ranks.insert(w.trace()->processLabel(p).substr(0, 7));
+        QVERIFY(ranks.count("Rank 0 ") && ranks.count("Rank 1 "));
+        // The sample's anomaly is there, and the temporary copy is not a recent file.
+        QVERIFY(w.report() && !w.report()->findings.empty());
+        QVERIFY(w.recentFiles().isEmpty() ||
+                !w.recentFiles().first().contains(QStringLiteral("ringscope-sample")));
+    }
+
+    // The bottom tab comes back by name: a Ranks tab inserted before Steps (a job) does not
+    // turn a remembered Steps into Distribution.
+    void bottomTabRestoredByName()
+    {
+        QSettings().remove(QStringLiteral("window"));
+        {
+            MainWindow w;
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QSignalSpy loaded(&w, &MainWindow::traceLoaded);
+            w.openSample();
+            QVERIFY(loaded.wait(120000));
+            QVERIFY(w.isJob()); // the Ranks tab sits before Steps now
+            w.bottomTabs()->setCurrentWidget(static_cast<QWidget*>(w.stepsView()));
+            w.close();
+        }
+        MainWindow again; // no job: no Ranks tab
+        QCOMPARE(again.bottomTabs()->currentWidget(), static_cast<QWidget*>(again.stepsView()));
+        QSettings().remove(QStringLiteral("window"));
     }
 };
 

@@ -195,11 +195,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    m_tabs->setCurrentIndex(settings.value(QStringLiteral("window/tab"), 0).toInt());
+    // By name: an index moves when tabs are added (the Ranks tab of a job, a helper's pane).
+    const QString tab = settings.value(QStringLiteral("window/tabName")).toString();
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (!tab.isEmpty() && m_tabs->widget(i)->objectName() == tab) m_tabs->setCurrentIndex(i);
     updateStatus();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    if (!m_sampleDir.isEmpty()) QDir(m_sampleDir).removeRecursively();
+}
 
 namespace {
 
@@ -405,11 +411,23 @@ void MainWindow::openPaths(const QStringList& paths)
 void MainWindow::openSample()
 {
     initRingscopeResources();
-    // The bundled sample lives in the resources; copy it out so the loader can stream it.
-    const QString out = QDir(QStandardPaths::writableLocation(QStandardPaths::TempLocation))
-                            .filePath(QStringLiteral("ringscope-sample_rank0.json"));
-    QFile::remove(out);
-    if (QFile::copy(QStringLiteral(":/samples/sample_rank0.json"), out)) openPaths({out});
+    // The bundled sample (two ranks) lives in the resources; copied out into a folder of its
+    // own so the loader can stream it and the folder opens as the 2-rank job it is.
+    // One folder per process: two windows (or tests) never delete each other's copy.
+    const QDir temp(QStandardPaths::writableLocation(QStandardPaths::TempLocation));
+    m_sampleDir =
+        temp.filePath(QStringLiteral("ringscope-%1").arg(QCoreApplication::applicationPid()));
+    const QString dir = QDir(m_sampleDir).filePath(QStringLiteral("ringscope-sample"));
+    QDir(dir).removeRecursively();
+    if (!QDir().mkpath(dir)) return;
+    for (const char* name : {"sample_rank0.json", "sample_rank1.json"}) {
+        const QString file = QString::fromLatin1(name);
+        if (!QFile::copy(QStringLiteral(":/samples/") + file, QDir(dir).filePath(file))) return;
+        // Resource copies are read-only; a later removeRecursively() needs to delete them.
+        QFile(QDir(dir).filePath(file))
+            .setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    }
+    openPaths({dir});
 }
 
 void MainWindow::cancelLoad()
@@ -1087,7 +1105,8 @@ void MainWindow::closeEvent(QCloseEvent* event)
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
-    settings.setValue(QStringLiteral("window/tab"), m_tabs->currentIndex());
+    if (QWidget* current = m_tabs->currentWidget())
+        settings.setValue(QStringLiteral("window/tabName"), current->objectName());
     m_job.cancel();
     if (m_jobProgress) m_jobProgress->requestCancel();
     QMainWindow::closeEvent(event);

@@ -150,6 +150,7 @@ private:
     TracePtr m_trace;
     ReportPtr m_report;
     QString m_path;
+    QString m_sampleDir; // this process's copy of the bundled sample, removed at exit
     QString m_lastError;
     bool m_partial = false;   // the shown trace is what a cut or malformed file held
     quint64 m_generation = 0; // bumped per load: analysis results of older loads are dropped
