@@ -551,6 +551,90 @@ private slots:
 
     // The README's pictures (docs/images/job.png, job-ranks.png): the job with the delaying
     // rank's AllReduce selected (N from the start), its call stack; the Ranks tab.
+    // Compact mode hides the Python row the automatic "misaligned input" arrow starts from:
+    // the arrow is not drawn (it would start at the top of the plot and cross the other
+    // ranks), nor the label of the hidden slice; expanded, both are, on their rank's rows.
+    void compactSkipsArrowsFromHiddenRows()
+    {
+        TimelineView* tl = m_w->timeline();
+        AnnotationController* ac = m_w->annotations();
+        const JobSessionPtr s = m_w->jobSession();
+        const Collective* bad = flagged(m_seed.badRank, true);
+        QVERIFY(bad);
+        tl->selectEvent(kNone);
+        const TimeNs pad = bad->dur;
+        int hiddenEnds = 0, drawn = 0;
+        const auto check = [&](const char* where) {
+            tl->zoomToRange(bad->start - pad, bad->start + bad->dur + pad);
+            tl->revealEvent(bad->event); // rank 2's rows on screen
+            tl->repaint();
+            QCoreApplication::processEvents();
+            const TimelineGeometry g = tl->timelineGeometry();
+            for (const PaintedAnnotation& pa : ac->lastPainted()) {
+                const Annotation* a = ac->store()->find(pa.id);
+                if (!a || !a->automatic) continue;
+                const AnnotationAnchor an = ac->store()->anchor(pa.id);
+                if (an.event == kNone) continue;
+                const bool hidden = g.eventRect(an.event).isNull() ||
+                                    (a->kind == AnnotationKind::Arrow && an.target != kNone &&
+                                     g.eventRect(an.target).isNull());
+                if (hidden) {
+                    ++hiddenEnds;
+                    QVERIFY2(pa.dropped && pa.label.isEmpty(), where);
+                    if (a->kind == AnnotationKind::Arrow) QVERIFY2(pa.anchor.isEmpty(), where);
+                    continue;
+                }
+                // Drawn arrows off screen (another rank scrolled away) have no anchor.
+                if (a->kind != AnnotationKind::Arrow || pa.anchor.isNull()) continue;
+                ++drawn;
+                // Both ends on the rows of one rank: the arrow stays there.
+                QCOMPARE(s->job.blockOfEvent(an.event), s->job.blockOfEvent(an.target));
+                QVERIFY(!pa.dropped && pa.anchor.height() > 0);
+                const QRectF from = g.eventRect(an.event), to = g.eventRect(an.target);
+                QVERIFY(pa.anchor.top() >= std::min(from.top(), to.top()) - 1);
+                QVERIFY(pa.anchor.bottom() <= std::max(from.bottom(), to.bottom()) + 1);
+            }
+        };
+        check("expanded");
+        QVERIFY(drawn > 0);
+        m_w->compactAction()->setChecked(true);
+        hiddenEnds = 0;
+        check("compact");
+        QVERIFY(hiddenEnds > 0); // the arrow from the Python row, and that row's label
+        m_w->compactAction()->setChecked(false);
+    }
+
+    // The "extra Memcpy" label and the others keep off the selected op's name.
+    void labelsLeaveTheSelectedNameReadable()
+    {
+        TimelineView* tl = m_w->timeline();
+        AnnotationController* ac = m_w->annotations();
+        const Collective* bad = flagged(m_seed.badRank, true);
+        QVERIFY(bad);
+        int frames = 0;
+        for (const double context : {0.05, 0.5, 1.0}) {
+            tl->selectEvent(bad->event, true);
+            const TimeNs pad = static_cast<TimeNs>(double(bad->dur) * context);
+            tl->zoomToRange(bad->start - pad, bad->start + bad->dur + pad);
+            tl->selectEvent(bad->event, true);
+            tl->repaint();
+            QCoreApplication::processEvents();
+            const TimelineGeometry g = tl->timelineGeometry();
+            const QRectF name = tl->renderer().sliceTextRect(g, bad->event, tl->font());
+            QVERIFY(!name.isEmpty());
+            int labels = 0;
+            for (const PaintedAnnotation& pa : ac->lastPainted()) {
+                if (pa.label.isEmpty()) continue;
+                ++labels;
+                QVERIFY2(!pa.label.intersects(name), ac->store()->find(pa.id)->text.c_str());
+            }
+            QVERIFY(labels > 0);
+            ++frames;
+        }
+        QCOMPARE(frames, 3);
+        tl->selectEvent(kNone);
+    }
+
     void screenshots()
     {
         MainWindow w;

@@ -17,6 +17,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QStandardPaths>
@@ -52,6 +53,11 @@ AnnotationController::AnnotationController(QMainWindow* window, TimelineView* vi
             AnnotationPaintOptions o;
             o.selected = m_selected;
             o.processRanks = m_view->processRanks();
+            // Labels leave the selected slice's name readable.
+            if (const QRectF name = m_view->renderer().sliceTextRect(
+                    g, m_view->renderer().selectedEvent(), p.font());
+                !name.isEmpty())
+                o.keepClear.push_back(name);
             m_painted = paintAnnotations(p, g, m_store, m_view->renderer().style(), o);
         });
         m_view->installEventFilter(this);

@@ -172,7 +172,7 @@ std::vector<PaintedAnnotation> paintAnnotations(QPainter& p, const TimelineGeome
     font.setPointSizeF(options.fontPointSize);
     p.setFont(font);
     const QFontMetricsF fm(font, p.device());
-    Placer placer{plot.adjusted(2, 2, -2, -2), {}};
+    Placer placer{plot.adjusted(2, 2, -2, -2), options.keepClear};
 
     const auto items = store.visible();
     auto inRange = [&](const AnnotationAnchor& a) { return a.end >= g.t0 && a.start <= g.t1; };
@@ -219,6 +219,9 @@ std::vector<PaintedAnnotation> paintAnnotations(QPainter& p, const TimelineGeome
         return box;
     };
 
+    // An event of the trace whose row is not shown.
+    auto hidden = [&](EventId e) { return e != kNone && g.eventRect(e).isNull(); };
+
     // Ranges first (bands under everything), then arrows, then notes on top.
     for (int pass = 0; pass < 3; ++pass) {
         for (const Annotation* a : items) {
@@ -257,6 +260,12 @@ std::vector<PaintedAnnotation> paintAnnotations(QPainter& p, const TimelineGeome
                     drawLabel(p, box, text, colour, style, selected, a->automatic);
                     painted.label = box;
                 }
+            } else if (a->kind == AnnotationKind::Arrow &&
+                       (hidden(anchor.event) || hidden(anchor.target))) {
+                // An end on a row not shown (compact mode, a collapsed group) would start the
+                // arrow at the top of the plot, across other ranks: not drawn.
+                painted.dropped = true;
+                p.restore();
             } else if (a->kind == AnnotationKind::Arrow) {
                 const QRectF r1 =
                     eventBox(g, anchor.event, a->event.startNs, a->event.startNs + a->event.durNs);
@@ -292,6 +301,10 @@ std::vector<PaintedAnnotation> paintAnnotations(QPainter& p, const TimelineGeome
                         painted.label = *box;
                     }
                 }
+            } else if (a->onEvent() && a->automatic && hidden(anchor.event)) {
+                // A finding label on a hidden row points at nothing (its arrow is not drawn).
+                painted.dropped = true;
+                p.restore();
             } else if (a->onEvent()) {
                 const QRectF r = eventBox(g, anchor.event, anchor.start, anchor.end);
                 const QRectF vis = r.intersected(plot);

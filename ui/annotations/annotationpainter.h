@@ -31,6 +31,8 @@ struct AnnotationPaintOptions {
     // A job: the rank (block) of each process. A finding label then stays on the rows of its
     // event's rank, never over another rank's; empty: the whole plot is one rank.
     std::vector<int> processRanks;
+    // Rectangles no label may cover (the selected slice's name: what the user is reading).
+    std::vector<QRectF> keepClear;
 };
 
 // Default colour of a kind when the annotation has none.

@@ -418,6 +418,10 @@ void ExportComposer::paintTimelineArea(QPainter& p, const QRectF& area)
     m_renderer.setOverlay([this, store](QPainter& painter, const TimelineGeometry& geo) {
         AnnotationPaintOptions o;
         o.processRanks = m_renderer.processRanks();
+        if (const QRectF name =
+                m_renderer.sliceTextRect(geo, m_renderer.selectedEvent(), painter.font());
+            !name.isEmpty())
+            o.keepClear.push_back(name);
         if (store) m_painted = paintAnnotations(painter, geo, *store, m_renderer.style(), o);
     });
     p.save();

@@ -576,16 +576,42 @@ void TimelineRenderer::paintSlice(QPainter& p, const TimelineGeometry& /*g*/, Ev
         return;
     }
     if (r.width() < 24 || dimmed) return;
-    const QFontMetricsF fm(p.font());
+    const QString text = sliceText(QFontMetricsF(p.font()), e, r.width());
+    if (text.isEmpty()) return;
+    p.setPen(textOn(fill));
+    p.drawText(r.adjusted(4, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
+}
+
+QString TimelineRenderer::sliceText(const QFontMetricsF& fm, EventId e, double width) const
+{
+    const Slice& s = m_trace->slice(e);
     QString text = QString::fromStdString(m_trace->str(s.name));
     const QString dur = QString::fromStdString(formatDuration(s.dur));
-    const double avail = r.width() - 8;
+    const double avail = width - 8;
     if (fm.horizontalAdvance(text + QStringLiteral("  ") + dur) <= avail)
         text += QStringLiteral("  ") + dur;
     text = fm.elidedText(text, Qt::ElideRight, avail);
-    if (text.size() <= 1) return;
-    p.setPen(textOn(fill));
-    p.drawText(r.adjusted(4, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
+    return text.size() <= 1 ? QString() : text;
+}
+
+QRectF TimelineRenderer::sliceTextRect(const TimelineGeometry& g, EventId e,
+                                       const QFont& font) const
+{
+    if (!m_trace || e >= m_trace->slices().size() || (m_trace->slice(e).flags & kSliceInstant))
+        return {};
+    const QRectF raw = g.eventRect(e);
+    const QRectF plot = g.plotRect();
+    if (raw.isNull()) return {};
+    // As paintSliceTrack clips it, then paintSlice's text inset.
+    const double x0 = std::max(raw.left(), plot.left() - 2);
+    const double x1 = std::min(raw.right(), plot.right() + 2);
+    if (x1 - x0 < 24 || (m_flaggedOnly && m_report && !isFlagged(e))) return {};
+    const QFontMetricsF fm(font);
+    const QString text = sliceText(fm, e, x1 - x0);
+    if (text.isEmpty()) return {};
+    return QRectF(x0 + 4, raw.top(), std::min(fm.horizontalAdvance(text), x1 - x0 - 8),
+                  raw.height())
+        .intersected(plot);
 }
 
 void TimelineRenderer::paintSliceTrack(QPainter& p, const TimelineGeometry& g,
