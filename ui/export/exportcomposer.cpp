@@ -554,6 +554,9 @@ bool ExportComposer::paintStepPlot(QPainter& p, const QRectF& area, EventId e)
         themePlot(view.plot(), pal()); // the page's theme, not the screen's
         view.plot()->toPainter(&painter, size.width(), size.height());
     }
+    // Where its texts landed (the plot's layout is still the one it was painted with).
+    m_stepPlotTexts = plots::plotTexts(view.plot());
+    m_stepPlotSize = size;
     p.save();
     p.setClipRect(area);
     p.drawPicture(area.topLeft(), picture);
@@ -569,17 +572,20 @@ void ExportComposer::paintComposite(QPainter& p, QSizeF size)
     const EventId e = compositeEvent();
     const double top = paintTitleBlock(p, QRectF(QPointF(0, 0), size));
     const double avail = size.height() - top - kFooter;
-    // The timeline takes what its tracks need (at most 62%); the plot and stack the rest.
-    const double timelineH =
-        std::round(std::clamp(TimelineGeometry::kRulerHeight + m_renderer.contentHeight() + 6,
-                              avail * 0.3, avail * 0.62));
+    // The timeline takes what its tracks need (at most 62%, and never the step plot's minimum
+    // height, below which its texts overprint); the plot and stack the rest.
+    const QSize plotMin = StepsView::minimumPlotSize();
+    const double timelineH = std::round(
+        std::clamp(TimelineGeometry::kRulerHeight + m_renderer.contentHeight() + 6, avail * 0.3,
+                   std::max(avail * 0.3, std::min(avail * 0.62, avail - plotMin.height() - 8))));
     const double bottomH = avail - timelineH;
     paintTimelineArea(p, QRectF(0, top, size.width(), timelineH));
     const QRectF bottom(0, top + timelineH, size.width(), bottomH);
     p.setPen(pal().pageRule);
     p.drawLine(bottom.topLeft(), bottom.topRight());
-    const QRectF plotArea(bottom.left() + 4, bottom.top() + 4, bottom.width() * 0.6 - 8,
-                          bottom.height() - 8);
+    const double plotW =
+        std::max(bottom.width() * 0.6 - 8, std::min<double>(plotMin.width(), bottom.width() * 0.7));
+    const QRectF plotArea(bottom.left() + 4, bottom.top() + 4, plotW, bottom.height() - 8);
     if (!paintStepPlot(p, plotArea, e)) {
         p.setPen(pal().pageDim);
         p.drawText(plotArea, Qt::AlignCenter, "No steps in this trace");

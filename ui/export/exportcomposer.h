@@ -8,6 +8,7 @@
 #include "core/analysis/report.h"
 #include "core/annotations/annotationstore.h"
 #include "ui/annotations/annotationpainter.h"
+#include "ui/plots/plotstyle.h"
 #include "ui/timeline/timelinerenderer.h"
 
 #include <QSize>
@@ -70,6 +71,10 @@ public:
     const TimelineGeometry& lastGeometry() const { return m_geometry; }
     QPointF lastTimelineOrigin() const { return m_origin; }
     const std::vector<PaintedAnnotation>& lastAnnotations() const { return m_painted; }
+    // After a composite paint: the step plot's size and where its texts were drawn (its own
+    // pixels), for layout tests.
+    const std::vector<plots::PlotText>& lastStepPlotTexts() const { return m_stepPlotTexts; }
+    QSize lastStepPlotSize() const { return m_stepPlotSize; }
 
 private:
     const ThemePalette& pal() const;
@@ -93,6 +98,8 @@ private:
     TimelineGeometry m_geometry;
     QPointF m_origin;
     std::vector<PaintedAnnotation> m_painted;
+    std::vector<plots::PlotText> m_stepPlotTexts;
+    QSize m_stepPlotSize;
 };
 
 } // namespace rs

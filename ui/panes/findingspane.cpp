@@ -20,8 +20,15 @@ FindingsPane::FindingsPane(QWidget* parent) : QWidget(parent)
     m_tree->setHeaderLabels({tr("Severity"), tr("Rule"), tr("Rank"), tr("Title")});
     m_tree->setRootIsDecorated(false);
     m_tree->setUniformRowHeights(true);
+    // Severity and rank take what they need, the rule at most a quarter of the width; the
+    // title gets the rest and is elided there (its tooltip has the whole text), so it is never
+    // cut off screen.
     m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_tree->header()->setSectionResizeMode(1, QHeaderView::Interactive);
+    m_tree->header()->setSectionResizeMode(3, QHeaderView::Stretch);
     m_tree->header()->setStretchLastSection(true);
+    m_tree->setTextElideMode(Qt::ElideRight);
+    m_tree->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     layout->addWidget(m_status);
     layout->addWidget(m_tree, 1);
     auto activate = [this](QTreeWidgetItem* item) {
@@ -29,6 +36,22 @@ FindingsPane::FindingsPane(QWidget* parent) : QWidget(parent)
     };
     connect(m_tree, &QTreeWidget::itemClicked, this, activate);
     connect(m_tree, &QTreeWidget::itemActivated, this, activate);
+}
+
+void FindingsPane::fitColumns()
+{
+    int want = m_tree->header()->sectionSizeHint(1);
+    const QFontMetrics fm = m_tree->fontMetrics();
+    for (int i = 0; i < m_tree->topLevelItemCount(); ++i)
+        want = std::max(want, fm.horizontalAdvance(m_tree->topLevelItem(i)->text(1)) + 12);
+    m_tree->header()->resizeSection(1,
+                                    std::min(want, std::max(60, m_tree->viewport()->width() / 4)));
+}
+
+void FindingsPane::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitColumns();
 }
 
 void FindingsPane::setStatus(const QString& text)
@@ -81,6 +104,7 @@ void FindingsPane::setReport(ReportPtr report)
         const QString sev = QString::fromUtf8(severityName(f.severity));
         item->setText(0, f.severity == Severity::Info ? sev : QStringLiteral("! ") + sev);
         item->setText(1, QString::fromStdString(f.rule));
+        item->setToolTip(1, item->text(1));
         if (f.rank) {
             item->setText(2, QString::number(*f.rank));
         } else if (!f.ranks.empty()) {
@@ -99,6 +123,7 @@ void FindingsPane::setReport(ReportPtr report)
         else if (f.severity == Severity::Warning)
             item->setForeground(0, QColor(0xc0, 0x70, 0x00));
     }
+    fitColumns();
 }
 
 } // namespace rs

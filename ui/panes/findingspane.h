@@ -25,7 +25,12 @@ public:
 signals:
     void findingActivated(int index);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    void fitColumns();
+
     ReportPtr m_report;
     QLabel* m_status = nullptr;
     QTreeWidget* m_tree = nullptr;

@@ -91,9 +91,9 @@ DistributionView::DistributionView(QWidget* parent) : QWidget(parent)
     box->addLayout(bar);
     m_plot = new QCustomPlot(this);
     box->addWidget(m_plot, 1);
-    setMinimumSize(480, 300);
+    setMinimumSize(860, 300); // the charts, the share chart and the summary, every text whole
 
-    // Layout: title, legend, then [histogram over strip plot | memcpy share over summary].
+    // Layout: title, legend, then [histogram over strip plot | memcpy share | summary].
     QCPLayoutGrid* top = m_plot->plotLayout();
     m_histRect = m_plot->axisRect();
     top->take(m_histRect);
@@ -107,7 +107,6 @@ DistributionView::DistributionView(QWidget* parent) : QWidget(parent)
     auto* right = new QCPLayoutGrid;
     body->addElement(0, 0, left);
     body->addElement(0, 1, right);
-    body->setColumnStretchFactors({0.62, 0.38});
     left->addElement(0, 0, m_histRect);
     m_stripRect = new QCPAxisRect(m_plot);
     left->addElement(1, 0, m_stripRect);
@@ -120,8 +119,19 @@ DistributionView::DistributionView(QWidget* parent) : QWidget(parent)
     m_summary = new QCPTextElement(m_plot, QString(), monoFont(9));
     m_summary->setTextFlags(Qt::AlignLeft | Qt::AlignTop);
     m_summary->setMargins(QMargins(10, 8, 6, 4));
-    right->addElement(2, 0, m_summary);
-    right->setRowStretchFactors({0.01, 0.55, 0.44});
+    // Beside the share chart, not below it: below, the text's height squashed the chart. A
+    // text element caps its row's height: a spacer under it lets the charts grow.
+    auto* side = new QCPLayoutGrid;
+    side->addElement(0, 0, m_summary);
+    side->addElement(1, 0, new QCPLayoutElement(m_plot));
+    side->setRowStretchFactors({0.01, 1});
+    body->addElement(0, 2, side);
+    body->setColumnStretchFactors({0.52, 0.26, 0.22});
+    right->setRowStretchFactors({0.01, 1});
+    // Room for every chart however short the pane (the widget's minimum holds them).
+    m_histRect->setMinimumSize(0, 44);
+    m_stripRect->setMinimumSize(0, 36);
+    m_shareRect->setMinimumSize(0, 56);
     auto* margins = new QCPMarginGroup(m_plot);
     m_histRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_stripRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
@@ -132,14 +142,21 @@ DistributionView::DistributionView(QWidget* parent) : QWidget(parent)
     QCPAxis* sy = m_stripRect->axis(QCPAxis::atLeft);
     QCPAxis* qx = m_shareRect->axis(QCPAxis::atBottom);
     QCPAxis* qy = m_shareRect->axis(QCPAxis::atLeft);
-    hy->setLabel(QStringLiteral("ops"));
-    sx->setLabel(QStringLiteral("collective duration (ms)"));
-    sy->setLabel(QStringLiteral("mode"));
+    m_axisTitles = {
+        {hy, {QStringLiteral("ops")}},
+        {sx,
+         {QStringLiteral("collective duration (ms)"), QStringLiteral("duration (ms)"),
+          QStringLiteral("ms")}},
+        {sy, {QStringLiteral("mode")}},
+        {qx, {QStringLiteral("step")}},
+        {qy, {QStringLiteral("% of step time"), QStringLiteral("% of step"), QStringLiteral("%")}}};
+    for (const auto& [axis, variants] : m_axisTitles)
+        axis->setLabel(variants.front());
+    // The histogram and the strip plot share x: its numbers under the strip plot only.
+    hx->setTickLabels(false);
     sy->setRangeReversed(true); // mode A on top
     sy->grid()->setVisible(false);
     sy->setSubTicks(false);
-    qx->setLabel(QStringLiteral("step"));
-    qy->setLabel(QStringLiteral("% of step time"));
     qx->grid()->setVisible(false);
     qx->setSubTicks(false);
     connect(hx, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), sx,
@@ -216,7 +233,23 @@ DistributionView::DistributionView(QWidget* parent) : QWidget(parent)
     connect(m_plot, &QCustomPlot::mouseMove, this, &DistributionView::onMouseMove);
     connect(m_combo, qOverload<int>(&QComboBox::currentIndexChanged), this,
             &DistributionView::setCurrentGroup);
+    connect(m_plot, &QCustomPlot::afterLayout, this, &DistributionView::fitTexts);
     rebuild();
+}
+
+void DistributionView::fitTexts()
+{
+    // Legend rows and tick counts change the layout: it runs again until they hold.
+    for (int pass = 0; pass < 3; ++pass) {
+        bool again = plots::fitLegendWrap(m_plot->legend, m_plot->viewport().width());
+        for (QCPAxisRect* r : {m_histRect, m_shareRect})
+            again = plots::fitTickCount(r->axis(QCPAxis::atLeft)) || again;
+        again = plots::fitTickCount(m_stripRect->axis(QCPAxis::atBottom)) || again;
+        if (!again) break;
+        plots::relayout(m_plot);
+    }
+    for (const auto& [axis, variants] : m_axisTitles)
+        plots::fitAxisTitle(axis, variants);
 }
 
 void DistributionView::setReports(std::vector<ReportPtr> reports)
@@ -430,6 +463,9 @@ void DistributionView::rebuild()
         rowTicker->addTick(r, nModes ? modeLabel(r) : QStringLiteral("all"));
     sy->setTicker(rowTicker);
     sy->setRange(-0.6, rows - 0.4);
+    // A row per mode, each at least a label high.
+    m_stripRect->setMinimumSize(
+        0, std::max(36, rows * (QFontMetrics(sy->tickLabelFont()).height() + 4)));
 
     // Mode means: dashed line and label in the histogram, a bar across the row in the strip.
     for (int k = 0; k < nModes; ++k) {

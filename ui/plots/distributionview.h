@@ -7,6 +7,7 @@
 #include "core/analysis/report.h"
 #include "ui/plots/plotstyle.h"
 
+#include <QStringList>
 #include <QWidget>
 
 #include <optional>
@@ -15,6 +16,7 @@
 class QComboBox;
 class QCustomPlot;
 class QCPAbstractItem;
+class QCPAxis;
 class QCPAxisRect;
 class QCPBars;
 class QCPGraph;
@@ -98,6 +100,8 @@ private:
     void onMouseMove(QMouseEvent* event);
     void showContextMenu(const QPoint& pos);
     const Collective* collectiveOfPoint(const Point& p) const;
+    // After each layout (on screen or in an export): legend rows, tick counts, axis titles.
+    void fitTexts();
 
     std::vector<ReportPtr> m_reports;
     std::vector<Group> m_groups;
@@ -121,6 +125,8 @@ private:
     std::vector<std::pair<QString, double>> m_modeMarks;
     double m_binStart = 0, m_binWidth = 1;
     plots::StepLayout m_shareLayout;
+    // Each axis title's variants, longest first: the longest that fits the axis is shown.
+    std::vector<std::pair<QCPAxis*, QStringList>> m_axisTitles;
     int m_hlReport = -1;
     std::uint32_t m_hlCollective = 0;
 };

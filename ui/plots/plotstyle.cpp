@@ -206,4 +206,192 @@ void legendAsRow(QCustomPlot* plot, int row)
     plot->legend->setMargins(QMargins(4, 0, 4, 0));
 }
 
+bool fitLegendWrap(QCPLegend* legend, int width)
+{
+    if (!legend || !legend->visible() || legend->itemCount() == 0) return false;
+    std::vector<int> w;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem* it = legend->item(i))
+            w.push_back(it->minimumOuterSizeHint().width());
+    const QMargins m = legend->margins();
+    const int avail = width - m.left() - m.right() - 4;
+    const int n = static_cast<int>(w.size());
+    // The most columns whose widest row still fits.
+    int wrap = 1;
+    for (int k = n; k >= 1; --k) {
+        int total = (k - 1) * legend->columnSpacing();
+        for (int c = 0; c < k; ++c) {
+            int col = 0;
+            for (int i = c; i < n; i += k)
+                col = std::max(col, w[static_cast<std::size_t>(i)]);
+            total += col;
+        }
+        if (total <= avail) {
+            wrap = k;
+            break;
+        }
+    }
+    if (legend->wrap() == wrap) return false;
+    legend->setWrap(wrap);
+    legend->setFillOrder(QCPLegend::foColumnsFirst, true);
+    return true;
+}
+
+bool fitTickCount(QCPAxis* axis)
+{
+    if (!axis || !axis->axisRect()) return false;
+    const QSharedPointer<QCPAxisTicker> ticker = axis->ticker();
+    if (!ticker || ticker.dynamicCast<QCPAxisTickerText>()) return false; // one tick per row
+    const QFontMetrics fm(axis->tickLabelFont());
+    int count = 0;
+    if (axis->orientation() == Qt::Vertical) {
+        // Labels at least a line and a half apart.
+        const int room = std::max(1, axis->axisRect()->height());
+        count = std::clamp(room / std::max(1, fm.height() * 3 / 2), 2, 6);
+    } else {
+        // Labels at least half their width apart.
+        int label = fm.horizontalAdvance(QStringLiteral("0000"));
+        for (const QString& t : axis->tickVectorLabels())
+            label = std::max(label, fm.horizontalAdvance(t));
+        const int room = std::max(1, axis->axisRect()->width());
+        count = std::clamp(room / std::max(1, label * 3 / 2), 2, 8);
+    }
+    // A fixed ticker scaling by multiples (the histogram's counts) follows the count too.
+    if (ticker->tickCount() == count) return false;
+    ticker->setTickCount(count);
+    return true;
+}
+
+void fitAxisTitle(QCPAxis* axis, const QStringList& variants)
+{
+    if (!axis || !axis->axisRect() || variants.isEmpty()) return;
+    const QFontMetrics fm(axis->labelFont());
+    const int room = axis->orientation() == Qt::Vertical ? axis->axisRect()->height()
+                                                         : axis->axisRect()->width();
+    // Never empty (an empty title would change the margins the layout was made with).
+    QString pick = variants.last();
+    for (const QString& v : variants)
+        if (fm.horizontalAdvance(v) + 4 <= room) {
+            pick = v;
+            break;
+        }
+    if (axis->label() != pick) axis->setLabel(pick);
+}
+
+void relayout(QCustomPlot* plot)
+{
+    for (auto phase :
+         {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+        plot->plotLayout()->update(phase);
+}
+
+namespace {
+
+// The band of an axis part (label or tick labels) across the axis: scanned with getPartAt at
+// the middle of the axis, from the axis rect's edge outwards.
+std::pair<int, int> partBand(QCPAxis* axis, QCPAxis::SelectablePart part)
+{
+    const QRect r = axis->axisRect()->rect();
+    const QRect outer = axis->axisRect()->outerRect();
+    int lo = 1 << 30, hi = -(1 << 30);
+    auto probe = [&](int v, QPointF at) {
+        if (axis->getPartAt(at) == part) {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    };
+    switch (axis->axisType()) {
+    case QCPAxis::atLeft:
+        for (int x = outer.left(); x < r.left(); ++x)
+            probe(x, QPointF(x + 0.5, r.center().y()));
+        break;
+    case QCPAxis::atRight:
+        for (int x = r.right(); x <= outer.right(); ++x)
+            probe(x, QPointF(x + 0.5, r.center().y()));
+        break;
+    case QCPAxis::atBottom:
+        for (int y = r.bottom(); y <= outer.bottom(); ++y)
+            probe(y, QPointF(r.center().x(), y + 0.5));
+        break;
+    case QCPAxis::atTop:
+        for (int y = outer.top(); y < r.top(); ++y)
+            probe(y, QPointF(r.center().x(), y + 0.5));
+        break;
+    }
+    return {lo, hi};
+}
+
+} // namespace
+
+std::vector<PlotText> plotTexts(QCustomPlot* plot)
+{
+    std::vector<PlotText> out;
+    for (QCPAxisRect* ar : plot->axisRects()) {
+        for (QCPAxis* axis : ar->axes()) {
+            if (!axis->visible()) continue;
+            const bool vertical = axis->orientation() == Qt::Vertical;
+            const QRect r = ar->rect();
+            if (!axis->label().isEmpty()) {
+                const auto [lo, hi] = partBand(axis, QCPAxis::spAxisLabel);
+                const int len = QFontMetrics(axis->labelFont()).horizontalAdvance(axis->label());
+                if (hi >= lo) {
+                    const QRect rect = vertical
+                                           ? QRect(lo, r.center().y() - len / 2, hi - lo + 1, len)
+                                           : QRect(r.center().x() - len / 2, lo, len, hi - lo + 1);
+                    out.push_back({PlotText::AxisTitle, rect, axis->label(), axis});
+                }
+            }
+            if (axis->tickLabels()) {
+                const auto [lo, hi] = partBand(axis, QCPAxis::spTickLabels);
+                const QFontMetrics fm(axis->tickLabelFont());
+                const QVector<double> ticks = axis->tickVector();
+                const QVector<QString> labels = axis->tickVectorLabels();
+                for (int i = 0; i < ticks.size() && i < labels.size() && hi >= lo; ++i) {
+                    if (!axis->range().contains(ticks[i]) || labels[i].isEmpty()) continue;
+                    const int px = static_cast<int>(std::lround(axis->coordToPixel(ticks[i])));
+                    const int w = fm.horizontalAdvance(labels[i]);
+                    const QRect rect =
+                        vertical ? QRect(lo, px - fm.height() / 2, hi - lo + 1, fm.height())
+                                 : QRect(px - w / 2, lo, w, hi - lo + 1);
+                    out.push_back({PlotText::TickLabel, rect, labels[i], axis});
+                }
+            }
+        }
+    }
+    if (plot->legend && plot->legend->visible())
+        for (int i = 0; i < plot->legend->itemCount(); ++i)
+            if (QCPAbstractLegendItem* it = plot->legend->item(i))
+                out.push_back({PlotText::LegendItem, it->rect(), QString(), it,
+                               it->minimumOuterSizeHint().width()});
+    {
+        // Text elements anywhere in the layout tree.
+        std::vector<QCPLayoutElement*> stack{plot->plotLayout()};
+        while (!stack.empty()) {
+            QCPLayoutElement* el = stack.back();
+            stack.pop_back();
+            if (!el) continue;
+            if (auto* t = qobject_cast<QCPTextElement*>(el)) {
+                if (t->text().isEmpty()) continue;
+                const QRect inner = t->rect();
+                const QRect text = QFontMetrics(t->font()).boundingRect(QRect(0, 0, 100000, 100000),
+                                                                        t->textFlags(), t->text());
+                QRect rect(QPoint(0, 0), text.size());
+                const int flags = t->textFlags();
+                const int x = flags & Qt::AlignLeft    ? inner.left()
+                              : flags & Qt::AlignRight ? inner.right() - rect.width()
+                                                       : inner.center().x() - rect.width() / 2;
+                const int y = flags & Qt::AlignTop      ? inner.top()
+                              : flags & Qt::AlignBottom ? inner.bottom() - rect.height()
+                                                        : inner.center().y() - rect.height() / 2;
+                rect.moveTo(x, y);
+                out.push_back({PlotText::TextElement, rect, t->text(), t});
+            } else if (auto* grid = qobject_cast<QCPLayout*>(el)) {
+                for (int k = 0; k < grid->elementCount(); ++k)
+                    stack.push_back(grid->elementAt(k));
+            }
+        }
+    }
+    return out;
+}
+
 } // namespace rs::plots

@@ -7,13 +7,17 @@
 
 #include <QColor>
 #include <QFont>
+#include <QRect>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 #include <vector>
 
 class QCustomPlot;
+class QCPAxis;
 class QCPAxisRect;
+class QCPLegend;
 
 namespace rs::plots {
 
@@ -82,5 +86,30 @@ QFont titleFont();
 
 // Moves the plot's legend out of the axis rect into a row of its own, filled left to right.
 void legendAsRow(QCustomPlot* plot, int row);
+
+// Fitting a plot's texts to the size it is laid out at, on screen and in exports alike (both
+// lay out through QCustomPlot::afterLayout):
+// - the legend wraps into as many rows as the width needs (no item is cut at the right);
+// - a vertical axis gets as many ticks as its height holds without the labels touching;
+// - an axis title takes the longest of its variants that fits the axis' length, so a title
+//   never runs past its chart into the next one or out of the widget.
+// Returns whether the layout must run again.
+bool fitLegendWrap(QCPLegend* legend, int width);
+bool fitTickCount(QCPAxis* axis);
+void fitAxisTitle(QCPAxis* axis, const QStringList& variants);
+// Runs the plot's layout again (after a fit changed what it depends on).
+void relayout(QCustomPlot* plot);
+
+// Where a plot's texts were drawn by its last layout and paint, for layout tests: axis titles,
+// tick labels, legend items and text elements (title, tables), in the plot's pixels.
+struct PlotText {
+    enum Kind { AxisTitle, TickLabel, LegendItem, TextElement };
+    Kind kind;
+    QRect rect;
+    QString text;
+    const void* owner = nullptr; // the axis, legend item or text element (compare only)
+    int needWidth = 0;           // a legend item: the width its icon and text need
+};
+std::vector<PlotText> plotTexts(QCustomPlot* plot);
 
 } // namespace rs::plots

@@ -67,7 +67,7 @@ StepsView::StepsView(QWidget* parent) : QWidget(parent)
     auto* box = new QVBoxLayout(this);
     box->setContentsMargins(0, 0, 0, 0);
     box->addWidget(m_plot);
-    setMinimumSize(420, 260);
+    setMinimumSize(minimumPlotSize()); // the charts beside the spread table, every text whole
 
     // Layout: title, legend row, then the two charts (sharing x) with the spread table beside.
     QCPLayoutGrid* top = m_plot->plotLayout();
@@ -105,9 +105,20 @@ StepsView::StepsView(QWidget* parent) : QWidget(parent)
     QCPAxis* by = m_barsRect->axis(QCPAxis::atLeft);
     QCPAxis* lx = m_linesRect->axis(QCPAxis::atBottom);
     QCPAxis* ly = m_linesRect->axis(QCPAxis::atLeft);
-    by->setLabel(QStringLiteral("time per step (ms)"));
-    ly->setLabel(QStringLiteral("computing vs comm. (ms)"));
-    lx->setLabel(QStringLiteral("step"));
+    m_axisTitles = {{by,
+                     {QStringLiteral("time per step (ms)"), QStringLiteral("per step (ms)"),
+                      QStringLiteral("ms")}},
+                    {ly,
+                     {QStringLiteral("computing vs comm. (ms)"),
+                      QStringLiteral("comp. vs comm. (ms)"), QStringLiteral("ms")}},
+                    {lx, {QStringLiteral("step")}}};
+    for (const auto& [axis, variants] : m_axisTitles)
+        axis->setLabel(variants.front());
+    // The charts share x: the step numbers under the lower one only.
+    bx->setTickLabels(false);
+    // Room for the bars and the lines however short the pane (the widget's minimum holds them).
+    m_barsRect->setMinimumSize(0, 64);
+    m_linesRect->setMinimumSize(0, 44);
     for (QCPAxis* y : {by, ly})
         y->ticker()->setTickCount(6);
     for (QCPAxis* x : {bx, lx}) {
@@ -147,7 +158,22 @@ StepsView::StepsView(QWidget* parent) : QWidget(parent)
     connect(m_plot, &QCustomPlot::customContextMenuRequested, this, &StepsView::showContextMenu);
     connect(m_plot, &QCustomPlot::mousePress, this, &StepsView::onMousePress);
     connect(m_plot, &QCustomPlot::mouseMove, this, &StepsView::onMouseMove);
+    connect(m_plot, &QCustomPlot::afterLayout, this, &StepsView::fitTexts);
     rebuild();
+}
+
+void StepsView::fitTexts()
+{
+    // Legend rows and tick counts change the layout: run it again until they hold.
+    for (int pass = 0; pass < 3; ++pass) {
+        bool again = plots::fitLegendWrap(m_plot->legend, m_plot->viewport().width());
+        for (QCPAxisRect* r : {m_barsRect, m_linesRect})
+            again = plots::fitTickCount(r->axis(QCPAxis::atLeft)) || again;
+        if (!again) break;
+        plots::relayout(m_plot);
+    }
+    for (const auto& [axis, variants] : m_axisTitles)
+        plots::fitAxisTitle(axis, variants);
 }
 
 void StepsView::setReports(std::vector<ReportPtr> reports)
@@ -237,9 +263,12 @@ void StepsView::rebuild()
         ticker->addTick(i, QString::number(m_layout.steps[size_t(i)]));
     bx->setTicker(ticker);
     lx->setTicker(ticker);
-    lx->setLabel(m_layout.ranks > 1
-                     ? QStringLiteral("step (bars left to right: %1)").arg(ranksText(m_layout))
-                     : QStringLiteral("step"));
+    m_axisTitles.back().second =
+        m_layout.ranks > 1
+            ? QStringList{QStringLiteral("step (bars left to right: %1)").arg(ranksText(m_layout)),
+                          QStringLiteral("step (ranks left to right)"), QStringLiteral("step")}
+            : QStringList{QStringLiteral("step")};
+    lx->setLabel(m_axisTitles.back().second.front());
     bx->setRange(-0.6, std::max(0, n - 1) + 0.6);
     by->setRange(0, maxTotal > 0 ? maxTotal * 1.08 : 1);
     ly->setRange(0, maxLine > 0 ? maxLine * 1.15 : 1);

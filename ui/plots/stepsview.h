@@ -7,6 +7,7 @@
 #include "core/analysis/report.h"
 #include "ui/plots/plotstyle.h"
 
+#include <QStringList>
 #include <QWidget>
 
 #include <optional>
@@ -14,6 +15,7 @@
 #include <vector>
 
 class QCustomPlot;
+class QCPAxis;
 class QCPAxisRect;
 class QCPBars;
 class QCPGraph;
@@ -32,6 +34,8 @@ public:
     enum Series { ComputingOnly, Overlapped, CommNotOverlapped, Free, SeriesCount };
 
     explicit StepsView(QWidget* parent = nullptr);
+    // Below this the charts, the spread table and the legend no longer all fit.
+    static QSize minimumPlotSize() { return QSize(640, 300); }
 
     // One report per rank; steps of several ranks are grouped by step number, ranks side by side.
     void setReports(std::vector<ReportPtr> reports);
@@ -67,6 +71,8 @@ private:
     void onMouseMove(QMouseEvent* event);
     void applyHighlight(int slot);
     void showContextMenu(const QPoint& pos);
+    // After each layout (on screen or in an export): legend rows, tick counts, axis titles.
+    void fitTexts();
 
     std::vector<ReportPtr> m_reports;
     plots::StepLayout m_layout;
@@ -81,6 +87,8 @@ private:
     QCPItemRect* m_bandBottom = nullptr;
     QCPItemRect* m_outline = nullptr;
     int m_highlight = -1;
+    // Each axis title's variants, longest first: the longest that fits the axis is shown.
+    std::vector<std::pair<QCPAxis*, QStringList>> m_axisTitles;
 };
 
 } // namespace rs
