@@ -89,8 +89,9 @@ int exportImage(const QStringList& args)
     parser.addOption({"annotate-findings",
                       "Label the anomalous collectives, their extra Memcpy and the source "
                       "frame."});
-    parser.addOption({"composite", "The report: timeline + step plot + call stack of the "
-                                   "finding or --event."});
+    parser.addOption({"composite", "The report: timeline + step plot + call stack of the event "
+                                   "of --finding N (of --step N: its anomalous collective; "
+                                   "else the top finding in the range)."});
     parser.addOption(
         {"view", "A plot instead of the timeline: steps, distribution or matrix.", "VIEW"});
     parser.addOption({"title", "Title of the picture (default: the trace file name).", "TEXT"});

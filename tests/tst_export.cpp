@@ -12,6 +12,8 @@
 #include <QFile>
 #include <QImage>
 #include <QProcess>
+#include <QRegularExpression>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -253,6 +255,34 @@ private slots:
         QCOMPARE(run({trace, "--out", out, "--finding", "99"}), 2);
         QCOMPARE(run({trace, "--out", out, "--step", "7"}), 2);
         QCOMPARE(run({trace, "--out", out, "--step", "42", "--finding", "1"}), 2);
+    }
+
+    // Every option the help text mentions is one the command defines (no `--event`).
+    void helpNamesRealOptions()
+    {
+        const QString exe = test::binaryDir() + "/app/ringscope";
+        if (!QFile::exists(exe)) QSKIP("the ringscope binary is not built");
+        QProcess p;
+        p.start(exe, {"export", "--help"});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        const QString help = QString::fromUtf8(p.readAllStandardOutput());
+        // Definitions: the option column of the lines that start with a dash.
+        QSet<QString> defined;
+        const QRegularExpression name(QStringLiteral("--([a-z][a-z-]*)"));
+        for (const QString& line : help.split('\n')) {
+            if (!line.trimmed().startsWith('-')) continue;
+            const QString column = line.trimmed().section(QStringLiteral("  "), 0, 0);
+            for (auto it = name.globalMatch(column); it.hasNext();)
+                defined.insert(it.next().captured(1));
+        }
+        QVERIFY2(defined.contains("composite") && defined.contains("finding"), qPrintable(help));
+        for (auto it = name.globalMatch(help); it.hasNext();) {
+            const QString used = it.next().captured(1);
+            QVERIFY2(defined.contains(used),
+                     qPrintable("--" + used + " is not an option:\n" + help));
+        }
+        QVERIFY(!help.contains("--event"));
     }
 };
 
