@@ -125,7 +125,10 @@ void TestWorkPool::threadsAreBounded()
         1, pool);
     // The pool's two threads and the caller, whatever the nesting.
     QVERIFY2(ids.size() <= 3, qPrintable(QString::number(ids.size())));
-    QVERIFY(pool.peakRunning() <= 3);
+    // peakRunning counts tasks, and a waiting thread runs an inner task while its outer one is
+    // still running: at most two levels on each of the three threads. (Asserting 3 here failed
+    // once under load, when all three threads were waiting inside an outer task at once.)
+    QVERIFY2(pool.peakRunning() <= 6, qPrintable(QString::number(pool.peakRunning())));
 }
 
 void TestWorkPool::postRuns()
