@@ -61,7 +61,7 @@ void WorkPool::enqueue(std::shared_ptr<Task> task)
 {
     {
         std::lock_guard lock(m_mutex);
-        if (m_stop && !task->group) return;
+        if ((m_stop || m_quiescing) && !task->group) return;
         if (!m_stop) m_queue.push_back(std::move(task));
     }
     m_cv.notify_one();
@@ -72,6 +72,22 @@ void WorkPool::post(std::function<void()> fn)
     auto task = std::make_shared<Task>();
     task->fn = std::move(fn);
     enqueue(std::move(task));
+}
+
+void WorkPool::quiesce()
+{
+    std::unique_lock lock(m_mutex);
+    m_quiescing = true;
+    // Group tasks stay: a running posted task may be waiting for them.
+    std::erase_if(m_queue, [](const std::shared_ptr<Task>& t) { return !t->group; });
+    m_postedDone.wait(lock, [&] { return m_postedRunning == 0; });
+    m_quiescing = false;
+}
+
+bool WorkPool::quiescing() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_quiescing;
 }
 
 void WorkPool::execute(Task& task)
@@ -116,9 +132,14 @@ void WorkPool::workerLoop()
             if (m_stop) return;
             task = std::move(m_queue.front());
             m_queue.pop_front();
+            if (!task->group) ++m_postedRunning;
         }
         // A waiter may have run it already.
         if (!task->claimed.exchange(true)) execute(*task);
+        if (!task->group) {
+            std::lock_guard lock(m_mutex);
+            if (--m_postedRunning == 0) m_postedDone.notify_all();
+        }
     }
 }
 

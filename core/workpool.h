@@ -51,6 +51,12 @@ public:
     // Runs fn on a pool thread some time later. An exception escaping fn is reported on
     // stderr and dropped: report failures through what fn writes.
     void post(std::function<void()> fn);
+    // Drops posted tasks not started yet (and those posted meanwhile) and returns when no posted
+    // task runs any more; the pool stays usable. The viewer calls it as its application object
+    // goes, so no background task outlives main() and meets statics being destroyed.
+    void quiesce();
+    // True while a quiesce() waits (tests use it to order their steps).
+    bool quiescing() const;
 
     // Most tasks running at once since the last reset, counting tasks run by waiting threads
     // (benchmarks report it next to the process's thread count).
@@ -70,10 +76,13 @@ private:
     void workerLoop();
 
     std::vector<std::thread> m_threads;
-    std::mutex m_mutex;
+    mutable std::mutex m_mutex;
     std::condition_variable m_cv;
     std::deque<std::shared_ptr<Task>> m_queue;
     bool m_stop = false;
+    bool m_quiescing = false;
+    int m_postedRunning = 0; // guarded by m_mutex
+    std::condition_variable m_postedDone;
     std::atomic<int> m_running{0};
     std::atomic<int> m_peakRunning{0};
 };

@@ -24,6 +24,7 @@ private slots:
     void inParallelRunsBoth();
     void threadsAreBounded();
     void postRuns();
+    void quiesceWaitsForRunningAndDropsQueued();
     void groupTasksAddedFromTasks();
     void gateKeepsToBudgetAndLimit();
     void gateRunsAnOversizedItemAlone();
@@ -145,6 +146,45 @@ void TestWorkPool::postRuns()
         });
     std::unique_lock lock(m);
     QVERIFY(cv.wait_for(lock, std::chrono::seconds(20), [&] { return done == 10; }));
+}
+
+void TestWorkPool::quiesceWaitsForRunningAndDropsQueued()
+{
+    WorkPool pool(1);
+    std::atomic<bool> started{false}, release{false}, quiesced{false};
+    std::atomic<int> queuedRan{0}, groupRan{0};
+    pool.post([&] {
+        started = true;
+        while (!release)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        pool.post([&] { queuedRan.fetch_add(1); }); // posted while quiescing: dropped
+        // Group work a running task waits for still runs.
+        TaskGroup group(pool);
+        group.run([&] { groupRan.fetch_add(1); });
+        group.wait();
+    });
+    while (!started)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    for (int i = 0; i < 5; ++i)
+        pool.post([&] { queuedRan.fetch_add(1); });
+    std::thread closer([&] {
+        pool.quiesce();
+        quiesced = true;
+    });
+    while (!pool.quiescing())
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    QVERIFY(!quiesced); // the running task has not ended
+    release = true;
+    closer.join();
+    QVERIFY(quiesced);
+    QCOMPARE(groupRan.load(), 1);
+    QCOMPARE(queuedRan.load(), 0);
+    // Usable again afterwards.
+    pool.post([&] { queuedRan.fetch_add(1); });
+    for (int i = 0; i < 20000 && queuedRan == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    QCOMPARE(queuedRan.load(), 1);
 }
 
 void TestWorkPool::groupTasksAddedFromTasks()

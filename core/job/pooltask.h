@@ -7,6 +7,7 @@
 
 #include "core/workpool.h"
 
+#include <QCoreApplication>
 #include <QMetaObject>
 #include <QObject>
 
@@ -16,11 +17,21 @@
 
 namespace rs {
 
+// Once per process: as the application object goes (in main(), before statics are destroyed),
+// queued background work is dropped and running work waited for. A window closed mid-analysis
+// would otherwise leave a task running into static destruction.
+inline void quiescePoolAtAppExit()
+{
+    static std::once_flag once;
+    std::call_once(once, [] { qAddPostRoutine([] { WorkPool::global().quiesce(); }); });
+}
+
 // Delivers calls to one receiver from any thread until the receiver is destroyed.
 class QueuedRelay {
 public:
     explicit QueuedRelay(QObject* receiver) : m_state(std::make_shared<State>())
     {
+        quiescePoolAtAppExit();
         m_state->target = receiver;
         // Runs in ~QObject on the receiver's thread, before its posted events are dropped.
         QObject::connect(receiver, &QObject::destroyed, [state = m_state] {
