@@ -208,6 +208,7 @@ private slots:
         TracePtr t = writeAndLoad(file);
         QVERIFY(t);
         const QByteArray text = R"({"schema":"ringscope.annotations/1","future":{"a":1},
+          "settings":{"showFindingAnnotations":true,"futureKnob":[1,2]},
           "annotations":[{"id":4,"kind":"note","text":"x","timeNs":5,"pinned":true}]})";
         QFile f(file + ".ringscope.json");
         QVERIFY(f.open(QIODevice::WriteOnly));
@@ -219,6 +220,9 @@ private slots:
         QVERIFY(store.save().ok);
         const auto j = nlohmann::json::parse(readAll(file + ".ringscope.json").toStdString());
         QCOMPARE(j["future"]["a"].get<int>(), 1);
+        // Inside "settings" too: a newer viewer's settings survive a save by this one.
+        QVERIFY(j["settings"]["futureKnob"] == nlohmann::json::array({1, 2}));
+        QCOMPARE(j["settings"]["showFindingAnnotations"].get<bool>(), false);
         QCOMPARE(j["annotations"][0]["pinned"].get<bool>(), true);
         QCOMPARE(j["annotations"][0]["id"].get<int>(), 4);
     }

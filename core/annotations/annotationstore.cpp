@@ -36,6 +36,7 @@ void AnnotationStore::setTrace(TracePtr trace)
     m_showAuto = true;
     m_avoidPrimary = false;
     m_extra = nlohmann::json::object();
+    m_settingsExtra = nlohmann::json::object();
     m_tracks = {};
     m_sidecarPath.clear();
     setDirty(false);
@@ -56,6 +57,7 @@ SidecarLoadResult AnnotationStore::open(TracePtr trace)
     m_items = r.data.annotations;
     m_showAuto = r.data.showFindingAnnotations;
     m_extra = r.data.extra;
+    m_settingsExtra = r.data.settingsExtra;
     m_tracks = r.data.tracks;
     for (Annotation& a : m_items) {
         a.automatic = false;
@@ -191,6 +193,7 @@ SidecarSaveResult AnnotationStore::save(const BeforeCommitHook& beforeCommit)
     data.annotations = m_items;
     data.showFindingAnnotations = m_showAuto;
     data.extra = m_extra;
+    data.settingsExtra = m_settingsExtra;
     data.tracks = m_tracks;
     r = saveSidecar(tracePath(), data, m_trace.get(), m_avoidPrimary, beforeCommit);
     if (r.ok) {

@@ -70,7 +70,8 @@ private:
     bool m_showAuto = true;
     bool m_dirty = false;
     bool m_avoidPrimary = false; // the trace's sidecar is unreadable: never write over it
-    nlohmann::json m_extra = nlohmann::json::object(); // unknown top-level sidecar keys
+    nlohmann::json m_extra = nlohmann::json::object();         // unknown top-level sidecar keys
+    nlohmann::json m_settingsExtra = nlohmann::json::object(); // and unknown settings
     TrackViewState m_tracks;
     QString m_sidecarPath;
 };

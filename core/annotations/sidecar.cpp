@@ -69,7 +69,10 @@ QByteArray sidecarToJson(const SidecarData& data, const Trace* trace)
         if (trace->rank()) t["rank"] = *trace->rank();
         j["trace"] = t;
     }
-    j["settings"] = {{"showFindingAnnotations", data.showFindingAnnotations}};
+    nlohmann::json settings =
+        data.settingsExtra.is_object() ? data.settingsExtra : nlohmann::json::object();
+    settings["showFindingAnnotations"] = data.showFindingAnnotations;
+    j["settings"] = std::move(settings);
     // Only when used, so a sidecar of someone who never pins stays as it was.
     if (!data.tracks.empty() || !data.tracks.extra.empty())
         j["tracks"] = trackStateToJson(data.tracks);
@@ -99,10 +102,14 @@ SidecarData sidecarFromJson(const QByteArray& bytes, bool* unsupported, int* ski
                                     kSidecarSchema + ")");
     }
     SidecarData d;
-    if (j.contains("settings") && j["settings"].is_object())
-        if (auto s = j["settings"].find("showFindingAnnotations");
-            s != j["settings"].end() && s->is_boolean())
-            d.showFindingAnnotations = s->get<bool>();
+    if (j.contains("settings") && j["settings"].is_object()) {
+        for (const auto& [key, value] : j["settings"].items()) {
+            if (key != "showFindingAnnotations")
+                d.settingsExtra[key] = value;
+            else if (value.is_boolean())
+                d.showFindingAnnotations = value.get<bool>();
+        }
+    }
     if (auto t = j.find("tracks"); t != j.end()) {
         int bad = 0;
         d.tracks = trackStateFromJson(*t, &bad);

@@ -27,6 +27,8 @@ struct SidecarData {
     TrackViewState tracks;
     // Top-level keys this version does not know: written back unchanged.
     nlohmann::json extra = nlohmann::json::object();
+    // Keys of "settings" this version does not know (a newer viewer's): written back unchanged.
+    nlohmann::json settingsExtra = nlohmann::json::object();
 };
 
 enum class SidecarStatus : std::uint8_t {
