@@ -4,8 +4,6 @@
 // ranks, so both print the same report (docs/scale.md).
 #include "app/commands.h"
 
-#include "core/analysis/reportjson.h"
-#include "core/job/crossrank.h"
 #include "core/job/ranksummary.h"
 
 #include <QCommandLineParser>
@@ -55,29 +53,16 @@ int merge(const QStringList& args)
     std::vector<std::string> paths;
     for (const QString& p : given)
         paths.push_back(p.toStdString());
-    if (parser.isSet("json")) {
-        // Two passes over the summaries, never every rank's report at once (docs/scale.md).
-        const MergeOutcome merged = writeMergedReportJson(std::cout, paths);
-        for (const std::string& w : merged.warnings)
-            std::cerr << "ringscope merge: warning: " << w << "\n";
-        for (const std::string& e : merged.errors)
-            std::cerr << "ringscope merge: " << e << "\n";
-        if (!merged.errors.empty()) return kExitInput;
-        if (failOn && merged.worst && *merged.worst >= *failOn) return kExitFailOn;
-        return kExitOk;
-    }
-    const MergedJob merged = mergeRankSummaries(paths);
+    // Two passes over the summaries, never every rank's report at once (docs/scale.md): the
+    // warnings and errors come after the report.
+    const MergeOutcome merged = parser.isSet("json") ? writeMergedReportJson(std::cout, paths)
+                                                     : writeMergedReportText(std::cout, paths);
     for (const std::string& w : merged.warnings)
         std::cerr << "ringscope merge: warning: " << w << "\n";
     for (const std::string& e : merged.errors)
         std::cerr << "ringscope merge: " << e << "\n";
-    const bool inputError = !merged.errors.empty();
-    const std::vector<ReportInput>& inputs = merged.inputs;
-    const JobReport* jobPtr = merged.jobReport();
-    std::cout << reportToText(inputs, jobPtr);
-    if (inputError) return kExitInput;
-    const auto worst = worstSeverity(inputs, jobPtr);
-    if (failOn && worst && *worst >= *failOn) return kExitFailOn;
+    if (!merged.errors.empty()) return kExitInput;
+    if (failOn && merged.worst && *merged.worst >= *failOn) return kExitFailOn;
     return kExitOk;
 }
 

@@ -10,7 +10,9 @@
 #include "core/job/jobloader.h"
 #include "core/job/jobpipeline.h"
 #include "core/job/ranksummary.h"
+#include "core/workpool.h"
 #include "tests/support/processrun.h"
+#include "tests/support/summaryfixture.h"
 #include "tests/testutil.h"
 
 #include <QDir>
@@ -21,6 +23,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <functional>
 #include <set>
 #include <sstream>
@@ -727,6 +731,101 @@ private slots:
             QCOMPARE(QString::fromStdString(streamed.str()),
                      QString::fromStdString(reportToJson(inputs).dump(2) + "\n"));
         }
+    }
+
+    void textMergeStreams_data()
+    {
+        QTest::addColumn<bool>("kineto");
+        QTest::addColumn<bool>("cutRank");
+        QTest::addColumn<QString>("golden");
+        QTest::newRow("torch_npu") << false << false << QStringLiteral("merge_text_torchnpu_8");
+        QTest::newRow("torch_npu, rank 3's summary cut")
+            << false << true << QStringLiteral("merge_text_torchnpu_8_failed");
+        QTest::newRow("kineto") << true << false << QStringLiteral("merge_text_kineto_8");
+    }
+
+    void textMergeStreams()
+    {
+        // `merge` without --json reads the summaries in two passes as --json does
+        // (writeMergedReportText): the text of the one-pass merge that held every report
+        // (mergeRankSummaries + reportToText, kept as the oracle), byte for byte, and the text
+        // `ringscope merge` printed before it streamed (tests/data/golden/merge_text_*.txt,
+        // written by that binary on the same generated job; paths as <dir>).
+        QFETCH(bool, kineto);
+        QFETCH(bool, cutRank);
+        QFETCH(QString, golden);
+        QTemporaryDir dir;
+        gen::SeedCaseOptions o;
+        o.ranks = 8;
+        o.kineto = kineto;
+        const QString job = dir.filePath(QStringLiteral("job"));
+        const QString sums = dir.filePath(QStringLiteral("summaries"));
+        QVERIFY(gen::writeSeedCaseJob(job.toStdString(), o));
+        std::string error;
+        const std::vector<std::string> files =
+            test::writeJobSummaries(job.toStdString(), sums.toStdString(), &error);
+        QVERIFY2(files.size() == 8, error.c_str());
+        if (cutRank) {
+            // A summary cut half-way (a disk full, a copy interrupted): refused, the rest merged.
+            QFile f(QString::fromStdString(files[3]));
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            QVERIFY(f.resize(f.size() / 2));
+        }
+        const std::vector<std::string> paths{sums.toStdString()};
+        std::ostringstream streamed;
+        const MergeOutcome m = writeMergedReportText(streamed, paths);
+        const MergedJob old = mergeRankSummaries(paths);
+        QCOMPARE(QString::fromStdString(streamed.str()),
+                 QString::fromStdString(reportToText(old.inputs, old.jobReport())));
+        QCOMPARE(m.ranks, std::size_t(cutRank ? 7 : 8));
+        QCOMPARE(m.errors.size(), std::size_t(cutRank ? 1 : 0));
+        QCOMPARE(m.errors, old.errors);
+        QVERIFY(m.job);
+        QCOMPARE(m.worst, worstSeverity(old.inputs, old.jobReport()));
+
+        QString text = QString::fromStdString(streamed.str());
+        text.replace(job, QStringLiteral("<dir>"));
+        const QString file = test::testDataPath(QStringLiteral("golden/%1.txt").arg(golden));
+        if (qEnvironmentVariableIsSet("RINGSCOPE_UPDATE_GOLDEN")) {
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(text.toUtf8());
+            return;
+        }
+        QFile f(file);
+        QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(file));
+        QCOMPARE(text, QString::fromUtf8(f.readAll()));
+    }
+
+    void textWriterHoldsABatch()
+    {
+        // writeReportText lets each input's report go once worded: of 200 inputs, never more
+        // than a batch (8 per pool thread, at least 16, as writeReportJson) are alive at once.
+        std::atomic<int> alive{0}, most{0};
+        const auto base = std::make_shared<AnalysisReport>();
+        base->findings.push_back({});
+        base->findings.back().rule = "sync-dominated";
+        base->findings.back().rank = 1;
+        const std::size_t count = 200;
+        std::vector<ReportInput> all;
+        std::ostringstream streamed;
+        writeReportText(streamed, count, [&](std::size_t i) -> ReportInput {
+            const int now = ++alive;
+            for (int m = most.load(); now > m && !most.compare_exchange_weak(m, now);) {
+            }
+            auto copy = std::shared_ptr<const AnalysisReport>(new AnalysisReport(*base),
+                                                              [&](const AnalysisReport* r) {
+                                                                  --alive;
+                                                                  delete r;
+                                                              });
+            return {"input " + std::to_string(i), copy};
+        });
+        QCOMPARE(alive.load(), 0);
+        const int batch = std::max(16, 8 * WorkPool::global().threadCount());
+        QVERIFY2(most.load() <= batch, qPrintable(QString::number(most.load())));
+        for (std::size_t i = 0; i < count; ++i)
+            all.push_back({"input " + std::to_string(i), base});
+        QCOMPARE(QString::fromStdString(streamed.str()), QString::fromStdString(reportToText(all)));
     }
 
     void foldersAndOrder()

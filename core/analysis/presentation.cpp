@@ -2,6 +2,7 @@
 
 #include "core/analysis/reportjson.h"
 #include "core/timeconv.h"
+#include "core/workpool.h"
 
 #include <algorithm>
 #include <cmath>
@@ -385,32 +386,53 @@ void communicationText(std::ostringstream& o, const AnalysisReport& rep)
     }
 }
 
-// For a job: the matrix's totals per op group, over every rank's links.
-void matrixText(std::ostringstream& o, const std::vector<ReportInput>& inputs, const JobReport*)
+// For a job: the matrix's totals per op group, over every rank's links, summed as the ranks
+// pass (a merge of thousands of ranks never holds their reports together).
+struct MatrixSum {
+    int links = 0;
+    std::uint64_t bytes = 0;
+    TimeNs ns = 0;
+    double lo = INFINITY, hi = 0;
+    std::string slowest; // the first link at the lowest GB/s, in rank order
+};
+using MatrixSums = std::map<std::string, MatrixSum>;
+
+void addMatrix(MatrixSums& groups, const AnalysisReport& rep)
 {
-    struct Sum {
-        int links = 0;
-        std::uint64_t bytes = 0;
-        TimeNs ns = 0;
-        double lo = INFINITY, hi = 0;
-        std::string slowest;
-    };
-    std::map<std::string, Sum> groups;
-    for (const ReportInput& in : inputs) {
-        for (const MatrixEntry& m : in.report->matrix) {
-            if (m.opName || m.transport == "LOCAL") continue; // the totals, between ranks
-            Sum& s = groups[m.opGroup];
-            ++s.links;
-            s.bytes += m.bytes;
-            s.ns += m.ns;
-            if (std::isfinite(m.gbps) && m.gbps < s.lo) {
-                s.lo = m.gbps;
-                s.slowest = (m.rank ? "rank " + std::to_string(*m.rank) + " " : std::string()) +
-                            std::to_string(m.src) + "-" + std::to_string(m.dst) + " " + m.transport;
-            }
-            if (std::isfinite(m.gbps)) s.hi = std::max(s.hi, m.gbps);
+    for (const MatrixEntry& m : rep.matrix) {
+        if (m.opName || m.transport == "LOCAL") continue; // the totals, between ranks
+        MatrixSum& s = groups[m.opGroup];
+        ++s.links;
+        s.bytes += m.bytes;
+        s.ns += m.ns;
+        if (std::isfinite(m.gbps) && m.gbps < s.lo) {
+            s.lo = m.gbps;
+            s.slowest = (m.rank ? "rank " + std::to_string(*m.rank) + " " : std::string()) +
+                        std::to_string(m.src) + "-" + std::to_string(m.dst) + " " + m.transport;
         }
+        if (std::isfinite(m.gbps)) s.hi = std::max(s.hi, m.gbps);
     }
+}
+
+// A later rank's sums into the earlier ranks': an equal low keeps the earlier link, as one
+// pass over the ranks in order does.
+void mergeMatrix(MatrixSums& into, MatrixSums&& later)
+{
+    for (auto& [g, x] : later) {
+        MatrixSum& s = into[g];
+        s.links += x.links;
+        s.bytes += x.bytes;
+        s.ns += x.ns;
+        if (x.lo < s.lo) {
+            s.lo = x.lo;
+            s.slowest = std::move(x.slowest);
+        }
+        s.hi = std::max(s.hi, x.hi);
+    }
+}
+
+void matrixText(std::ostringstream& o, const MatrixSums& groups)
+{
     if (groups.empty()) return;
     o << "  communication matrix (links between ranks, all steps):\n";
     for (const auto& [g, s] : groups) {
@@ -422,14 +444,16 @@ void matrixText(std::ostringstream& o, const std::vector<ReportInput>& inputs, c
     }
 }
 
-// For a job: the ranks whose ops are sync-dominated, and the rank the job says they wait for.
-void syncText(std::ostringstream& o, const std::vector<ReportInput>& inputs, const JobReport& job)
+// The ranks of a report's sync-dominated findings, in order.
+void addSyncWaiting(std::vector<int>& waiting, const AnalysisReport& rep)
 {
-    std::vector<int> waiting;
-    for (const ReportInput& in : inputs) {
-        for (const Finding& f : in.report->findings)
-            if (f.rule == "sync-dominated" && f.rank) waiting.push_back(*f.rank);
-    }
+    for (const Finding& f : rep.findings)
+        if (f.rule == "sync-dominated" && f.rank) waiting.push_back(*f.rank);
+}
+
+// For a job: the ranks whose ops are sync-dominated, and the rank the job says they wait for.
+void syncText(std::ostringstream& o, const std::vector<int>& waiting, const JobReport& job)
+{
     if (waiting.empty()) return;
     std::map<int, int> delaying; // rank -> instances it delayed (alone or with others)
     for (const CrossRankCollective& c : job.collectives)
@@ -457,90 +481,129 @@ std::string rankText(const std::optional<int>& r)
     return r ? "rank " + std::to_string(*r) : std::string("rank ?");
 }
 
-} // namespace
-
-std::string reportToText(const std::vector<ReportInput>& inputs, const JobReport* job)
+// One input's part of the text: its collectives, signatures, steps, bandwidth, communication
+// and findings.
+void inputText(std::ostringstream& o, const ReportInput& in)
 {
-    std::ostringstream o;
-    for (const ReportInput& in : inputs) {
-        const AnalysisReport& rep = *in.report;
-        const bool known = rep.trace || rep.facts;
-        int anomalous = 0, waiting = 0, withCopy = 0;
-        for (const Collective& c : rep.collectives) {
-            anomalous += c.anomalous;
-            waiting += c.waiting;
-            withCopy += c.memcpyCount > 0;
-        }
-        o << in.path << " (" << (known ? rankText(reportRank(rep)) : "rank ?") << ", "
-          << (known ? producerName(reportProducer(rep)) : "?") << ")\n";
-        o << "  collectives: " << rep.collectives.size() << ", with internal memcpy: " << withCopy
-          << ", anomalous: " << anomalous << ", waiting: " << waiting << "\n";
-        for (const SignatureGroup& g : rep.signatures) {
-            o << "  " << g.label << ": " << g.summary;
-            if (g.baselineMemcpyNs > 0)
-                o << "; memcpy baseline " << formatDuration(g.baselineMemcpyNs);
-            o << "\n";
-        }
-        for (const Collective& c : rep.collectives) {
-            if (!c.anomalous && !c.waiting) continue;
-            o << "    " << c.name << (c.step ? " step " + std::to_string(*c.step) : "") << ": "
-              << c.verdict << "\n";
-        }
-        if (!rep.steps.empty()) {
-            o << "  step      computing   communication   overlapped   comm not overlapped   "
-                 "free\n";
-            for (const StepStats& s : rep.steps) {
-                char line[256];
-                std::snprintf(line, sizeof line, "  %-8d  %-10s  %-14s  %-11s  %-20s  %s\n", s.step,
-                              formatDuration(s.computing).c_str(),
-                              formatDuration(s.communication).c_str(),
-                              formatDuration(s.overlapped).c_str(),
-                              formatDuration(s.communicationNotOverlapped).c_str(),
-                              formatDuration(s.free).c_str());
-                o << line;
-            }
-        }
-        // Bandwidth of the first ops of each signature, where bytes are known.
-        int shown = 0;
-        for (const Collective& c : rep.collectives) {
-            if (!std::isfinite(c.algbwGbps) || shown >= 8) continue;
-            if (shown++ == 0) o << "  bandwidth:\n";
-            o << "    " << c.name << ": " << formatDuration(c.dur) << ", algbw "
-              << fmtGbps(c.algbwGbps) << ", busbw " << fmtGbps(c.busbwGbps);
-            for (const TransferStat& ts : c.transfers)
-                o << ", " << ts.name << " " << fmtGbps(ts.gbps());
-            o << "\n";
-        }
-        communicationText(o, rep);
-        if (rep.findings.empty()) o << "  no findings\n";
-        for (const Finding& f : rep.findings) {
-            o << "  [" << severityName(f.severity) << "] " << f.rule << ": " << f.title << "\n";
-            std::size_t n = 0;
-            for (const StackEntry& s : f.stack) {
-                if (++n > 8) {
-                    o << "      ... " << (f.stack.size() - 8) << " more\n";
-                    break;
-                }
-                o << "      " << (n == 1 ? "at " : "in ") << s.text << " (" << s.kind << ")\n";
-            }
-            if (!f.recommendation.empty()) o << "      -> " << f.recommendation << "\n";
-        }
+    const AnalysisReport& rep = *in.report;
+    const bool known = rep.trace || rep.facts;
+    int anomalous = 0, waiting = 0, withCopy = 0;
+    for (const Collective& c : rep.collectives) {
+        anomalous += c.anomalous;
+        waiting += c.waiting;
+        withCopy += c.memcpyCount > 0;
+    }
+    o << in.path << " (" << (known ? rankText(reportRank(rep)) : "rank ?") << ", "
+      << (known ? producerName(reportProducer(rep)) : "?") << ")\n";
+    o << "  collectives: " << rep.collectives.size() << ", with internal memcpy: " << withCopy
+      << ", anomalous: " << anomalous << ", waiting: " << waiting << "\n";
+    for (const SignatureGroup& g : rep.signatures) {
+        o << "  " << g.label << ": " << g.summary;
+        if (g.baselineMemcpyNs > 0) o << "; memcpy baseline " << formatDuration(g.baselineMemcpyNs);
         o << "\n";
     }
+    for (const Collective& c : rep.collectives) {
+        if (!c.anomalous && !c.waiting) continue;
+        o << "    " << c.name << (c.step ? " step " + std::to_string(*c.step) : "") << ": "
+          << c.verdict << "\n";
+    }
+    if (!rep.steps.empty()) {
+        o << "  step      computing   communication   overlapped   comm not overlapped   "
+             "free\n";
+        for (const StepStats& s : rep.steps) {
+            char line[256];
+            std::snprintf(line, sizeof line, "  %-8d  %-10s  %-14s  %-11s  %-20s  %s\n", s.step,
+                          formatDuration(s.computing).c_str(),
+                          formatDuration(s.communication).c_str(),
+                          formatDuration(s.overlapped).c_str(),
+                          formatDuration(s.communicationNotOverlapped).c_str(),
+                          formatDuration(s.free).c_str());
+            o << line;
+        }
+    }
+    // Bandwidth of the first ops of each signature, where bytes are known.
+    int shown = 0;
+    for (const Collective& c : rep.collectives) {
+        if (!std::isfinite(c.algbwGbps) || shown >= 8) continue;
+        if (shown++ == 0) o << "  bandwidth:\n";
+        o << "    " << c.name << ": " << formatDuration(c.dur) << ", algbw " << fmtGbps(c.algbwGbps)
+          << ", busbw " << fmtGbps(c.busbwGbps);
+        for (const TransferStat& ts : c.transfers)
+            o << ", " << ts.name << " " << fmtGbps(ts.gbps());
+        o << "\n";
+    }
+    communicationText(o, rep);
+    if (rep.findings.empty()) o << "  no findings\n";
+    for (const Finding& f : rep.findings) {
+        o << "  [" << severityName(f.severity) << "] " << f.rule << ": " << f.title << "\n";
+        std::size_t n = 0;
+        for (const StackEntry& s : f.stack) {
+            if (++n > 8) {
+                o << "      ... " << (f.stack.size() - 8) << " more\n";
+                break;
+            }
+            o << "      " << (n == 1 ? "at " : "in ") << s.text << " (" << s.kind << ")\n";
+        }
+        if (!f.recommendation.empty()) o << "      -> " << f.recommendation << "\n";
+    }
+    o << "\n";
+}
+
+} // namespace
+
+void writeReportText(std::ostream& out, std::size_t count, const ReportInputSource& input,
+                     const JobReport* job)
+{
+    // In batches whose inputs are worded in parallel and written in order; of each input the
+    // job's part keeps only its matrix sums and its sync-dominated ranks.
+    const std::size_t batch =
+        std::max<std::size_t>(16, 8 * static_cast<std::size_t>(WorkPool::global().threadCount()));
+    MatrixSums matrix;
+    std::vector<int> waiting;
+    std::vector<std::string> texts(std::min(batch, count));
+    std::vector<MatrixSums> sums(texts.size());
+    std::vector<std::vector<int>> waits(texts.size());
+    for (std::size_t b = 0; b < count; b += batch) {
+        const std::size_t n = std::min(batch, count - b);
+        parallelFor(n, [&](std::size_t k) {
+            const ReportInput in = input(b + k);
+            std::ostringstream o;
+            inputText(o, in);
+            texts[k] = o.str();
+            sums[k].clear();
+            waits[k].clear();
+            addMatrix(sums[k], *in.report);
+            addSyncWaiting(waits[k], *in.report);
+        });
+        for (std::size_t k = 0; k < n; ++k) {
+            out << texts[k];
+            mergeMatrix(matrix, std::move(sums[k]));
+            waiting.insert(waiting.end(), waits[k].begin(), waits[k].end());
+        }
+    }
     if (job && job->ranks.size() > 1) {
+        std::ostringstream o;
         int delayed = 0;
         for (const CrossRankCollective& c : job->collectives)
             delayed += c.delayingRank.has_value();
         o << "job: " << job->ranks.size() << " ranks, " << job->collectives.size()
           << " collectives matched across ranks, " << delayed << " delayed by one rank\n";
-        matrixText(o, inputs, job);
-        syncText(o, inputs, *job);
+        matrixText(o, matrix);
+        syncText(o, waiting, *job);
         if (job->findings.empty()) o << "  no job findings\n";
         for (const Finding& f : job->findings) {
             o << "  [" << severityName(f.severity) << "] " << f.rule << ": " << f.title << "\n";
             if (!f.recommendation.empty()) o << "      -> " << f.recommendation << "\n";
         }
+        out << o.str();
     }
+}
+
+std::string reportToText(const std::vector<ReportInput>& inputs, const JobReport* job)
+{
+    std::ostringstream o;
+    writeReportText(
+        o, inputs.size(), [&](std::size_t i) { return inputs[i]; }, job);
     return o.str();
 }
 

@@ -38,6 +38,11 @@ using ReportInputSource = std::function<ReportInput(std::size_t)>;
 void writeReportJson(std::ostream& out, std::size_t count, const ReportInputSource& input,
                      const JobReport* job = nullptr);
 std::string reportToText(const std::vector<ReportInput>& inputs, const JobReport* job = nullptr);
+// The same text with the inputs given one at a time (as writeReportJson's source): each
+// input's part is written as it comes and its report let go; the job's part keeps only sums
+// over the inputs (`ringscope merge` without --json reads each rank summary there).
+void writeReportText(std::ostream& out, std::size_t count, const ReportInputSource& input,
+                     const JobReport* job = nullptr);
 
 // Highest finding severity over the inputs (and the job); nullopt when there is no finding.
 std::optional<Severity> worstSeverity(const std::vector<ReportInput>& inputs,

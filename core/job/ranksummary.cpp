@@ -1914,7 +1914,12 @@ MergedJob mergeRankSummaries(const std::vector<std::string>& paths)
     return out;
 }
 
-MergeOutcome writeMergedReportJson(std::ostream& out, const std::vector<std::string>& paths)
+namespace {
+
+// `merge` in two passes: the summaries read slim and matched, then each read in full as the
+// writer (JSON or text) reaches it.
+MergeOutcome writeMergedReport(std::ostream& out, const std::vector<std::string>& paths,
+                               bool asJson)
 {
     MergeOutcome result;
     std::string findError;
@@ -1968,31 +1973,32 @@ MergeOutcome writeMergedReportJson(std::ostream& out, const std::vector<std::str
     std::vector<std::vector<std::string>> readWarnings(n);
     std::vector<std::string> readErrors(n);
     std::vector<std::optional<Severity>> worst(n);
-    writeReportJson(
-        out, n,
-        [&](std::size_t i) -> ReportInput {
-            RankSummaryRead r = readRankSummary(rankFiles[i]);
-            for (const std::string& w : r.warnings)
-                readWarnings[i].push_back(r.file + ": " + w);
-            if (!r.ok()) {
-                // Read a moment ago, refused now: it changed under the merge.
-                readErrors[i] = r.error + " (it changed during the merge)";
-                auto empty = std::make_shared<AnalysisReport>();
-                auto facts = std::make_shared<TraceFacts>();
-                facts->path = rankFiles[i];
-                empty->facts = facts;
-                return {rankFiles[i], empty};
-            }
-            if (job && needsDelayingRanksNote(*r.report, note)) {
-                auto copy = std::make_shared<AnalysisReport>(*r.report);
-                applyDelayingRanksNote(*copy, note);
-                r.report = std::move(copy);
-            }
-            for (const Finding& f : r.report->findings)
-                if (!worst[i] || f.severity > *worst[i]) worst[i] = f.severity;
-            return {r.report->facts->path, r.report};
-        },
-        job ? &*job : nullptr);
+    const ReportInputSource source = [&](std::size_t i) -> ReportInput {
+        RankSummaryRead r = readRankSummary(rankFiles[i]);
+        for (const std::string& w : r.warnings)
+            readWarnings[i].push_back(r.file + ": " + w);
+        if (!r.ok()) {
+            // Read a moment ago, refused now: it changed under the merge.
+            readErrors[i] = r.error + " (it changed during the merge)";
+            auto empty = std::make_shared<AnalysisReport>();
+            auto facts = std::make_shared<TraceFacts>();
+            facts->path = rankFiles[i];
+            empty->facts = facts;
+            return {rankFiles[i], empty};
+        }
+        if (job && needsDelayingRanksNote(*r.report, note)) {
+            auto copy = std::make_shared<AnalysisReport>(*r.report);
+            applyDelayingRanksNote(*copy, note);
+            r.report = std::move(copy);
+        }
+        for (const Finding& f : r.report->findings)
+            if (!worst[i] || f.severity > *worst[i]) worst[i] = f.severity;
+        return {r.report->facts->path, r.report};
+    };
+    if (asJson)
+        writeReportJson(out, n, source, job ? &*job : nullptr);
+    else
+        writeReportText(out, n, source, job ? &*job : nullptr);
     for (std::size_t i = 0; i < n; ++i) {
         result.warnings.insert(result.warnings.end(), readWarnings[i].begin(),
                                readWarnings[i].end());
@@ -2009,6 +2015,18 @@ MergeOutcome writeMergedReportJson(std::ostream& out, const std::vector<std::str
         result.warnings.push_back("the summaries do not have distinct ranks: reported one by one, "
                                   "not matched as one job");
     return result;
+}
+
+} // namespace
+
+MergeOutcome writeMergedReportJson(std::ostream& out, const std::vector<std::string>& paths)
+{
+    return writeMergedReport(out, paths, true);
+}
+
+MergeOutcome writeMergedReportText(std::ostream& out, const std::vector<std::string>& paths)
+{
+    return writeMergedReport(out, paths, false);
 }
 
 } // namespace rs

@@ -70,8 +70,9 @@ std::vector<std::string> findRankSummaries(const std::vector<std::string>& paths
 // in the given order; stable.
 void sortByRank(std::vector<RankSummaryRead>& summaries);
 
-// What `ringscope merge` prints: the summaries read (in parallel on the WorkPool), in rank
-// order, and the job analysis of them when they form one job (the rule of `analyze`).
+// The summaries read (in parallel on the WorkPool), in rank order, and the job analysis of them
+// when they form one job (the rule of `analyze`): every rank's report at once, for the viewer
+// and `compare`. `ringscope merge` prints the same without holding them (writeMergedReport*).
 struct MergedJob {
     std::vector<RankSummaryRead> ranks; // the summaries read, by rank (refused ones left out)
     std::vector<ReportInput> inputs;    // per rank, for reportToJson / reportToText
@@ -95,5 +96,8 @@ struct MergeOutcome {
     std::optional<Severity> worst;     // worstSeverity of the report
 };
 MergeOutcome writeMergedReportJson(std::ostream& out, const std::vector<std::string>& paths);
+// `ringscope merge` without --json: what reportToText(merged.inputs, merged.jobReport()) of
+// mergeRankSummaries(paths) prints, in the same two passes (writeReportText).
+MergeOutcome writeMergedReportText(std::ostream& out, const std::vector<std::string>& paths);
 
 } // namespace rs
