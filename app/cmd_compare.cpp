@@ -23,7 +23,9 @@ int compare(const QStringList& args)
         "internal memcpy, findings resolved and new, ops whose device time changed. With "
         "--scaling, the scaling efficiency of runs on different card counts.");
     parser.addHelpOption();
-    parser.addPositionalArgument("BEFORE", "Trace file, rank folder or job folder.");
+    parser.addPositionalArgument("BEFORE",
+                                 "Trace file, rank folder or job folder, or a folder of rank "
+                                 "summaries (ringscope.ranksummary/1: no ops).");
     parser.addPositionalArgument("AFTER", "The run to compare with BEFORE (same kinds).");
     parser.addOption({"json", "Write ringscope.compare/1 (or ringscope.scaling/1) JSON."});
     parser.addOption({"scaling", "Scaling efficiency of RUN... (the first is the baseline)."});

@@ -103,7 +103,9 @@ std::string runLine(const RunDigest& d)
     o << n << (n == 1 ? " rank" : " ranks");
     if (n > 0 && n <= 16) o << " [" << ranksText(d.rankIds) << "]";
     if (d.worldSize && std::size_t(*d.worldSize) != n) o << " of " << *d.worldSize;
-    o << ", " << d.steps.size() << (d.steps.size() == 1 ? " step" : " steps") << ")";
+    o << ", " << d.steps.size() << (d.steps.size() == 1 ? " step" : " steps");
+    if (d.fromSummaries) o << ", rank summaries";
+    o << ")";
     return o.str();
 }
 
@@ -175,8 +177,11 @@ Json runSummaryJson(const RunDigest& d)
             {"anomalous_collectives", d.anomalousCount},
             {"extra_memcpy_ns", d.extraMemcpyNs},
             {"findings", d.findingCount},
-            {"device_ns", d.deviceNs},
-            {"errors", d.errors}};
+            // Unknown (null) for rank summaries, which hold no per-op device time.
+            {"device_ns", d.opsAvailable() ? Json(d.deviceNs) : Json(nullptr)},
+            {"errors", d.errors},
+            {"source", d.fromSummaries ? "summaries" : "traces"},
+            {"ops_available", d.opsAvailable()}};
 }
 
 Json compareToJson(const RunComparison& c, std::size_t topOps)
@@ -225,6 +230,8 @@ Json compareToJson(const RunComparison& c, std::size_t topOps)
                        {"after_count", o.afterCount}});
     }
     j["ops"] = std::move(ops);
+    // false: a side is rank summaries; "ops" is then empty because it is unknown, not unchanged.
+    j["ops_available"] = c.opsAvailable;
     return j;
 }
 
@@ -284,6 +291,15 @@ std::string compareToText(const RunComparison& c, std::size_t topOps)
     if (!c.persisting.empty()) findingLines(o, "findings in both", c.persisting, true);
     o << "\n";
 
+    if (!c.opsAvailable) {
+        const bool both = c.before.fromSummaries && c.after.fromSummaries;
+        o << "  ops: not available: "
+          << (both                     ? "both runs are"
+              : c.before.fromSummaries ? "before is"
+                                       : "after is")
+          << " rank summaries, which hold no per-op device time (compare the traces for it)\n";
+        return o.str();
+    }
     std::size_t shown = 0;
     for (const OpDelta& op : c.ops) {
         if (shown >= topOps || op.deltaNs() == 0) break;

@@ -98,14 +98,17 @@ RunComparison compareRuns(RunDigest before, RunDigest after)
             return a.finding.severity > b.finding.severity;
         });
 
+    // Ops only when both sides have them: against a side without, every op would look new.
+    c.opsAvailable = before.opsAvailable() && after.opsAvailable();
     std::unordered_map<std::string, OpDelta> ops;
-    for (const OpDigest& o : before.ops) {
+    const std::vector<OpDigest> none;
+    for (const OpDigest& o : c.opsAvailable ? before.ops : none) {
         OpDelta& x = ops[o.name];
         x.name = o.name;
         x.beforeNs = o.ns;
         x.beforeCount = o.count;
     }
-    for (const OpDigest& o : after.ops) {
+    for (const OpDigest& o : c.opsAvailable ? after.ops : none) {
         OpDelta& x = ops[o.name];
         x.name = o.name;
         x.afterNs = o.ns;

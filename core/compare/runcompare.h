@@ -65,6 +65,9 @@ struct RunComparison {
     std::vector<FindingChange> added;         // keys only after ("findings_new")
     std::vector<FindingChange> persisting;    // keys on both sides
     std::vector<OpDelta> ops;                 // every op name, largest |delta| first
+    // Both sides know their ops. A side of rank summaries does not (a summary holds no per-op
+    // device time): ops is then empty, which means "not available", not "no change".
+    bool opsAvailable = true;
 };
 
 RunComparison compareRuns(RunDigest before, RunDigest after);

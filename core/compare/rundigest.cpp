@@ -93,8 +93,18 @@ int rankOf(const AnalysisReport& r, std::size_t index)
 {
     if (!r.steps.empty() && r.steps.front().rank) return *r.steps.front().rank;
     if (!r.collectives.empty() && r.collectives.front().rank) return *r.collectives.front().rank;
-    if (r.trace && r.trace->rank()) return *r.trace->rank();
+    if (const auto declared = reportRank(r)) return *declared; // the trace's, or a summary's
     return int(index);
+}
+
+// Cards a run of rank summaries declares: torch_npu's metadata beside the trace each summary
+// recorded, when that path is reachable here (a summary does not carry Kineto's metadata).
+std::optional<int> worldSizeOfSummaries(const std::vector<ReportPtr>& ranks)
+{
+    for (const ReportPtr& r : ranks)
+        if (r && r->facts && r->facts->producer == Producer::TorchNpu && !r->facts->path.empty())
+            if (auto n = worldSizeBesideTrace(r->facts->path)) return n;
+    return std::nullopt;
 }
 
 bool endsWith(std::string_view s, std::string_view suffix)
@@ -170,6 +180,28 @@ void addFinding(std::map<std::string, FindingDigest>& out, FindingDigest d)
                 it->second.ranks.push_back(r);
         std::sort(it->second.ranks.begin(), it->second.ranks.end());
     }
+}
+
+// The collective event e belongs to. A report from a rank summary has no task lists, so an
+// event that is no collective's op or host op (an unaligned transfer, an extra copy) is placed
+// by its start: in the collective running then, the latest to start at or before it.
+const Collective* collectiveOfEvent(const AnalysisReport& r, EventId e, bool summary)
+{
+    if (const Collective* c = r.collectiveOf(e)) return c;
+    if (!summary || e == kNone) return nullptr;
+    for (const Collective& c : r.collectives)
+        if (c.event == e || c.hostEvent == e) return &c;
+    std::optional<TimeNs> at;
+    if (r.trace && e < r.trace->slices().size())
+        at = r.trace->slice(e).start; // the viewer's small trace of a summary's events
+    else if (!r.trace && r.facts)
+        if (const EventFacts* f = r.facts->slice(e)) at = f->start;
+    if (!at) return nullptr;
+    const Collective* best = nullptr;
+    for (const Collective& c : r.collectives)
+        if (c.start <= *at && *at <= c.start + c.dur && (!best || c.start >= best->start))
+            best = &c;
+    return best;
 }
 
 void setSubjectCollective(FindingDigest& d, const Collective* c)
@@ -252,9 +284,14 @@ RunDigest digestRun(const RunSide& side)
         const AnalysisReport& r = *side.ranks[i];
         const int rank = rankOf(r, i);
         rankIds.insert(rank);
-        if (r.trace) {
+        if (side.fromSummaries) {
+            // The summary's facts: its trace (if any) is the viewer's small one of named events.
+            if (r.facts) producers.insert(producerName(r.facts->producer));
+        } else if (r.trace) {
             producers.insert(producerName(r.trace->producer()));
             traces.push_back(r.trace);
+        } else if (r.facts) {
+            producers.insert(producerName(r.facts->producer));
         }
         for (const StepStats& s : r.steps) {
             const TimeNs busy = s.busyEnd - s.busyStart;
@@ -265,7 +302,7 @@ RunDigest digestRun(const RunSide& side)
             sd.sumNs += busy;
         }
         std::vector<EventId>* events = nullptr;
-        if (r.trace) {
+        if (r.trace && !side.fromSummaries) { // a summary holds no device ops
             auto it = std::find_if(traceCollectives.begin(), traceCollectives.end(),
                                    [&](const auto& p) { return p.first == r.trace.get(); });
             if (it == traceCollectives.end()) {
@@ -296,7 +333,9 @@ RunDigest digestRun(const RunSide& side)
             fd.rank = f.rank ? f.rank : std::optional<int>(rank);
             fd.ranks = f.ranks;
             fd.count = 1;
-            if (!f.events.empty()) setSubjectCollective(fd, r.collectiveOf(f.events.front()));
+            if (!f.events.empty())
+                setSubjectCollective(fd,
+                                     collectiveOfEvent(r, f.events.front(), side.fromSummaries));
             addFinding(findings, std::move(fd));
             ++d.findingCount;
         }
@@ -315,7 +354,8 @@ RunDigest digestRun(const RunSide& side)
             if (f.eventsRank && !f.events.empty()) {
                 for (std::size_t b = 0; b < job.ranks.size() && b < job.rankIds.size(); ++b)
                     if (job.rankIds[b] == *f.eventsRank && job.ranks[b])
-                        setSubjectCollective(fd, job.ranks[b]->collectiveOf(f.events.front()));
+                        setSubjectCollective(fd, collectiveOfEvent(*job.ranks[b], f.events.front(),
+                                                                   side.fromSummaries));
             }
             addFinding(findings, std::move(fd));
             ++d.findingCount;
@@ -325,6 +365,8 @@ RunDigest digestRun(const RunSide& side)
     d.producer = producers.empty() ? "other" : producers.size() == 1 ? *producers.begin() : "mixed";
     d.rankIds.assign(rankIds.begin(), rankIds.end());
     d.worldSize = side.worldSize ? side.worldSize : worldSizeOf(traces);
+    if (!d.worldSize && side.fromSummaries) d.worldSize = worldSizeOfSummaries(side.ranks);
+    d.fromSummaries = side.fromSummaries;
     d.cards = d.worldSize ? *d.worldSize : int(side.ranks.size());
     TimeNs stepSum = 0;
     for (auto& [n, s] : steps) {

@@ -30,6 +30,9 @@ struct RunSide {
     const JobReport* job = nullptr;  // the cross-rank analysis when the side is one job
     std::optional<int> worldSize;    // cards the run used when known (else from the traces)
     std::vector<std::string> errors; // ranks that could not be loaded or analysed
+    // The ranks are rank summaries (ringscope.ranksummary/1), not traces: steps, collectives,
+    // findings and ranks are theirs, but a summary holds no per-op device time (ops).
+    bool fromSummaries = false;
 };
 
 struct StepDigest {
@@ -87,6 +90,8 @@ struct RunDigest {
     TimeNs extraMemcpyNs = 0;
     TimeNs deviceNs = 0; // sum of ops
     std::vector<std::string> errors;
+    bool fromSummaries = false; // digested from rank summaries: ops and deviceNs unknown
+    bool opsAvailable() const { return !fromSummaries; }
 };
 
 // The op name without its argument list and with digit runs as '#'.
@@ -101,7 +106,9 @@ std::optional<int> worldSizeOf(const std::vector<TracePtr>& rankTraces);
 
 // Reduces a run to its digest. Reads the reports and, for ops, the events of their traces
 // (each distinct trace once, so reports that share a merged job trace are fine; a shell trace
-// without events contributes no ops). O(events + collectives + findings).
+// without events contributes no ops). O(events + collectives + findings). A side of rank
+// summaries (fromSummaries) has no ops: its rank, producer and world size come from the
+// facts its summaries recorded, and a finding's collective from its evidence's time.
 RunDigest digestRun(const RunSide& side);
 
 } // namespace rs

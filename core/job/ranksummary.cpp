@@ -1855,6 +1855,18 @@ std::vector<std::string> findRankSummaries(const std::vector<std::string>& paths
     return out;
 }
 
+bool isRankSummaryPath(const std::string& path)
+{
+    const QFileInfo info(QString::fromStdString(path));
+    const QStringList patterns{QStringLiteral("*.ranksummary.json"),
+                               QStringLiteral("*.ranksummary.json.gz")};
+    if (info.isDir())
+        return !QDir(info.absoluteFilePath()).entryList(patterns, QDir::Files).isEmpty();
+    const QString name = info.fileName();
+    return name.endsWith(QLatin1String(".ranksummary.json")) ||
+           name.endsWith(QLatin1String(".ranksummary.json.gz"));
+}
+
 void sortByRank(std::vector<RankSummaryRead>& summaries)
 {
     std::vector<std::pair<int, std::size_t>> order;

@@ -66,6 +66,10 @@ RankSummarySlim readRankSummarySlim(const std::string& file);
 std::vector<std::string> findRankSummaries(const std::vector<std::string>& paths,
                                            std::string* error);
 
+// Whether a path stands for rank summaries: a *.ranksummary.json[.gz] file, or a folder that
+// holds such files (what the viewer and `ringscope compare` open as a job without traces).
+bool isRankSummaryPath(const std::string& path);
+
 // Summaries in the job's rank order (loadJob's): by rank, a rank-less summary at its position
 // in the given order; stable.
 void sortByRank(std::vector<RankSummaryRead>& summaries);
