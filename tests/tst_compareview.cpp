@@ -2,6 +2,7 @@
 // both), the scaling chart, their image exports, and File > Compare….
 #include "bench/tracegen_seed.h"
 #include "core/compare/runloader.h"
+#include "tests/support/summaryfixture.h"
 #include "tests/testutil.h"
 #include "ui/compare/comparedialog.h"
 #include "ui/compare/comparetablemodel.h"
@@ -15,6 +16,7 @@
 #include <QAction>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QMenuBar>
 #include <QSignalSpy>
 #include <QTableView>
@@ -319,6 +321,62 @@ private slots:
         QCOMPARE(p[1].cards, 4);
         QCOMPARE(*p[1].stepMeanNs, TimeNs(24'000'000));
         QVERIFY(std::abs(*p[1].efficiency - 80.0 / (4 * 24.0)) < 1e-9);
+    }
+
+    void opensSummariesFolder()
+    {
+        // BEFORE as a folder of rank summaries (issue 17.2): a job without traces, compared
+        // with AFTER's traces as the traces compare; the ops are said to be not available.
+        auto runs = seedRuns();
+        QVERIFY(runs);
+        const QString summaries = runs->root.filePath("before-summaries");
+        std::string error;
+        QVERIFY2(test::writeJobSummaries(runs->before.toStdString(), summaries.toStdString(),
+                                         &error, true)
+                         .size() == 4,
+                 error.c_str());
+        CompareWindow w;
+        w.resize(1400, 950);
+        w.show();
+        w.compare(summaries, runs->after);
+        QVERIFY2(waitLoaded(w), qPrintable(w.lastError()));
+        QVERIFY(w.beforeRun()->session->fromSummaries());
+        const RunComparison* c = w.comparison();
+        QVERIFY(c);
+        QVERIFY(c->before.fromSummaries && !c->after.fromSummaries);
+        QVERIFY(!c->opsAvailable && c->ops.empty());
+        // The figures of the traces' comparison (core/compare on the same runs).
+        std::vector<std::string> errors;
+        const RunComparison t = compareRuns(*loadRunDigest(runs->before.toStdString(), {}, &errors),
+                                            *loadRunDigest(runs->after.toStdString(), {}, &errors));
+        QCOMPARE(c->before.stepMeanNs, t.before.stepMeanNs);
+        QCOMPARE(c->steps.size(), t.steps.size());
+        for (std::size_t i = 0; i < c->steps.size(); ++i)
+            QCOMPARE(c->steps[i].deltaNs(), t.steps[i].deltaNs());
+        QCOMPARE(c->collectives.size(), t.collectives.size());
+        QCOMPARE(c->collectives[0].beforeExtraMemcpyNs, t.collectives[0].beforeExtraMemcpyNs);
+        QCOMPARE(c->before.anomalousCount, t.before.anomalousCount);
+        QCOMPARE(c->resolved.size(), t.resolved.size());
+        QCOMPARE(c->added.size(), t.added.size());
+        // The table: steps and the collective group, no op row; the window says why.
+        QCOMPARE(rowOf(*w.model(), CompareRow::Op), -1);
+        QCOMPARE(w.model()->rowCount(), 4 + 1);
+        bool said = false, captioned = false;
+        for (const QLabel* l : w.findChildren<QLabel*>()) {
+            said = said || l->text().contains("ops: not available");
+            captioned = captioned || l->text().contains("rank summaries");
+        }
+        QVERIFY(said && captioned);
+        // It opens on the step that changed most with the anomalous AllReduce selected: on the
+        // summaries' small trace before, rank 0's op after.
+        const Collective* ob =
+            w.beforeRun()->session->combined->collectiveOf(w.beforeView()->selectedEvent());
+        const Collective* oa =
+            w.afterRun()->session->combined->collectiveOf(w.afterView()->selectedEvent());
+        QVERIFY(ob && oa);
+        QVERIFY(ob->anomalous);
+        QCOMPARE(*oa->rank, *ob->rank);
+        QCOMPARE(*oa->step, *ob->step);
     }
 
     void fileMenuOpensCompare()

@@ -1,5 +1,7 @@
 #include "ui/compare/comparerun.h"
 
+#include "core/job/ranksummary.h"
+
 namespace rs {
 
 CompareRunPtr compareRunFromSession(const QString& path, JobSessionPtr session)
@@ -15,8 +17,11 @@ CompareRunPtr compareRunFromSession(const QString& path, JobSessionPtr session)
     side.path = path.toStdString();
     side.ranks = session->perRank; // merged ids: their shared trace is walked once for ops
     side.job = session->jobReport ? &*session->jobReport : nullptr;
-    side.worldSize = worldSizeOf(session->job.shells);
     side.errors = session->errors;
+    // A job of rank summaries: its shells are the small traces of the summaries' events, and
+    // the digest takes rank, producer and world size from the summaries (and has no ops).
+    side.fromSummaries = session->fromSummaries();
+    if (!side.fromSummaries) side.worldSize = worldSizeOf(session->job.shells);
     run->digest = digestRun(side);
     run->anchors = stepAnchors(session->perRank);
     return run;
@@ -25,6 +30,15 @@ CompareRunPtr compareRunFromSession(const QString& path, JobSessionPtr session)
 CompareRunPtr loadCompareRun(const QString& path, JobProgress* progress)
 {
     std::string error;
+    if (isRankSummaryPath(path.toStdString())) {
+        // Opened as File > Open opens summaries: a job without traces.
+        const std::vector<std::string> files = findRankSummaries({path.toStdString()}, &error);
+        auto run = compareRunFromSession(path, buildSummaryJobSession(files, path.toStdString()));
+        if (error.empty()) return run;
+        auto copy = std::make_shared<CompareRun>(*run);
+        copy->errors.insert(copy->errors.begin(), error);
+        return copy;
+    }
     const std::vector<RankInput> inputs = discoverJob({path.toStdString()}, &error);
     if (inputs.empty()) {
         auto run = std::make_shared<CompareRun>();

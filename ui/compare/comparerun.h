@@ -27,8 +27,9 @@ struct CompareRun {
 };
 using CompareRunPtr = std::shared_ptr<const CompareRun>;
 
-// Loads a trace file, a rank folder or a job folder. Call from a worker thread; progress
-// (optional) carries the bytes read and the cancel flag.
+// Loads a trace file, a rank folder or a job folder, or a folder of rank summaries (a job
+// without traces: its digest has no ops). Call from a worker thread; progress (optional)
+// carries the bytes read and the cancel flag.
 CompareRunPtr loadCompareRun(const QString& path, JobProgress* progress);
 
 // A run from a session the caller already has (the window's open trace or job).

@@ -54,6 +54,7 @@ QString runCaption(const char* side, const CompareRun& run)
                        .arg(d.steps.size())
                        .arg(d.steps.size() == 1 ? "" : "s")
                        .arg(dur(d.stepMeanNs));
+    if (d.fromSummaries) text += QObject::tr(" · rank summaries (no trace, no ops)");
     if (d.anomalousCount > 0)
         text += QStringLiteral(" · <span style='color:#c62828'>%1 anomalous collective%2</span>")
                     .arg(d.anomalousCount)
@@ -348,6 +349,8 @@ void CompareWindow::updateHeader()
     text += tr(" · findings resolved %1, new %2").arg(c.resolved.size()).arg(c.added.size());
     if (m_alignment.valid() && !m_alignment.byNumber())
         text += tr(" · no step number in common: steps paired in order");
+    if (!c.opsAvailable)
+        text += tr(" · ops: not available (rank summaries hold no per-op device time)");
     m_header->setText(text);
 }
 
