@@ -10,6 +10,7 @@
 #include "tests/support/summaryfixture.h"
 #include "tests/testutil.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
