@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 #include <variant>
@@ -146,6 +147,31 @@ void leaves(const json& v, Path& at, std::vector<Path>& out)
         out.push_back(at);
     }
 }
+// The leaves that differ in their path once array indices are ignored, the first two and the
+// last of each: every field of every element type, without repeating the same field of the
+// thousand-th collective (the differential test below gives each leaf every JSON type).
+std::vector<Path> distinctLeaves(const std::vector<Path>& paths)
+{
+    std::map<std::string, std::vector<std::size_t>> byShape;
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+        std::string shape;
+        for (const auto& k : paths[i])
+            shape += std::holds_alternative<std::string>(k) ? "." + std::get<std::string>(k) : "[]";
+        byShape[shape].push_back(i);
+    }
+    std::vector<std::size_t> keep;
+    for (const auto& [shape, list] : byShape) {
+        for (std::size_t j = 0; j < list.size() && j < 2; ++j)
+            keep.push_back(list[j]);
+        if (list.size() > 2) keep.push_back(list.back());
+    }
+    std::sort(keep.begin(), keep.end());
+    std::vector<Path> out;
+    for (std::size_t i : keep)
+        out.push_back(paths[i]);
+    return out;
+}
+
 json& at(json& v, const Path& p)
 {
     json* x = &v;
@@ -480,6 +506,7 @@ private slots:
             std::vector<Path> paths;
             Path p;
             leaves(summary, p, paths);
+            paths = distinctLeaves(paths);
             auto same = [&](const json& j, const QString& what) {
                 const RankSummaryRead a = rankSummaryFromJson(j);
                 RankSummaryRead b;
