@@ -22,8 +22,12 @@ namespace rs {
 // would otherwise leave a task running into static destruction.
 inline void quiescePoolAtAppExit()
 {
-    static std::once_flag once;
-    std::call_once(once, [] { qAddPostRoutine([] { WorkPool::global().quiesce(); }); });
+    // A static's guarded initialisation, not std::call_once: that one's thread-local state
+    // made the binary import __tls_get_addr and so need ld-linux by name (tst_package).
+    [[maybe_unused]] static const bool registered = [] {
+        qAddPostRoutine([] { WorkPool::global().quiesce(); });
+        return true;
+    }();
 }
 
 // Delivers calls to one receiver from any thread until the receiver is destroyed.
