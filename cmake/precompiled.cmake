@@ -17,8 +17,9 @@ set(RINGSCOPE_PCH_UI ${RINGSCOPE_PCH_CORE} <QtCore> <QtGui> <QtWidgets> <qcustom
 set(RINGSCOPE_PCH_CORETEST ${RINGSCOPE_PCH_CORE} <QtTest>)
 set(RINGSCOPE_PCH_UITEST ${RINGSCOPE_PCH_UI} <QtTest>)
 
-# ringscope_pch_use(TARGET core|ui|coretest|uitest): TARGET gets the family's headers. The first target of a
-# family compiles them; the others reuse that result (same flags: they link the same libraries).
+# ringscope_pch_use(TARGET core|ui|coretest|uitest): TARGET gets the family's headers. The
+# first target of a family compiles them; the others reuse that result (same flags: they link
+# the same libraries).
 function(ringscope_pch_use target family)
     if(NOT RINGSCOPE_PCH)
         return()
