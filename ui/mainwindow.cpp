@@ -364,17 +364,7 @@ void MainWindow::openPaths(const QStringList& paths)
     for (const QString& p : paths)
         given.push_back(QFileInfo(p).absoluteFilePath().toStdString());
     // Rank summaries (files, or folders holding them) open as a job without traces.
-    const bool summaries = std::all_of(paths.begin(), paths.end(), [](const QString& p) {
-        const QFileInfo f(p);
-        if (f.isDir())
-            return !QDir(f.absoluteFilePath())
-                        .entryList({QStringLiteral("*.ranksummary.json"),
-                                    QStringLiteral("*.ranksummary.json.gz")},
-                                   QDir::Files)
-                        .isEmpty();
-        return f.fileName().endsWith(QLatin1String(".ranksummary.json")) ||
-               f.fileName().endsWith(QLatin1String(".ranksummary.json.gz"));
-    });
+    const bool summaries = std::all_of(given.begin(), given.end(), isRankSummaryPath);
     if (summaries) {
         std::string findError;
         const std::vector<std::string> files = findRankSummaries(given, &findError);
