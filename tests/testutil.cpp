@@ -1,5 +1,6 @@
 #include "tests/testutil.h"
 
+#include <QByteArray>
 #include <QDir>
 #include <QFileInfo>
 
@@ -20,6 +21,16 @@ QString publicTrace(const QString& relative)
 QString testDataPath(const QString& name)
 {
     return QDir(QStringLiteral(RINGSCOPE_TEST_DATA)).filePath(name);
+}
+
+bool inShard(int index)
+{
+    const QList<QByteArray> parts = qgetenv("RS_TEST_SHARD").split('/');
+    bool okK = false, okN = false;
+    const int k = parts.size() == 2 ? parts[0].toInt(&okK) : 0;
+    const int n = parts.size() == 2 ? parts[1].toInt(&okN) : 0;
+    if (!okK || !okN || n <= 0 || k < 0 || k >= n) return true;
+    return index % n == k;
 }
 
 QString binaryDir()

@@ -15,6 +15,11 @@ QString publicTrace(const QString& relative);
 QString testDataPath(const QString& name);
 QString binaryDir();
 
+// Whether the index-th of a list of heavy cases runs in this process: CTest may run one slow
+// test as several processes, each given RS_TEST_SHARD="k/n" (runs indexes with index % n == k).
+// Without the variable every case runs.
+bool inShard(int index);
+
 // Loads JSON text given in the test itself.
 LoadResult loadText(const std::string& json, const LoadOptions& options = {});
 
