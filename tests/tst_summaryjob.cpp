@@ -8,9 +8,11 @@
 #include "core/job/summarytrace.h"
 #include "ui/heatmap/rankstepheatmap.h"
 #include "ui/mainwindow.h"
+#include "ui/timeline/timelineview.h"
 
 #include <QAction>
 #include <QDir>
+#include <QFontMetricsF>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -157,6 +159,32 @@ private slots:
         QVERIFY(!w.isJob());
         QCOMPARE(w.trace()->rank(), std::optional<int>(5));
         QVERIFY(w.trace()->slices().size() > 100);
+    }
+
+    void rankLabelsAreWhole()
+    {
+        // "Rank 7 · Summary (no trace)" was cut in the label column: it widens to hold the
+        // group labels (bold, after the triangle, before the pin's room).
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, {m_summaries}));
+        const TimelineView* tl = w.timeline();
+        const TimelineGeometry g = tl->timelineGeometry();
+        QFont bold = tl->font();
+        bold.setBold(true);
+        const QFontMetricsF bfm(bold);
+        const Trace& t = *w.trace();
+        int summaries = 0;
+        for (ProcessId p = 0; p < t.processes().size(); ++p) {
+            const QString label = QString::fromStdString(t.processLabel(p));
+            summaries += label.contains(QStringLiteral("Summary (no trace)"));
+            // What paintLabelRows gives a header's text, a pinned one's included.
+            QCOMPARE(bfm.elidedText(label, Qt::ElideRight, g.labelWidth - 22 - 18), label);
+        }
+        QCOMPARE(summaries, 8);
+        QVERIFY(g.labelWidth <= TimelineView::kMaxAutoLabelWidth);
     }
 
     void unreachableTracesAreNotOffered()

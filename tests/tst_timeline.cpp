@@ -746,6 +746,56 @@ private slots:
         for (const auto& t : view.renderer().rulerText(view.timelineGeometry(), view.font()).ticks)
             QVERIFY(!t.hidden);
     }
+
+    // The cursor's time box in the ruler never covers part of a tick label: the labels it
+    // meets give way (no glyph left beside the box), the others stay.
+    void cursorTimeClearsTickLabels()
+    {
+        TimelineView view;
+        view.resize(1200, 400);
+        view.setTrace(m_trace);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const TimelineGeometry g = view.timelineGeometry();
+        const TimelineStyle& st = view.renderer().style();
+        const auto ticks = view.renderer().rulerText(g, view.font()).ticks;
+        QVERIFY(ticks.size() >= 3);
+        int met = 0;
+        // Hover just left of each tick label, then over its middle.
+        for (const auto& t : ticks) {
+            for (double dx : {-12.0, t.rect.width() / 2}) {
+                const QPoint at(int(t.rect.left() + dx), int(g.rulerHeight + 40));
+                if (at.x() <= g.labelWidth + 2 || at.x() >= view.width() - 2) continue;
+                QTest::mouseMove(&view, at);
+                QCoreApplication::processEvents();
+                const QRectF box = view.cursorTimeRect();
+                QVERIFY(!box.isEmpty());
+                QVERIFY(box.top() >= 0 && box.bottom() <= g.rulerHeight);
+                const QImage img = view.grab().toImage();
+                const qreal dpr = img.devicePixelRatio();
+                for (const auto& u : ticks) {
+                    if (!u.rect.adjusted(-2, 0, 2, 0).intersects(box)) continue;
+                    ++met;
+                    // Every pixel of that label outside the box (and off the cursor line) is
+                    // the ruler's background: the label is gone, not cut.
+                    for (int y = int(u.rect.top()) + 1; y < int(u.rect.bottom()); ++y)
+                        for (int x = int(u.rect.left()) + 1;
+                             x < std::min(int(u.rect.right()), view.width()); ++x) {
+                            if (box.adjusted(-1, -1, 1, 1).contains(QPointF(x, y))) continue;
+                            if (std::abs(x - at.x()) <= 1) continue;
+                            const QColor c = img.pixelColor(int(x * dpr), int(y * dpr));
+                            QVERIFY2(
+                                c == st.ruler,
+                                qPrintable(QStringLiteral("%1 shows beside the cursor box at %2,%3")
+                                               .arg(u.text)
+                                               .arg(x)
+                                               .arg(y)));
+                        }
+                }
+            }
+        }
+        QVERIFY(met > 0); // some placements met a label
+    }
 };
 
 QTEST_MAIN(TstTimeline)

@@ -226,6 +226,50 @@ private slots:
         QVERIFY(!view.renderer().isTrackPinned(stream3));
     }
 
+    // An area over a track scrolled under the pinned band stops at the band: neither its
+    // rectangle nor its label covers the pinned rows.
+    void areaStopsAtThePinnedBand()
+    {
+        TimelineView view;
+        view.resize(1000, 260);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setTrace(m_trace);
+        const TrackId stream3 = trackNamed(*m_trace, "Stream 3");
+        const TrackId thread4 = trackNamed(*m_trace, "Thread 4"); // 30 rows tall
+        QVERIFY(stream3 != kNone && thread4 != kNone);
+        TrackViewState s;
+        s.pinned.push_back(trackKey(*m_trace, stream3));
+        view.setTrackViewState(s);
+        TimelineArea area;
+        area.t0 = m_trace->startNs();
+        area.t1 = m_trace->endNs();
+        area.tracks = {thread4};
+        view.setArea(area);
+        auto* bar = view.findChild<QScrollBar*>();
+        QVERIFY(bar);
+        const QRectF before = view.areaRect(area);
+        QVERIFY(!before.isEmpty());
+        // Scroll until Thread 4's top is under the band while its rows still show below it.
+        const TimelineGeometry g0 = view.timelineGeometry();
+        const double under = g0.trackRect(thread4).top() - g0.scrollTop() + 20;
+        bar->setValue(static_cast<int>(under));
+        const TimelineGeometry g = view.timelineGeometry();
+        QVERIFY(g.trackRect(thread4).top() < g.scrollTop());
+        const QRectF r = view.areaRect(area);
+        QVERIFY(!r.isEmpty());
+        QCOMPARE(r.top(), g.scrollTop());
+        // Painted: the band's rows are the same pixels with and without the area.
+        auto bandPixels = [&] {
+            return view.grab().toImage().copy(QRect(int(g.labelWidth), int(g.rulerHeight),
+                                                    int(g.plotRect().width()),
+                                                    int(g.pinnedHeight()) - 1));
+        };
+        const QImage with = bandPixels();
+        view.setArea({});
+        QCOMPARE(bandPixels(), with);
+    }
+
     void filterByRegexAndKind()
     {
         TimelineRenderer ren;

@@ -18,6 +18,7 @@
 #include <QHeaderView>
 #include <QImage>
 #include <QPainter>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -153,6 +154,33 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(openAndWait(w, [&] { w.openPaths({m_rank0}); }));
         checkPlotsIn(w, "one rank");
+    }
+
+    // The first window (no saved geometry) fits its screen: at most 90% of it, not 1400x900
+    // on a 1280x800 laptop (the Steps tab was cut); the plots hold at that size.
+    void firstWindowFitsTheScreen()
+    {
+        QCOMPARE(MainWindow::initialSize(QRect(0, 0, 1280, 800)), QSize(1152, 720));
+        QCOMPARE(MainWindow::initialSize(QRect(0, 0, 2560, 1440)), QSize(1400, 900));
+        QCOMPARE(MainWindow::initialSize(QRect(0, 24, 1280, 776)), QSize(1152, 698));
+        QSettings().remove(QStringLiteral("window"));
+        MainWindow w;
+        const QRect avail = w.screen()->availableGeometry();
+        // (The offscreen screen is small: the window's own minimum may be larger.)
+        const QSize want = MainWindow::initialSize(avail).expandedTo(w.minimumSizeHint());
+        QVERIFY2(w.width() <= want.width() && w.height() <= want.height(),
+                 qPrintable(QStringLiteral("%1x%2 on a %3x%4 screen")
+                                .arg(w.width())
+                                .arg(w.height())
+                                .arg(avail.width())
+                                .arg(avail.height())));
+        QVERIFY(avail.contains(w.geometry().center()));
+        // At the laptop's size the plots hold.
+        w.resize(MainWindow::initialSize(QRect(0, 0, 1280, 800)));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, [&] { w.openPaths({m_rank0}); }));
+        checkPlotsIn(w, "one rank at 1152x720");
     }
 
     // Two ranks: bars side by side, the longer x title, two reports in the combo box.

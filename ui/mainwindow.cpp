@@ -45,6 +45,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -72,7 +73,15 @@ constexpr int kMaxRecent = 10;
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 {
     setWindowTitle(QStringLiteral("Ringscope"));
-    resize(1400, 900);
+    // The first window fits its screen (a 1280x800 laptop cut the Steps tab at 1400x900); a
+    // saved geometry replaces it below.
+    if (const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen()) {
+        const QRect avail = s->availableGeometry();
+        const QSize size = initialSize(avail);
+        setGeometry(QRect(avail.center() - QPoint(size.width() / 2, size.height() / 2), size));
+    } else {
+        resize(initialSize(QRect()));
+    }
     setAcceptDrops(true);
     setDockNestingEnabled(true);
     applyTheme(savedTheme()); // before the widgets, so they start in it
@@ -200,6 +209,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     for (int i = 0; i < m_tabs->count(); ++i)
         if (!tab.isEmpty() && m_tabs->widget(i)->objectName() == tab) m_tabs->setCurrentIndex(i);
     updateStatus();
+}
+
+QSize MainWindow::initialSize(const QRect& available)
+{
+    if (available.isEmpty()) return {1400, 900};
+    return {std::min(1400, available.width() * 9 / 10), std::min(900, available.height() * 9 / 10)};
 }
 
 MainWindow::~MainWindow()

@@ -40,6 +40,9 @@ class MainWindow : public QMainWindow {
 public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
+    // The first window's size (no saved geometry): 1400x900, at most 90% of the screen's
+    // available area.
+    static QSize initialSize(const QRect& available);
 
     // Opens what the paths hold: one rank (file or torch_npu folder) as a trace, several
     // (files, a job folder) as a job whose ranks load in parallel and show merged.

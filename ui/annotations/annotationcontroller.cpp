@@ -3,9 +3,11 @@
 #include "core/annotations/findingannotations.h"
 #include "ui/annotations/annotationdialog.h"
 #include "ui/annotations/notespane.h"
+#include "ui/export/exportdialog.h"
 #include "ui/timeline/timelineview.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QCloseEvent>
 #include <QContextMenuEvent>
 #include <QDir>
@@ -105,12 +107,24 @@ void AnnotationController::installActions()
     m_visibleOnly->setChecked(QSettings().value(QStringLiteral("export/visibleOnly")).toBool());
     m_visibleOnly->setToolTip(tr("Export what the timeline shows now instead of every expanded "
                                  "track"));
-    m_darkExport = add(exportMenu, tr("&Dark theme (else light, for print)"), QKeySequence(),
-                       [](bool on) { QSettings().setValue(QStringLiteral("export/dark"), on); });
-    m_darkExport->setCheckable(true);
-    m_darkExport->setChecked(QSettings().value(QStringLiteral("export/dark")).toBool());
-    m_darkExport->setToolTip(tr("Export on a dark page, as the dark theme shows it; off: light, "
-                                "which prints and pastes into tickets better"));
+    // The picture's theme; the save dialogs offer the same choice (ui/export/exportdialog.h).
+    m_exportThemeMenu = exportMenu->addMenu(tr("&Theme"));
+    m_exportThemeMenu->setToolTip(tr("Light prints and pastes into tickets better; Dark or as "
+                                     "the view shows it for slides"));
+    auto* themes = new QActionGroup(this);
+    for (const ExportTheme t : {ExportTheme::Light, ExportTheme::Dark, ExportTheme::View}) {
+        QAction* a =
+            m_exportThemeMenu->addAction(t == ExportTheme::Light  ? tr("&Light (for print)")
+                                         : t == ExportTheme::Dark ? tr("&Dark")
+                                                                  : tr("As the &view shows it"));
+        a->setCheckable(true);
+        a->setData(exportThemeName(t));
+        themes->addAction(a);
+        connect(a, &QAction::triggered, this, [this, t] { setExportTheme(t); });
+    }
+    m_exportTheme = savedExportTheme();
+    for (QAction* a : m_exportThemeMenu->actions())
+        a->setChecked(a->data().toString() == exportThemeName(m_exportTheme));
     exportMenu->addSeparator();
     add(exportMenu, tr("&Report image (timeline + steps + call stack)…"),
         QKeySequence(tr("Ctrl+Shift+E")), [this] { exportWithDialog("png", 1, true); });
@@ -404,7 +418,7 @@ bool AnnotationController::exportTo(const QString& file, double scale, bool comp
     o.t0 = m_view->visibleStart();
     o.t1 = m_view->visibleEnd();
     o.focus = m_view->selectedEvent();
-    o.dark = darkExport();
+    o.dark = exportThemeIsDark(exportTheme());
     if (visibleAreaOnly()) {
         // What the user sees: the tracks at the current scroll, as tall as the view.
         o.scrollY = m_view->scrollY();
@@ -431,12 +445,26 @@ void AnnotationController::setVisibleAreaOnly(bool on)
 
 bool AnnotationController::darkExport() const
 {
-    return m_darkExport && m_darkExport->isChecked();
+    return exportThemeIsDark(exportTheme());
 }
 
 void AnnotationController::setDarkExport(bool on)
 {
-    if (m_darkExport) m_darkExport->setChecked(on);
+    setExportTheme(on ? ExportTheme::Dark : ExportTheme::Light);
+}
+
+ExportTheme AnnotationController::exportTheme() const
+{
+    return m_exportTheme;
+}
+
+void AnnotationController::setExportTheme(ExportTheme t)
+{
+    m_exportTheme = t;
+    saveExportTheme(t);
+    if (m_exportThemeMenu)
+        for (QAction* a : m_exportThemeMenu->actions())
+            a->setChecked(a->data().toString() == exportThemeName(t));
 }
 
 QString AnnotationController::exportDirectory() const
@@ -491,10 +519,13 @@ void AnnotationController::exportWithDialog(const QString& suffix, double scale,
     if (!m_store.trace()) return;
     const QString suggested =
         QDir(exportDirectory()).filePath(exportFileName(suffix, scale, composite));
-    const QString file = QFileDialog::getSaveFileName(
-        m_window, composite ? tr("Export report image") : tr("Export timeline"), suggested,
-        QString("%1 (*.%2)").arg(suffix.toUpper(), suffix));
-    if (file.isEmpty()) return;
+    // The dialog's theme row starts on the saved choice; what it picks is the menu's too.
+    const std::optional<ExportChoice> choice =
+        askExportFile(m_window, composite ? tr("Export report image") : tr("Export timeline"),
+                      suggested, QString("%1 (*.%2)").arg(suffix.toUpper(), suffix));
+    if (!choice) return;
+    setExportTheme(choice->theme);
+    const QString file = choice->file;
     QSettings().setValue(QStringLiteral("export/lastDir"), QFileInfo(file).absolutePath());
     QString error;
     if (!exportTo(file, scale, composite, &error))

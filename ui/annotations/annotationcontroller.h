@@ -9,6 +9,7 @@
 #include "core/annotations/annotationstore.h"
 #include "ui/annotations/annotationpainter.h"
 #include "ui/export/exportcomposer.h"
+#include "ui/export/exportdialog.h"
 
 #include <QObject>
 #include <QPoint>
@@ -52,7 +53,13 @@ public:
     bool exportTo(const QString& file, double scale, bool composite, QString* error);
     bool visibleAreaOnly() const;
     void setVisibleAreaOnly(bool on);
-    // File > Export > Dark theme: exports on a dark page (saved in QSettings export/dark).
+    // The exports' theme: File > Export > Theme and the save dialogs' Theme row (light for
+    // print, dark, or as the view shows it), saved in QSettings export/theme.
+    ExportTheme exportTheme() const;
+    void setExportTheme(ExportTheme t);
+    QMenu* exportThemeMenu() const { return m_exportThemeMenu; }
+    // Whether exports are dark now (Dark, or View in a dark theme); setDarkExport picks Dark
+    // or Light.
     bool darkExport() const;
     void setDarkExport(bool on);
     // The save dialog's start: the last export folder, else the trace's (job's) folder.
@@ -84,7 +91,8 @@ private:
     NotesPane* m_pane = nullptr;
     QAction* m_showAuto = nullptr;
     QAction* m_visibleOnly = nullptr;
-    QAction* m_darkExport = nullptr;          // export in the dark theme (default light, for print)
+    QMenu* m_exportThemeMenu = nullptr; // File > Export > Theme
+    ExportTheme m_exportTheme = ExportTheme::Light;
     std::vector<PaintedAnnotation> m_painted; // last frame, for clicks on labels
     std::uint64_t m_selected = 0;
     EventRef m_arrowFrom; // set by "Arrow from here"

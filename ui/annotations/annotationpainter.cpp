@@ -91,9 +91,8 @@ QSizeF labelSize(const QFontMetricsF& fm, const QString& text, double maxWidth)
 void drawLabel(QPainter& p, const QRectF& box, const QString& text, const QColor& colour,
                const TimelineStyle& style, bool selected, bool automatic)
 {
-    QColor bg = style.dark ? QColor(32, 34, 40, 235) : QColor(255, 255, 250, 240);
     p.setPen(QPen(colour, selected ? 2.5 : 1.2, automatic ? Qt::DashLine : Qt::SolidLine));
-    p.setBrush(bg);
+    p.setBrush(style.noteLabel);
     p.drawRoundedRect(box, 3, 3);
     // A colour bar on the left ties the box to its marker when the leader is short.
     p.fillRect(QRectF(box.left() + 1, box.top() + 1, 3, box.height() - 2), colour);

@@ -3,6 +3,7 @@
 #include "core/analysis/presentation.h"
 #include "ui/plots/plotexport.h"
 #include "ui/plots/plotstyle.h"
+#include "ui/theme/theme.h"
 
 #include <qcustomplot.h>
 
@@ -26,18 +27,6 @@ namespace {
 QString q(const std::string& s)
 {
     return QString::fromStdString(s);
-}
-
-// Transport colours, in CommMatrixModel::transportNames() order: local copies grey, HCCS the
-// collective blue, PCIe orange (the transfer that should have stayed on HCCS stands out), SIO
-// teal, RDMA purple, other brown, mixed red.
-QColor transportColor(int i)
-{
-    static const QColor colors[] = {QColor(0xb0, 0xb0, 0xb0),  plots::colors::collective(),
-                                    QColor(0xf2, 0x8e, 0x2b),  QColor(0x2a, 0x9d, 0x8f),
-                                    QColor(0x7b, 0x4f, 0xa8),  QColor(0x8c, 0x6d, 0x46),
-                                    plots::colors::anomalous()};
-    return colors[std::clamp(i, 0, 6)];
 }
 
 double luminance(const QColor& c)
@@ -102,10 +91,11 @@ CommMatrixView::CommMatrixView(QWidget* parent) : QWidget(parent)
     m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
     m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
     m_mark = new QCPItemRect(m_plot);
-    m_mark->setPen(QPen(plots::colors::highlight(), 3));
     m_mark->setBrush(Qt::NoBrush);
     m_mark->setVisible(false);
     m_mark->setLayer(QStringLiteral("overlay"));
+    // A theme change recolours the ramp, the cell values and the mark in place.
+    setPlotRestyler(m_plot, [this](const ThemePalette& p) { restyle(p); });
 
     auto* side = new QWidget(split);
     auto* sideLayout = new QVBoxLayout(side);
@@ -233,15 +223,10 @@ void CommMatrixView::rebuild()
             if (std::isfinite(v)) maxValue = std::max(maxValue, v);
         }
     }
-    QCPColorGradient g;
     if (metric == Metric::Transport) {
         // One flat band per transport, centred on its integer value so the scale's labels
         // sit in the middle of their colour.
         const int k = static_cast<int>(CommMatrixModel::transportNames().size());
-        for (int i = 0; i < k; ++i) {
-            g.setColorStopAt((i + 0.02) / k, transportColor(i));
-            g.setColorStopAt((i + 0.98) / k, transportColor(i));
-        }
         m_map->setDataRange(QCPRange(-0.5, k - 0.5));
         auto ticker = QSharedPointer<QCPAxisTickerText>::create();
         for (int i = 0; i < k; ++i)
@@ -249,10 +234,6 @@ void CommMatrixView::rebuild()
         m_scale->axis()->setTicker(ticker);
         m_scale->setLabel(tr("transport"));
     } else {
-        // Navy -> amber -> red, as the rank x step heatmap: the hottest cells never look empty.
-        g.setColorStopAt(0.0, QColor(0x1f, 0x3b, 0x73));
-        g.setColorStopAt(0.5, QColor(0xe3, 0xa3, 0x3b));
-        g.setColorStopAt(1.0, QColor(0xc6, 0x28, 0x28));
         m_scale->axis()->setTicker(QSharedPointer<QCPAxisTicker>::create());
         if (metric == Metric::Utilization) {
             // Against the peak: 100% is the reference, whatever the busiest link reaches.
@@ -263,8 +244,7 @@ void CommMatrixView::rebuild()
             m_scale->setLabel(metric == Metric::Bytes ? tr("MB") : tr("GB/s"));
         }
     }
-    g.setNanHandling(QCPColorGradient::nhTransparent);
-    m_map->setGradient(g);
+    m_map->setGradient(gradientOf(metric, currentPalette()));
     m_plot->xAxis->setRange(-0.5, n - 0.5);
     m_plot->yAxis->setRange(-0.5, n - 0.5);
     // Every rank labelled up to 16, then every k-th so the numbers never run together.
@@ -291,14 +271,12 @@ void CommMatrixView::rebuild()
                 t->position->setCoords(x, y);
                 t->setPositionAlignment(Qt::AlignCenter);
                 t->setText(CommMatrixModel::valueText(*c, metric));
-                const double v = m_map->data()->cell(x, y);
-                QColor bg = m_map->gradient().color(v, m_map->dataRange());
-                t->setColor(luminance(bg) < 0.55 ? Qt::white : Qt::black);
                 t->setClipToAxisRect(true);
                 m_labels.push_back(t);
             }
         }
     }
+    restyle(currentPalette());
     if (m_selected) {
         const int x = m_model->indexOfRank(m_selected->second),
                   y = m_model->indexOfRank(m_selected->first);
@@ -316,6 +294,49 @@ void CommMatrixView::rebuild()
                                   : m_model->rankNote());
     m_plot->replot();
     fillList();
+}
+
+QColor CommMatrixView::transportColor(int i, const ThemePalette& p)
+{
+    // In CommMatrixModel::transportNames() order: local copies grey, HCCS the collective blue,
+    // PCIe orange (the transfer that should have stayed on HCCS stands out), SIO teal, RDMA
+    // purple, other brown, mixed red.
+    const QColor colors[] = {p.transportLocal, p.plotCollective, p.transportPcie, p.transportSio,
+                             p.transportRdma,  p.transportOther, p.plotAnomalous};
+    return colors[std::clamp(i, 0, 6)];
+}
+
+QCPColorGradient CommMatrixView::gradientOf(CommMatrixModel::Metric metric, const ThemePalette& p)
+{
+    QCPColorGradient g;
+    if (metric == CommMatrixModel::Metric::Transport) {
+        const int k = static_cast<int>(CommMatrixModel::transportNames().size());
+        for (int i = 0; i < k; ++i) {
+            g.setColorStopAt((i + 0.02) / k, transportColor(i, p));
+            g.setColorStopAt((i + 0.98) / k, transportColor(i, p));
+        }
+    } else {
+        // Navy -> amber -> red, as the rank x step heatmap: the hottest cells never look empty.
+        g.setColorStopAt(0.0, p.heatLow);
+        g.setColorStopAt(0.5, p.heatMid);
+        g.setColorStopAt(1.0, p.heatHigh);
+    }
+    g.setNanHandling(QCPColorGradient::nhTransparent);
+    return g;
+}
+
+void CommMatrixView::restyle(const ThemePalette& p)
+{
+    m_map->setGradient(gradientOf(m_model->metric(), p));
+    m_mark->setPen(QPen(p.plotHighlight, 3));
+    // Cell values in the ink that reads on their cell's colour.
+    for (QCPItemText* t : m_labels) {
+        const QPointF at = t->position->coords();
+        const double v = m_map->data()->cell(int(std::lround(at.x())), int(std::lround(at.y())));
+        const QColor bg = m_map->gradient().color(v, m_map->dataRange());
+        t->setColor(luminance(bg) < 0.55 ? p.heatTextOnDark : p.heatTextOnLight);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void CommMatrixView::updateLabels()

@@ -14,6 +14,7 @@
 #include <vector>
 
 class QComboBox;
+class QCPColorGradient;
 class QCPColorMap;
 class QCPColorScale;
 class QCPItemRect;
@@ -24,6 +25,8 @@ class QMouseEvent;
 class QTreeWidget;
 
 namespace rs {
+
+struct ThemePalette;
 
 class CommMatrixView : public QWidget {
     Q_OBJECT
@@ -51,6 +54,9 @@ public:
     // Cell value labels drawn now (hidden when the cells are too small for them).
     int visibleCellLabels() const;
     std::vector<QCPItemText*> cellLabels() const { return m_labels; }
+    // Colours of a theme: a transport (CommMatrixModel::transportNames() order) and the ramp.
+    static QColor transportColor(int index, const ThemePalette& palette);
+    static QCPColorGradient gradientOf(CommMatrixModel::Metric metric, const ThemePalette& palette);
 
 signals:
     // The transfer tasks of the clicked cell or list row (ids of the reports given).
@@ -58,6 +64,8 @@ signals:
 
 private:
     void rebuild();
+    // Data colours (ramp, cell values, mark) from the palette; called on theme changes.
+    void restyle(const ThemePalette& palette);
     void refillCombos();
     void applyCombos();
     void fillList();

@@ -1,5 +1,7 @@
 #include "ui/compare/comparetablemodel.h"
 
+#include "ui/theme/theme.h"
+
 #include <QBrush>
 #include <QColor>
 
@@ -163,14 +165,14 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const
     if (role == Qt::ForegroundRole && (index.column() == Delta || index.column() == DeltaPct)) {
         // Faster is better: green for less time, red for more.
         const auto d = r.delta();
-        if (d && *d < 0) return QBrush(QColor(0x1b, 0x7f, 0x3b));
-        if (d && *d > 0) return QBrush(QColor(0xc6, 0x28, 0x28));
+        if (d && *d < 0) return QBrush(currentPalette().better);
+        if (d && *d > 0) return QBrush(currentPalette().worse);
     }
     if (role == Qt::ForegroundRole && index.column() == ExtraMemcpy &&
         r.beforeExtra.value_or(0) != r.afterExtra.value_or(0))
         return QBrush(r.afterExtra.value_or(0) < r.beforeExtra.value_or(0)
-                          ? QColor(0x1b, 0x7f, 0x3b)
-                          : QColor(0xc6, 0x28, 0x28));
+                          ? currentPalette().better
+                          : currentPalette().worse);
     if (role == Qt::ToolTipRole) {
         switch (r.kind) {
         case CompareRow::Step:

@@ -5,6 +5,7 @@
 #include "core/compare/comparereport.h"
 #include "ui/compare/comparetablemodel.h"
 #include "ui/export/exportcomposer.h"
+#include "ui/theme/theme.h"
 #include "ui/timeline/timelineview.h"
 
 #include <QApplication>
@@ -56,7 +57,8 @@ QString runCaption(const char* side, const CompareRun& run)
                        .arg(dur(d.stepMeanNs));
     if (d.fromSummaries) text += QObject::tr(" · rank summaries (no trace, no ops)");
     if (d.anomalousCount > 0)
-        text += QStringLiteral(" · <span style='color:#c62828'>%1 anomalous collective%2</span>")
+        text += QStringLiteral(" · <span style='color:%1'>%2 anomalous collective%3</span>")
+                    .arg(currentPalette().worse.name())
                     .arg(d.anomalousCount)
                     .arg(d.anomalousCount == 1 ? "" : "s");
     return text;
@@ -80,6 +82,14 @@ CompareWindow::CompareWindow(QWidget* parent) : QWidget(parent, Qt::Window)
     setWindowTitle(tr("Compare runs — Ringscope"));
     buildUi();
     resize(1400, 950);
+    // The captions' and header's rich text carries colours: written again in the new theme.
+    connect(ThemeNotifier::instance(), &ThemeNotifier::changed, this, [this] {
+        const CompareRunPtr runs[2] = {m_before, m_after};
+        for (int i = 0; i < 2; ++i)
+            if (runs[i]) m_captions[i]->setText(runCaption(i == 0 ? "Before" : "After", *runs[i]));
+        updateHeader();
+        m_table->viewport()->update();
+    });
 }
 
 CompareWindow::~CompareWindow()
@@ -341,7 +351,11 @@ void CompareWindow::updateHeader()
         if (const auto pct = c.stepDeltaPct())
             delta += QStringLiteral(", %1%").arg(*pct, 0, 'f', 1);
         text += QStringLiteral(" <b style='color:%1'>(%2)</b>")
-                    .arg(faster ? "#1b7f3b" : (*d > 0 ? "#c62828" : "#444"), delta);
+                    .arg((faster   ? currentPalette().better
+                          : *d > 0 ? currentPalette().worse
+                                   : currentPalette().dimText)
+                             .name(),
+                         delta);
     }
     text += tr(" · extra internal memcpy %1 → %2")
                 .arg(QString::fromStdString(formatDuration(c.before.extraMemcpyNs)),
@@ -635,13 +649,14 @@ bool CompareWindow::writeImage(const QString& file, QString* error) const
     headline += QStringLiteral(" · extra internal memcpy %1 → %2")
                     .arg(QString::fromStdString(formatDuration(c.before.extraMemcpyNs)),
                          QString::fromStdString(formatDuration(c.after.extraMemcpyNs)));
+    const ThemePalette& page = ThemePalette::light(); // the parts' page: light, for print
     auto paint = [&](QPainter& p) {
-        p.fillRect(QRectF(QPointF(0, 0), size), Qt::white);
+        p.fillRect(QRectF(QPointF(0, 0), size), page.page);
         QFont f = p.font();
         f.setPointSizeF(13);
         f.setBold(true);
         p.setFont(f);
-        p.setPen(QColor(20, 20, 20));
+        p.setPen(page.pageText);
         p.drawText(QRectF(16, 0, width - 32, header), Qt::AlignVCenter | Qt::AlignLeft, headline);
         double y = header;
         for (int i = 0; i < 2; ++i) {
@@ -652,7 +667,7 @@ bool CompareWindow::writeImage(const QString& file, QString* error) const
             p.restore();
             y += sizes[i].height();
             if (i == 0) {
-                p.setPen(QPen(QColor(120, 120, 120), 2));
+                p.setPen(QPen(page.pageDim, 2));
                 p.drawLine(QPointF(0, y), QPointF(width, y));
             }
         }
@@ -661,7 +676,7 @@ bool CompareWindow::writeImage(const QString& file, QString* error) const
     case ExportFormat::Png: {
         QImage image(size.toSize(), QImage::Format_ARGB32_Premultiplied);
         if (image.isNull()) return fail(QStringLiteral("not enough memory for the image"));
-        image.fill(Qt::white);
+        image.fill(page.page);
         {
             QPainter p(&image);
             paint(p);

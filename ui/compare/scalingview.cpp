@@ -5,6 +5,7 @@
 #include "core/compare/runloader.h"
 #include "ui/plots/plotexport.h"
 #include "ui/plots/plotstyle.h"
+#include "ui/theme/theme.h"
 
 #include <qcustomplot.h>
 
@@ -31,16 +32,6 @@ namespace rs {
 using namespace plots;
 
 namespace {
-
-QColor efficiencyColor()
-{
-    return colors::computingLine();
-}
-
-QColor stepTimeColor()
-{
-    return QColor(0x5d, 0x40, 0x37); // brown: neither computing green nor collective blue
-}
 
 QString pctText(double fraction)
 {
@@ -72,24 +63,15 @@ ScalingView::ScalingView(QWidget* parent) : QWidget(parent)
     x->setLabel(QStringLiteral("cards"));
     eff->setLabel(QStringLiteral("scaling efficiency (%)"));
     ms->setLabel(QStringLiteral("mean step time (ms)"));
-    eff->setLabelColor(efficiencyColor());
-    ms->setLabelColor(stepTimeColor());
     x->grid()->setVisible(false);
     x->setSubTicks(false);
 
     m_ideal = m_plot->addGraph(x, eff);
     m_ideal->setName(QStringLiteral("ideal (100%)"));
-    m_ideal->setPen(QPen(QColor(0x90, 0x90, 0x90), 1.2, Qt::DashLine));
     m_efficiency = m_plot->addGraph(x, eff);
     m_efficiency->setName(QStringLiteral("efficiency"));
-    m_efficiency->setPen(QPen(efficiencyColor(), 2.5));
-    m_efficiency->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssCircle, efficiencyColor(), Qt::white, 9));
     m_stepTime = m_plot->addGraph(x, ms);
     m_stepTime->setName(QStringLiteral("step time"));
-    m_stepTime->setPen(QPen(stepTimeColor(), 2, Qt::SolidLine));
-    m_stepTime->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssSquare, stepTimeColor(), stepTimeColor(), 7));
     for (QCPGraph* g : {m_ideal, m_efficiency, m_stepTime})
         g->setSelectable(QCP::stNone);
     legendAsRow(m_plot, 1);
@@ -104,6 +86,27 @@ ScalingView::ScalingView(QWidget* parent) : QWidget(parent)
             QToolTip::showText(m_plot->mapToGlobal(e->pos()), tip, m_plot);
     });
     rebuild();
+    // A theme change recolours the curves, their labels and the axis titles in place.
+    setPlotRestyler(m_plot, [this](const ThemePalette& p) { restyle(p); });
+}
+
+void ScalingView::restyle(const ThemePalette& p)
+{
+    // Efficiency in the computing line's green, step time brown: neither reads as the blue
+    // collectives; each value axis' title in its curve's colour.
+    const QColor eff = p.computingLine, step = p.stepTime;
+    m_plot->yAxis->setLabelColor(eff);
+    m_plot->yAxis2->setLabelColor(step);
+    m_ideal->setPen(QPen(p.plotGuide, 1.2, Qt::DashLine));
+    m_efficiency->setPen(QPen(eff, 2.5));
+    m_efficiency->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, eff, p.plotBackground, 9));
+    m_stepTime->setPen(QPen(step, 2, Qt::SolidLine));
+    m_stepTime->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, step, step, 7));
+    for (int i = 0; i < m_plot->itemCount(); ++i)
+        if (auto* label = qobject_cast<QCPItemText*>(m_plot->item(i)))
+            label->setColor(label->position->valueAxis() == m_plot->yAxis2 ? step : eff);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ScalingView::setPoints(std::vector<ScalingPoint> points, bool weak)
@@ -140,7 +143,6 @@ void ScalingView::rebuild()
             label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
             label->setPadding(QMargins(0, 0, 0, 8));
             label->setText(pctText(*p.efficiency));
-            label->setColor(efficiencyColor());
             label->setFont(monoFont(9));
         }
         if (p.stepMeanNs) {
@@ -152,7 +154,6 @@ void ScalingView::rebuild()
             label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
             label->setPadding(QMargins(6, 4, 0, 0));
             label->setText(formatMsShort(toMs(*p.stepMeanNs)));
-            label->setColor(stepTimeColor());
             label->setFont(monoFont(9));
         }
     }
@@ -183,6 +184,7 @@ void ScalingView::rebuild()
                 .arg(m_weak ? QStringLiteral("efficiency = T0 / T")
                             : QStringLiteral("efficiency = cards0·T0 / (cards·T)")));
     }
+    restyle(currentPalette());
     m_plot->replot();
 }
 

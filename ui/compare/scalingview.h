@@ -25,6 +25,8 @@ class QTimer;
 
 namespace rs {
 
+struct ThemePalette;
+
 struct JobProgress;
 
 class ScalingView : public QWidget {
@@ -45,6 +47,8 @@ public:
 
 private:
     void rebuild();
+    // Data colours from the palette; called on theme changes.
+    void restyle(const ThemePalette& palette);
     void showContextMenu(const QPoint& pos);
 
     std::vector<ScalingPoint> m_points;

@@ -217,7 +217,7 @@ double ExportComposer::paintTitleBlock(QPainter& p, const QRectF& area)
         p.setPen(Qt::NoPen);
         p.setBrush(severityColor(f.severity, pal()));
         p.drawRoundedRect(badge, 3, 3);
-        p.setPen(Qt::white);
+        p.setPen(pal().inkOnMark);
         p.setFont(sized(base, 7, true));
         p.drawText(badge, Qt::AlignCenter, QString::fromLatin1(severityName(f.severity)));
         p.setFont(sized(base, 9));
@@ -318,7 +318,7 @@ void ExportComposer::paintLegend(QPainter& p, const QRectF& area)
             p.setPen(Qt::NoPen);
             p.setBrush(st.anomaly);
             p.drawEllipse(badge);
-            p.setPen(Qt::white);
+            p.setPen(st.inkOnMark);
             p.setFont(sized(base, 7, true));
             p.drawText(badge, Qt::AlignCenter, "!");
             p.setFont(sized(base, 8.5));

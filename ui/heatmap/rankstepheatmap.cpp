@@ -47,13 +47,16 @@ RankStepHeatmap::RankStepHeatmap(QWidget* parent) : QWidget(parent)
     scale->setLabel(tr("ms"));
     m_map->setColorScale(scale);
     // Navy -> amber -> red: the hottest cells must not look empty (thermal ends in white).
-    QCPColorGradient g;
-    const ThemePalette& pal = currentPalette();
-    g.setColorStopAt(0.0, pal.heatLow);
-    g.setColorStopAt(0.5, pal.heatMid);
-    g.setColorStopAt(1.0, pal.heatHigh);
-    g.setNanHandling(QCPColorGradient::nhTransparent);
-    m_map->setGradient(g);
+    // Restyled in place when the theme changes.
+    setPlotRestyler(m_plot, [this](const ThemePalette& pal) {
+        QCPColorGradient g;
+        g.setColorStopAt(0.0, pal.heatLow);
+        g.setColorStopAt(0.5, pal.heatMid);
+        g.setColorStopAt(1.0, pal.heatHigh);
+        g.setNanHandling(QCPColorGradient::nhTransparent);
+        m_map->setGradient(g);
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    });
     m_map->setInterpolate(false);
     m_plot->xAxis->setLabel(tr("step"));
     m_plot->yAxis->setLabel(tr("rank"));

@@ -2,6 +2,7 @@
 
 #include "core/analysis/presentation.h"
 #include "ui/plots/plotstyle.h"
+#include "ui/theme/theme.h"
 
 #include <QPaintEvent>
 #include <QPainter>
@@ -65,7 +66,7 @@ void CommBreakdown::setCollective(const Collective* c)
         m_segments.push_back({tr("wait"), t.waitNs - sync, plots::colors::waiting()});
         m_segments.push_back(
             {tr("synchronization"), sync, plots::colors::waiting().darker(140), Qt::BDiagPattern});
-        m_segments.push_back({tr("idle"), t.idleNs, QColor(0xe6, 0xe6, 0xe6)});
+        m_segments.push_back({tr("idle"), t.idleNs, currentPalette().breakdownIdle});
     }
     if (c) {
         for (const TransferStat& ts : c->transfers) {
@@ -243,7 +244,7 @@ void CommBreakdown::paintEvent(QPaintEvent*)
             p.setPen(text);
             p.drawText(lay.linkNames[i], Qt::AlignLeft | Qt::AlignVCenter, l.name);
             const QRect bar = lay.linkBars[i];
-            p.fillRect(bar, QColor(0xf0, 0xf0, 0xf0));
+            p.fillRect(bar, currentPalette().breakdownTrack);
             if (std::isfinite(l.utilization)) {
                 const int fw = int(std::lround(bar.width() * std::max(0.0, l.utilization) / scale));
                 // Under 60% of the peak on a collective is the under-utilised rule's mark.

@@ -1,5 +1,7 @@
 #include "ui/panes/findingspane.h"
 
+#include "ui/theme/theme.h"
+
 #include <QHeaderView>
 #include <QLabel>
 #include <QTreeWidget>
@@ -36,6 +38,24 @@ FindingsPane::FindingsPane(QWidget* parent) : QWidget(parent)
     };
     connect(m_tree, &QTreeWidget::itemClicked, this, activate);
     connect(m_tree, &QTreeWidget::itemActivated, this, activate);
+    connect(ThemeNotifier::instance(), &ThemeNotifier::changed, this,
+            &FindingsPane::updateSeverityColors);
+}
+
+void FindingsPane::updateSeverityColors()
+{
+    if (!m_report) return;
+    const ThemePalette& pal = currentPalette();
+    for (int i = 0; i < m_tree->topLevelItemCount(); ++i) {
+        QTreeWidgetItem* item = m_tree->topLevelItem(i);
+        const int f = item->data(0, Qt::UserRole).toInt();
+        if (f < 0 || f >= static_cast<int>(m_report->findings.size())) continue;
+        const Severity s = m_report->findings[static_cast<std::size_t>(f)].severity;
+        if (s == Severity::Error)
+            item->setForeground(0, pal.severityError);
+        else if (s == Severity::Warning)
+            item->setForeground(0, pal.severityWarning);
+    }
 }
 
 void FindingsPane::fitColumns()
@@ -118,11 +138,8 @@ void FindingsPane::setReport(ReportPtr report)
             3, QString::fromStdString(
                    f.title + (f.recommendation.empty() ? std::string() : "\n" + f.recommendation)));
         item->setData(0, Qt::UserRole, static_cast<int>(i));
-        if (f.severity == Severity::Error)
-            item->setForeground(0, QColor(0xd0, 0x10, 0x2a));
-        else if (f.severity == Severity::Warning)
-            item->setForeground(0, QColor(0xc0, 0x70, 0x00));
     }
+    updateSeverityColors();
     fitColumns();
 }
 

@@ -30,6 +30,8 @@ protected:
 
 private:
     void fitColumns();
+    // Error and warning severities in the theme's inks (again on a theme change).
+    void updateSeverityColors();
 
     ReportPtr m_report;
     QLabel* m_status = nullptr;

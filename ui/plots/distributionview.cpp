@@ -1,6 +1,7 @@
 #include "ui/plots/distributionview.h"
 
 #include "ui/plots/plotexport.h"
+#include "ui/theme/theme.h"
 
 #include "core/analysis/presentation.h"
 
@@ -167,48 +168,32 @@ DistributionView::DistributionView(QWidget* parent) : QWidget(parent)
     const QString names[PointClassCount] = {
         QStringLiteral("no internal memcpy"), QStringLiteral("waiting for a peer"),
         QStringLiteral("internal memcpy"), QStringLiteral("anomalous: extra memcpy")};
-    const QColor fills[PointClassCount] = {colors::collective(), colors::waiting(),
-                                           colors::internalMemcpy(), colors::anomalous()};
     m_boxes = new QCPStatisticalBox(sy, sx); // key axis vertical: horizontal boxes
     m_boxes->setWidth(0.62);
-    m_boxes->setBrush(QColor(0, 0, 0, 12));
-    m_boxes->setPen(QPen(QColor(0x70, 0x70, 0x70), 1.2));
-    m_boxes->setWhiskerPen(QPen(QColor(0x70, 0x70, 0x70), 1.2, Qt::DashLine));
-    m_boxes->setWhiskerBarPen(QPen(QColor(0x70, 0x70, 0x70), 1.2));
-    m_boxes->setMedianPen(QPen(QColor(0x50, 0x50, 0x50), 2));
     m_boxes->setSelectable(QCP::stNone);
     m_boxes->removeFromLegend();
     for (int c = 0; c < PointClassCount; ++c) {
         m_hist[c] = new QCPBars(hx, hy);
         m_hist[c]->setName(names[c]);
-        m_hist[c]->setBrush(fills[c]);
-        m_hist[c]->setPen(QPen(Qt::white, 1));
         m_hist[c]->setStackingGap(0);
         m_hist[c]->setSelectable(QCP::stNone);
         if (c > 0) m_hist[c]->moveAbove(m_hist[c - 1]);
         m_points[c] = new QCPGraph(sx, sy);
         m_points[c]->setLineStyle(QCPGraph::lsNone);
-        m_points[c]->setScatterStyle(
-            QCPScatterStyle(QCPScatterStyle::ssDisc, fills[c].darker(125), fills[c], 9));
         m_points[c]->setSelectable(QCP::stNone);
         m_points[c]->removeFromLegend();
     }
     m_ring = new QCPGraph(sx, sy);
     m_ring->setLineStyle(QCPGraph::lsNone);
-    m_ring->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
-                                            QPen(colors::highlight(), 2.5), Qt::NoBrush, 17));
     m_ring->setSelectable(QCP::stNone);
     m_ring->removeFromLegend();
     m_histMark = new QCPItemStraightLine(m_plot);
     m_histMark->setClipAxisRect(m_histRect);
     setAxesOf(m_histMark->point1, m_histRect);
     setAxesOf(m_histMark->point2, m_histRect);
-    m_histMark->setPen(QPen(colors::highlight(), 2));
     m_histMark->setVisible(false);
     m_share = new QCPBars(qx, qy);
     m_share->setName(QStringLiteral("internal memcpy share"));
-    m_share->setBrush(colors::internalMemcpy());
-    m_share->setPen(QPen(colors::internalMemcpy().darker(140), 1));
     m_share->setSelectable(QCP::stNone);
     m_share->removeFromLegend();
     auto* note = new QCPItemText(m_plot);
@@ -217,7 +202,6 @@ DistributionView::DistributionView(QWidget* parent) : QWidget(parent)
     note->position->setType(QCPItemPosition::ptAxisRectRatio);
     note->position->setCoords(0.5, 0.5);
     note->setText(QStringLiteral("no internal memcpy in any step"));
-    note->setColor(QColor(0x80, 0x80, 0x80));
     note->setSelectable(false);
     m_shareNote = note;
 
@@ -235,6 +219,61 @@ DistributionView::DistributionView(QWidget* parent) : QWidget(parent)
             &DistributionView::setCurrentGroup);
     connect(m_plot, &QCustomPlot::afterLayout, this, &DistributionView::fitTexts);
     rebuild();
+    // A theme change recolours bars, points, boxes and marks in place (zoom and ring stay).
+    setPlotRestyler(m_plot, [this](const ThemePalette& p) { restyle(p); });
+}
+
+QColor DistributionView::classColor(PointClass c, const ThemePalette& p)
+{
+    switch (c) {
+    case NoMemcpy:
+        return p.plotCollective;
+    case Waiting:
+        return p.plotWaiting;
+    case InternalMemcpy:
+        return p.plotMemcpy;
+    case Anomalous:
+    case PointClassCount:
+        break;
+    }
+    return p.plotAnomalous;
+}
+
+void DistributionView::restyle(const ThemePalette& p)
+{
+    m_boxes->setBrush(p.boxFill);
+    m_boxes->setPen(QPen(p.boxPen, 1.2));
+    m_boxes->setWhiskerPen(QPen(p.boxPen, 1.2, Qt::DashLine));
+    m_boxes->setWhiskerBarPen(QPen(p.boxPen, 1.2));
+    m_boxes->setMedianPen(QPen(p.boxMedian, 2));
+    for (int c = 0; c < PointClassCount; ++c) {
+        const QColor fill = classColor(PointClass(c), p);
+        m_hist[c]->setBrush(fill);
+        m_hist[c]->setPen(QPen(p.plotBackground, 1)); // bins apart by the background
+        m_points[c]->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssDisc, fill.darker(125), fill, 9));
+    }
+    m_ring->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(p.plotHighlight, 2.5), Qt::NoBrush, 17));
+    m_histMark->setPen(QPen(p.plotHighlight, 2));
+    m_share->setBrush(p.plotMemcpy);
+    m_share->setPen(QPen(p.plotMemcpy.darker(140), 1));
+    if (auto* note = qobject_cast<QCPItemText*>(m_shareNote)) note->setColor(p.plotDim);
+    // The mode marks (dashed mean lines, their labels, the bars across the strip rows).
+    for (QCPAbstractItem* item : m_items) {
+        if (auto* text = qobject_cast<QCPItemText*>(item)) {
+            text->setColor(p.modeMark);
+        } else if (auto* line = qobject_cast<QCPItemStraightLine*>(item)) {
+            QPen pen = line->pen();
+            pen.setColor(p.modeMark);
+            line->setPen(pen);
+        } else if (auto* tick = qobject_cast<QCPItemLine*>(item)) {
+            QPen pen = tick->pen();
+            pen.setColor(p.modeMark);
+            tick->setPen(pen);
+        }
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void DistributionView::fitTexts()

@@ -27,12 +27,16 @@ class QMouseEvent;
 
 namespace rs {
 
+struct ThemePalette;
+
 class DistributionView : public QWidget {
     Q_OBJECT
 public:
     // Precedence: anomalous, then waiting (slow because a peer was late), then memcpy.
     enum PointClass { NoMemcpy, Waiting, InternalMemcpy, Anomalous, PointClassCount };
     static PointClass classOf(const Collective& c);
+    // The colour of a class in a theme (bars and points show it after a theme change).
+    static QColor classColor(PointClass c, const ThemePalette& palette);
 
     // A signature group of one report (the combo box lists them).
     struct Group {
@@ -94,6 +98,8 @@ public slots:
 
 private:
     void rebuild();
+    // Data colours (bars, points, boxes, marks) from the palette; called on theme changes.
+    void restyle(const ThemePalette& palette);
     void clearItems();
     void updateHighlight();
     void onMousePress(QMouseEvent* event);

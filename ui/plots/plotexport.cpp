@@ -58,7 +58,6 @@ bool savePlotFile(QCustomPlot* plot, const QString& file, QSize size, QString* e
         svg.setTitle(QStringLiteral("Ringscope plot"));
         QCPPainter painter;
         if (painter.begin(&svg)) {
-            painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
             plot->toPainter(&painter, size.width(), size.height());
             ok = painter.end();
         }

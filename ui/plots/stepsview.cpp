@@ -1,6 +1,7 @@
 #include "ui/plots/stepsview.h"
 
 #include "ui/plots/plotexport.h"
+#include "ui/theme/theme.h"
 
 #include <qcustomplot.h>
 
@@ -29,10 +30,8 @@ QCPItemRect* makeRect(QCustomPlot* plot, QCPAxisRect* rect, bool band)
     }
     if (band) {
         item->setPen(Qt::NoPen);
-        item->setBrush(colors::highlightBand());
         item->setLayer(QStringLiteral("grid"));
     } else {
-        item->setPen(QPen(colors::highlight(), 2.5));
         item->setBrush(Qt::NoBrush);
     }
     item->setSelectable(false);
@@ -134,13 +133,9 @@ StepsView::StepsView(QWidget* parent) : QWidget(parent)
         QStringLiteral("computing alone"),
         QStringLiteral("overlapped (computing during communication)"),
         QStringLiteral("communication not overlapped"), QStringLiteral("free")};
-    const QColor fills[SeriesCount] = {colors::computing(), colors::overlapped(),
-                                       colors::commNotOverlapped(), colors::free()};
     for (int s = 0; s < SeriesCount; ++s) {
         m_bars[s] = new QCPBars(bx, by);
         m_bars[s]->setName(names[s]);
-        m_bars[s]->setBrush(fills[s]);
-        m_bars[s]->setPen(QPen(fills[s].darker(135), 1));
         m_bars[s]->setStackingGap(0);
         m_bars[s]->setSelectable(QCP::stNone);
         if (s > 0) m_bars[s]->moveAbove(m_bars[s - 1]);
@@ -160,6 +155,46 @@ StepsView::StepsView(QWidget* parent) : QWidget(parent)
     connect(m_plot, &QCustomPlot::mouseMove, this, &StepsView::onMouseMove);
     connect(m_plot, &QCustomPlot::afterLayout, this, &StepsView::fitTexts);
     rebuild();
+    // A theme change recolours the bars, lines and highlight in place (zoom and highlight stay).
+    setPlotRestyler(m_plot, [this](const ThemePalette& p) { restyle(p); });
+}
+
+QColor StepsView::seriesColor(Series s, const ThemePalette& p)
+{
+    switch (s) {
+    case ComputingOnly:
+        return p.computing;
+    case Overlapped:
+        return p.overlapped;
+    case CommNotOverlapped:
+        return p.commNotOverlapped;
+    case Free:
+    case SeriesCount:
+        break;
+    }
+    return p.free;
+}
+
+void StepsView::restyle(const ThemePalette& p)
+{
+    for (int s = 0; s < SeriesCount; ++s) {
+        const QColor fill = seriesColor(Series(s), p);
+        m_bars[s]->setBrush(fill);
+        m_bars[s]->setPen(QPen(fill.darker(135), 1));
+    }
+    for (std::size_t lane = 0; lane < m_computing.size(); ++lane) {
+        const Qt::PenStyle style = lane == 0 ? Qt::SolidLine : Qt::DashLine;
+        m_computing[lane]->setPen(QPen(p.computingLine, 2, style));
+        m_computing[lane]->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssCircle, p.computingLine, p.plotBackground, 7));
+        m_communication[lane]->setPen(QPen(p.communicationLine, 2, style));
+        m_communication[lane]->setScatterStyle(QCPScatterStyle(
+            QCPScatterStyle::ssDiamond, p.communicationLine, p.communicationLine, 8));
+    }
+    for (QCPItemRect* band : {m_bandTop, m_bandBottom})
+        band->setBrush(p.plotHighlightBand);
+    m_outline->setPen(QPen(p.plotHighlight, 2.5));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void StepsView::fitTexts()
@@ -232,14 +267,6 @@ void StepsView::rebuild()
     for (int lane = 0; lane < m_layout.ranks; ++lane) {
         auto* comp = new QCPGraph(lx, ly);
         auto* comm = new QCPGraph(lx, ly);
-        const Qt::PenStyle style = lane == 0 ? Qt::SolidLine : Qt::DashLine;
-        comp->setPen(QPen(colors::computingLine(), 2, style));
-        comp->setScatterStyle(
-            QCPScatterStyle(QCPScatterStyle::ssCircle, colors::computingLine(), Qt::white, 7));
-        comm->setPen(QPen(colors::communicationLine(), 2, style));
-        comm->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond,
-                                              colors::communicationLine(),
-                                              colors::communicationLine(), 8));
         comp->setName(QStringLiteral("computing"));
         comm->setName(QStringLiteral("communication"));
         for (QCPGraph* g : {comp, comm}) {
@@ -283,6 +310,7 @@ void StepsView::rebuild()
                              .arg(m_layout.steps.size()));
     }
     m_spread->setText(spreadText());
+    restyle(currentPalette());
     applyHighlight(m_highlight);
 }
 

@@ -25,6 +25,8 @@ class QMouseEvent;
 
 namespace rs {
 
+struct ThemePalette;
+
 class StepsView : public QWidget {
     Q_OBJECT
 public:
@@ -51,6 +53,8 @@ public:
     const plots::StepLayout& layout() const { return m_layout; }
     // The spread table printed beside the plot.
     QString spreadText() const;
+    // The fill of a series in a theme (what the bars show after a theme change).
+    static QColor seriesColor(Series s, const ThemePalette& palette);
 
     // Tooltip text at a position of plot() (empty when nothing is there).
     QString toolTipAt(const QPoint& pos) const;
@@ -67,6 +71,8 @@ public slots:
 
 private:
     void rebuild();
+    // Data colours (bars, lines, highlight) from the palette; called on theme changes.
+    void restyle(const ThemePalette& palette);
     void onMousePress(QMouseEvent* event);
     void onMouseMove(QMouseEvent* event);
     void applyHighlight(int slot);

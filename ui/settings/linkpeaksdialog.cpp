@@ -1,5 +1,7 @@
 #include "ui/settings/linkpeaksdialog.h"
 
+#include "ui/theme/theme.h"
+
 #include <QDialogButtonBox>
 #include <QHeaderView>
 #include <QLabel>
@@ -109,7 +111,7 @@ LinkPeaksDialog::LinkPeaksDialog(const std::map<std::string, double>& peaks, QWi
     }
     layout->addWidget(m_table, 1);
     m_error = new QLabel(this);
-    m_error->setStyleSheet(QStringLiteral("color: #c62828"));
+    m_error->setStyleSheet(QStringLiteral("color: %1").arg(currentPalette().severityError.name()));
     m_error->setVisible(false);
     layout->addWidget(m_error);
     auto* buttons = new QDialogButtonBox(

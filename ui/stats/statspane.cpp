@@ -1,6 +1,7 @@
 #include "ui/stats/statspane.h"
 
 #include "ui/export/exportcomposer.h"
+#include "ui/export/exportdialog.h"
 #include "ui/stats/statsmodel.h"
 
 #include "core/timeconv.h"
@@ -205,10 +206,11 @@ StatsPane::StatsPane(QWidget* parent) : QWidget(parent)
     });
     auto exportArea = [this] {
         if (!m_area.valid()) return;
-        const QString file = QFileDialog::getSaveFileName(
+        // The theme row of the dialog is File > Export's (saved; exportAreaImage reads it).
+        const std::optional<ExportChoice> choice = askExportFile(
             this, tr("Export area"), QStringLiteral("area.png"), tr("Images (*.png *.svg *.pdf)"));
         QString error;
-        if (!file.isEmpty() && !exportAreaImage(file, &error))
+        if (choice && !exportAreaImage(choice->file, &error))
             QMessageBox::critical(this, tr("Export failed"), error);
     };
     connect(m_exportArea, &QPushButton::clicked, this, exportArea);
@@ -547,6 +549,7 @@ bool StatsPane::exportAreaImage(const QString& file, QString* error) const
     o.width = m_view ? std::max(800, m_view->width()) : 1600;
     o.t0 = m_area.t0;
     o.t1 = m_area.t1;
+    o.dark = exportThemeIsDark(savedExportTheme()); // File > Export > Theme, or the dialog's
     o.title = tr("%1 — area of %2, %3")
                   .arg(QFileInfo(m_path.isEmpty() ? qs(m_trace->path()) : m_path).fileName(),
                        plural(m_area.tracks.size(), "track"), dur(m_area.t1 - m_area.t0));

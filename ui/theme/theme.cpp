@@ -56,6 +56,13 @@ ThemePalette makeLight()
     p.rangeBand = rgb(0x285ac8, 28);
     p.rangeLabel = rgb(0x285ac8);
     p.counter = rgb(0x5b8fd1);
+    p.areaInk = rgb(0x326edc); // blue like Perfetto's area, apart from the selection outline
+    p.areaFill = rgb(0x326edc, 40);
+    p.inkOnMark = rgb(0xffffff);
+    p.overlay = rgb(0x14161c, 230); // the keys overlay is dark in both themes
+    p.overlayText = rgb(0xffffff);
+    p.overlayKey = rgb(0xffd278);
+    p.noteLabel = rgb(0xfffffa, 240);
 
     p.computing = rgb(0x59a14f);
     p.overlapped = rgb(0x76b7b2);
@@ -74,6 +81,23 @@ ThemePalette makeLight()
     p.plotAxis = rgb(0x505050);
     p.plotGrid = rgb(0xdcdcdc);
     p.plotText = rgb(0x202020);
+    p.plotDim = rgb(0x808080);
+    p.plotGuide = rgb(0x909090);
+    p.boxFill = rgb(0x000000, 12);
+    p.boxPen = rgb(0x707070);
+    p.boxMedian = rgb(0x505050);
+    p.stepTime = rgb(0x5d4037); // brown: neither computing green nor collective blue
+    p.transportLocal = rgb(0xb0b0b0);
+    p.transportPcie = rgb(0xf28e2b);
+    p.transportSio = rgb(0x2a9d8f);
+    p.transportRdma = rgb(0x7b4fa8);
+    p.transportOther = rgb(0x8c6d46);
+    p.heatTextOnDark = rgb(0xffffff);
+    p.heatTextOnLight = rgb(0x000000);
+    p.breakdownIdle = rgb(0xe6e6e6);
+    p.breakdownTrack = rgb(0xf0f0f0);
+    p.better = rgb(0x1b7f3b);
+    p.worse = rgb(0xc62828);
     p.heatLow = rgb(0x1f3b73);
     p.heatMid = rgb(0xe3a33b);
     p.heatHigh = rgb(0xc62828);
@@ -120,6 +144,9 @@ ThemePalette makeDark()
     p.density = rgb(0x8aa3cc);
     p.rangeBand = rgb(0x78a0ff, 40);
     p.rangeLabel = rgb(0x3d6fd6);
+    p.areaInk = rgb(0x5a8cf0);
+    p.areaFill = rgb(0x5a8cf0, 60);
+    p.noteLabel = rgb(0x202228, 235);
 
     p.free = rgb(0x5a5d63);
     p.computingLine = rgb(0x8bd38f);
@@ -131,6 +158,17 @@ ThemePalette makeDark()
     p.plotAxis = rgb(0xa0a4aa);
     p.plotGrid = rgb(0x3a3d42);
     p.plotText = rgb(0xe0e0e0);
+    p.plotDim = rgb(0x9a9ea4);
+    p.plotGuide = rgb(0x80848a);
+    p.boxFill = rgb(0xffffff, 16);
+    p.boxPen = rgb(0xa0a4aa);
+    p.boxMedian = rgb(0xd0d0d0);
+    p.stepTime = rgb(0xbc8f7a);
+    p.transportLocal = rgb(0x8a8d92);
+    p.breakdownIdle = rgb(0x44474d);
+    p.breakdownTrack = rgb(0x34363b);
+    p.better = rgb(0x5cc27a);
+    p.worse = rgb(0xff6b6b);
     p.heatLow = rgb(0x2a4f94);
 
     p.page = rgb(0x1e1f22);
@@ -180,6 +218,7 @@ struct AppState {
     QPalette palette;
     Theme theme = Theme::System;
     bool filterInstalled = false;
+    bool applying = false; // inside applyTheme, which notifies once at its end
 };
 
 AppState& app()
@@ -203,11 +242,32 @@ protected:
             if (auto* plot = qobject_cast<QCustomPlot*>(watched)) {
                 themePlot(plot, currentPalette());
                 plot->replot(QCustomPlot::rpQueuedReplot);
+            } else if (t == QEvent::ApplicationPaletteChange && watched == qApp &&
+                       !app().applying) {
+                // The desktop's palette changed under System: the palette in use did too.
+                emit ThemeNotifier::instance()->changed();
             }
         }
         return QObject::eventFilter(watched, event);
     }
 };
+
+// Holds a plot's restyler as its child, so it goes with the plot.
+class PlotRestyler : public QObject {
+public:
+    PlotRestyler(QCustomPlot* plot, std::function<void(const ThemePalette&)> fn)
+        : QObject(plot), restyle(std::move(fn))
+    {
+        setObjectName(QStringLiteral("rs_plotRestyler"));
+    }
+    std::function<void(const ThemePalette&)> restyle;
+};
+
+PlotRestyler* restylerOf(QCustomPlot* plot)
+{
+    return dynamic_cast<PlotRestyler*>(
+        plot->findChild<QObject*>(QStringLiteral("rs_plotRestyler"), Qt::FindDirectChildrenOnly));
+}
 
 void swapInk(QPen& pen, const ThemePalette& from, const ThemePalette& to, bool* changed)
 {
@@ -338,7 +398,32 @@ void applyTheme(Theme t)
         QApplication::setStyle(QStyleFactory::create(style));
     const QPalette palette =
         t == Theme::System ? s.palette : qtPaletteOf(ThemePalette::of(t == Theme::Dark));
+    s.applying = true;
     if (palette != QApplication::palette()) QApplication::setPalette(palette);
+    s.applying = false;
+    // Every plot now, shown or not (a hidden tab, another window), data colours included;
+    // the palette events alone reach only the widgets whose palette resolved differently.
+    const ThemePalette& now = currentPalette();
+    for (QWidget* w : QApplication::allWidgets())
+        if (auto* plot = qobject_cast<QCustomPlot*>(w)) {
+            themePlot(plot, now);
+            plot->replot(QCustomPlot::rpQueuedReplot);
+        }
+    emit ThemeNotifier::instance()->changed();
+}
+
+ThemeNotifier* ThemeNotifier::instance()
+{
+    static ThemeNotifier* const n = new ThemeNotifier; // for the process' life
+    return n;
+}
+
+void setPlotRestyler(QCustomPlot* plot, std::function<void(const ThemePalette&)> restyle)
+{
+    if (!plot) return;
+    delete restylerOf(plot);
+    auto* r = new PlotRestyler(plot, std::move(restyle));
+    r->restyle(currentPalette());
 }
 
 void themePlot(QCustomPlot* plot, const ThemePalette& t)
@@ -396,6 +481,7 @@ void themePlot(QCustomPlot* plot, const ThemePalette& t)
             if (changed) item->setProperty(prop, QVariant::fromValue(pen));
         }
     }
+    if (PlotRestyler* r = restylerOf(plot); r && r->restyle) r->restyle(t);
 }
 
 } // namespace rs

@@ -6,10 +6,12 @@
 // spells a colour. View > Theme picks System, Light or Dark (saved in QSettings "view/theme").
 
 #include <QColor>
+#include <QObject>
 #include <QPalette>
 #include <QString>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 class QCustomPlot;
@@ -30,13 +32,26 @@ struct ThemePalette {
     QColor selection, cursor, collective, collectiveOutline, anomaly, internalCopy, waiting, flow;
     QColor copyHatch, waitHatch, unalignedEdge, density, searchRing, rangeBand, rangeLabel;
     QColor counter;
+    QColor areaInk, areaFill; // the Shift+dragged area (range x tracks) and its label
+    QColor inkOnMark;         // text on a filled mark (cursor time, range and area labels)
+    QColor overlay, overlayText, overlayKey; // the `?` keys overlay
+    QColor noteLabel;                        // the box behind an annotation's text
 
     // Plots (steps, distribution, scaling, communication, heatmap).
     QColor computing, overlapped, commNotOverlapped, free, computingLine, communicationLine;
     QColor plotCollective, plotMemcpy, plotWaiting, plotAnomalous, modeMark;
     QColor plotHighlight, plotHighlightBand;
     QColor plotBackground, plotAxis, plotGrid, plotText;
-    QColor heatLow, heatMid, heatHigh; // the heatmap's ramp: navy -> amber -> red
+    QColor plotDim;                    // notes inside a plot ("no memcpy in this group")
+    QColor plotGuide;                  // reference lines (the scaling plot's ideal 100%)
+    QColor boxFill, boxPen, boxMedian; // the distribution's box plot
+    QColor stepTime;                   // the scaling plot's step time (brown)
+    // The communication matrix's transports (HCCS is plotCollective, mixed plotAnomalous).
+    QColor transportLocal, transportPcie, transportSio, transportRdma, transportOther;
+    QColor heatTextOnDark, heatTextOnLight; // cell values over the heatmap's ramp
+    QColor breakdownIdle, breakdownTrack;   // the details pane's time breakdown and link bars
+    QColor better, worse;                   // compare deltas: less time green, more red
+    QColor heatLow, heatMid, heatHigh;      // the heatmap's ramp: navy -> amber -> red
 
     // Exported pictures (title block, legend, call stack panel).
     QColor page, pageText, pageDim, pageRule, panel, panelRule, frameBand, frameText;
@@ -62,9 +77,26 @@ const ThemePalette& currentPalette();
 bool paletteIsDark(const QPalette& palette);
 
 // The QCustomPlot chrome (background, axes, ticks, grid, labels, legend, colour scales) in
-// the palette's colours; inks drawn in the other theme's text colours are swapped. Plots are
-// restyled on their own when the theme changes (an application event filter); call it for
-// plots painted off screen (exports).
+// the palette's colours; inks drawn in the other theme's text colours are swapped; then the
+// plot's restyler (below) recolours its data. Every plot is restyled at once when the theme
+// changes (applyTheme, and an application event filter for palette changes of the desktop);
+// call it for plots painted off screen (exports), with the page's palette.
 void themePlot(QCustomPlot* plot, const ThemePalette& palette);
+// A view whose data series take their colours from the palette (bars, points, lines, colour
+// ramps) gives its plot a restyler: themePlot calls it after the chrome, so a theme change
+// restyles the data too without rebuilding the plot (zoom and selection stay).
+void setPlotRestyler(QCustomPlot* plot, std::function<void(const ThemePalette&)> restyle);
+// Emits changed() after applyTheme() (or a desktop palette change while on System): widgets
+// that keep colours outside a QCustomPlot (item foregrounds, rich text) refresh on it.
+class ThemeNotifier : public QObject {
+    Q_OBJECT
+public:
+    static ThemeNotifier* instance();
+signals:
+    void changed();
+
+private:
+    using QObject::QObject;
+};
 
 } // namespace rs

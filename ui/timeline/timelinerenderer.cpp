@@ -75,6 +75,13 @@ TimelineStyle TimelineStyle::of(const ThemePalette& t)
     s.rangeBand = t.rangeBand;
     s.rangeLabel = t.rangeLabel;
     s.counter = t.counter;
+    s.areaInk = t.areaInk;
+    s.areaFill = t.areaFill;
+    s.inkOnMark = t.inkOnMark;
+    s.overlay = t.overlay;
+    s.overlayText = t.overlayText;
+    s.overlayKey = t.overlayKey;
+    s.noteLabel = t.noteLabel;
     return s;
 }
 
@@ -822,7 +829,7 @@ void TimelineRenderer::paintMarks(QPainter& p, const TimelineGeometry& g, bool p
                 p.setPen(Qt::NoPen);
                 p.setBrush(m_style.anomaly);
                 p.drawEllipse(badge);
-                p.setPen(Qt::white);
+                p.setPen(m_style.inkOnMark);
                 p.setFont(bold);
                 p.drawText(badge, Qt::AlignCenter, QStringLiteral("!"));
             } else if (marks & kMarkHasInternalMemcpy) {
@@ -1041,7 +1048,7 @@ void TimelineRenderer::paintRuler(QPainter& p, const TimelineGeometry& g) const
         band.setAlpha(70);
         p.fillRect(QRectF(x0, 0, std::max(1.0, x1 - x0), g.rulerHeight), band);
         p.fillRect(text.rangeRect, m_style.rangeLabel);
-        p.setPen(Qt::white);
+        p.setPen(m_style.inkOnMark);
         p.drawText(text.rangeRect, Qt::AlignCenter, text.rangeText);
     }
     p.restore();

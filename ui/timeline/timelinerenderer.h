@@ -39,6 +39,11 @@ struct TimelineStyle {
     QColor rangeLabel;    // its band in the ruler and its duration label
     QColor counter;       // counter tracks' area
 
+    QColor areaInk, areaFill; // the Shift+dragged area (range x tracks): outline, label; fill
+    QColor inkOnMark;         // text on a filled mark: cursor time, range and area labels
+    QColor overlay, overlayText, overlayKey; // the `?` keys overlay
+    QColor noteLabel;                        // the box behind an annotation's text
+
     // From the theme's palette struct (ui/theme/theme.h): the only place colours are defined.
     static TimelineStyle of(const ThemePalette& palette);
     static TimelineStyle fromPalette(const QPalette& palette); // light or dark by its window

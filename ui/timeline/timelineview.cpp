@@ -43,6 +43,7 @@ TimelineView::~TimelineView() = default;
 void TimelineView::setTrace(TracePtr trace, std::shared_ptr<const TimelineIndex> index)
 {
     m_renderer.setTrace(std::move(trace), std::move(index));
+    fitLabelWidth();
     m_flaggedOrder.clear();
     applyCompact();
     m_history.clear();
@@ -55,6 +56,31 @@ void TimelineView::setTrace(TracePtr trace, std::shared_ptr<const TimelineIndex>
     fitActivity();
     updateScrollBar();
     invalidate();
+}
+
+void TimelineView::fitLabelWidth()
+{
+    const TracePtr& t = m_renderer.trace();
+    if (m_labelWidthByUser || !t) return;
+    // A group header (bold) and a track pinned alone ("Rank 3 · HCCL › Plane 0"): triangle
+    // (20), label, the pin's room (18) and a little air; longer labels are elided at the cap
+    // rather than taking the timeline's width. Tracks under their header are not counted: the
+    // header names their group.
+    QFont bold = font();
+    bold.setBold(true);
+    const QFontMetricsF fm(font()), bfm(bold);
+    double need = 0;
+    for (ProcessId p = 0; p < t->processes().size(); ++p)
+        need = std::max(need, bfm.horizontalAdvance(QString::fromStdString(t->processLabel(p))));
+    if (const TimelineLayout* layout = m_renderer.layout())
+        for (const TimelineRow& r : layout->rows())
+            if (r.alone && r.track != kNone)
+                need = std::max(
+                    need, fm.horizontalAdvance(QString::fromStdString(t->processLabel(r.process)) +
+                                               QStringLiteral(" \u203a ") +
+                                               QString::fromStdString(t->trackLabel(r.track))));
+    m_renderer.setLabelWidth(
+        std::clamp(std::ceil(need) + 20 + 18 + 8, kDefaultLabelWidth, kMaxAutoLabelWidth));
 }
 
 void TimelineView::replaceTrace(TracePtr trace, std::shared_ptr<const TimelineIndex> index)
@@ -98,6 +124,7 @@ void TimelineView::replaceTrace(TracePtr trace, std::shared_ptr<const TimelineIn
 void TimelineView::setTrackViewState(const TrackViewState& state)
 {
     m_renderer.setTrackViewState(state);
+    fitLabelWidth(); // a track pinned alone is labelled with its group
     updateScrollBar();
     clampScroll();
     m_vbar->setValue(static_cast<int>(m_scrollY));
@@ -119,6 +146,7 @@ void TimelineView::togglePinned(ProcessId p, TrackId t)
     if (!trace()) return;
     const bool pinned = t != kNone ? m_renderer.isTrackPinned(t) : m_renderer.isProcessPinned(p);
     m_renderer.setPinned(p, t, !pinned);
+    fitLabelWidth();
     updateScrollBar();
     clampScroll();
     m_vbar->setValue(static_cast<int>(m_scrollY));
@@ -597,21 +625,41 @@ void TimelineView::paintEvent(QPaintEvent*)
     if (!trace()) return;
     paintArea(p, g, m_drag == Drag::Area ? m_areaDraft : m_area);
     const QRectF plot = g.plotRect();
-    if (m_cursorX >= plot.left() && m_cursorX <= plot.right()) {
-        // Cursor line with its time (relative to trace start) in the ruler.
-        p.setPen(QPen(m_renderer.style().cursor, 1));
+    if (const QRectF box = cursorTimeRect(); !box.isEmpty()) {
+        // The cursor's time (relative to trace start) sits in the row of the ruler's labels;
+        // the tick labels it would cut give way to it, as to a range's duration (covered in
+        // the ruler's colour over the cached frame, which stays).
+        const TimelineStyle& st = m_renderer.style();
+        const QRectF ruler(plot.left(), 0, plot.width(), g.rulerHeight);
+        for (const TimelineRenderer::RulerTick& t : m_renderer.rulerText(g, font()).ticks)
+            if (!t.hidden && t.rect.adjusted(-2, 0, 2, 0).intersects(box))
+                p.fillRect(t.rect.adjusted(-1, -1, 1, 1) & ruler, st.ruler);
+        p.setPen(QPen(st.cursor, 1));
         p.drawLine(QPointF(m_cursorX, 0), QPointF(m_cursorX, height()));
-        const TimeNs t = g.timeAt(m_cursorX) - g.traceStart;
-        const QString text = QString::fromStdString(formatDuration(t));
-        const QFontMetricsF fm(font());
-        const double w = fm.horizontalAdvance(text) + 10;
-        const double x = std::min(m_cursorX + 2, plot.right() - w);
-        const QRectF box(x, g.rulerHeight - 15, w, 14);
-        p.fillRect(box, m_renderer.style().cursor);
-        p.setPen(Qt::white);
-        p.drawText(box, Qt::AlignCenter, text);
+        p.fillRect(box, st.cursor);
+        p.setPen(st.inkOnMark);
+        p.drawText(box, Qt::AlignCenter, cursorTimeText());
     }
     if (m_helpVisible) paintHelp(p);
+}
+
+QString TimelineView::cursorTimeText() const
+{
+    const TimelineGeometry g = timelineGeometry();
+    return QString::fromStdString(formatDuration(g.timeAt(m_cursorX) - g.traceStart));
+}
+
+QRectF TimelineView::cursorTimeRect() const
+{
+    const TimelineGeometry g = timelineGeometry();
+    const QRectF plot = g.plotRect();
+    if (!trace() || m_cursorX < plot.left() || m_cursorX > plot.right()) return {};
+    const QFontMetricsF fm(font());
+    const double w = fm.horizontalAdvance(cursorTimeText()) + 10;
+    const double x = std::max(plot.left(), std::min(m_cursorX + 2, plot.right() - w));
+    // The tick labels' band: their baseline is 12 px above the ruler's bottom.
+    const double baseline = g.rulerHeight - 12;
+    return QRectF(x, baseline - fm.ascent() - 1, w, fm.ascent() + fm.descent() + 2);
 }
 
 QString TimelineView::helpText()
@@ -687,19 +735,20 @@ void TimelineView::paintHelp(QPainter& p) const
     const HelpLayout l = helpLayout();
     p.setRenderHint(QPainter::Antialiasing, true);
     p.setPen(Qt::NoPen);
-    p.setBrush(QColor(20, 22, 28, 230));
+    const TimelineStyle& st = m_renderer.style();
+    p.setBrush(st.overlay);
     p.drawRoundedRect(l.box, 8, 8);
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
-    p.setPen(Qt::white);
+    p.setPen(st.overlayText);
     p.drawText(l.titleRect, Qt::AlignLeft, l.title);
     for (qsizetype i = 0; i < l.keys.size(); ++i) {
         p.setFont(bold);
-        p.setPen(QColor(255, 210, 120));
+        p.setPen(st.overlayKey);
         p.drawText(l.keyRects[std::size_t(i)], Qt::AlignLeft, l.keys[i]);
         p.setFont(font());
-        p.setPen(Qt::white);
+        p.setPen(st.overlayText);
         p.drawText(l.descriptionRects[std::size_t(i)], Qt::AlignLeft, l.descriptions[i]);
     }
 }
@@ -757,6 +806,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
     if ((pos - m_pressPos).manhattanLength() > 3) m_moved = true;
     if (m_drag == Drag::Labels) {
         m_renderer.setLabelWidth(std::clamp(pos.x(), 80.0, width() * 0.6));
+        m_labelWidthByUser = true;
         invalidate();
     } else if (m_drag == Drag::Range) {
         m_renderer.setRangeSelection(m_rangeAnchor, g.timeAt(pos.x()));
@@ -1027,8 +1077,11 @@ QRectF TimelineView::areaRect(const TimelineArea& area) const
     if (!area.valid() || !g.valid() || !tr) return {};
     double top = 0, bottom = 0;
     bool any = false;
-    auto take = [&](const QRectF& r) {
-        if (r.isEmpty()) return;
+    auto take = [&](QRectF r, int row) {
+        // A scrolling row's part under the pinned band is hidden: the area stops at the band.
+        if (row >= 0 && !g.layout->rows()[std::size_t(row)].pinned)
+            r.setTop(std::max(r.top(), g.scrollTop()));
+        if (r.isEmpty() || r.height() <= 0) return;
         top = any ? std::min(top, r.top()) : r.top();
         bottom = any ? std::max(bottom, r.bottom()) : r.bottom();
         any = true;
@@ -1038,9 +1091,9 @@ QRectF TimelineView::areaRect(const TimelineArea& area) const
         const ProcessId p = tr->tracks()[t].process;
         if (p != kNone && m_renderer.isCollapsed(p)) {
             const int row = m_renderer.layout() ? m_renderer.layout()->rowOfProcess(p) : -1;
-            if (row >= 0) take(g.rowRect(row));
+            if (row >= 0) take(g.rowRect(row), row);
         } else {
-            take(g.trackRect(t));
+            take(g.trackRect(t), g.layout->rowOfTrack(t));
         }
     }
     if (!any) return {};
@@ -1057,10 +1110,8 @@ void TimelineView::paintArea(QPainter& p, const TimelineGeometry& g, const Timel
     if (r.isEmpty() || r.height() <= 0) return;
     p.save();
     // Blue like Perfetto's area selection, apart from the event selection's outline.
-    const QColor ink(50, 110, 220);
-    QColor fill = ink;
-    fill.setAlpha(m_renderer.style().dark ? 60 : 40);
-    p.fillRect(r, fill);
+    const QColor ink = m_renderer.style().areaInk;
+    p.fillRect(r, m_renderer.style().areaFill);
     p.setPen(QPen(ink, 1.5, Qt::DashLine));
     p.setBrush(Qt::NoBrush);
     p.drawRect(r);
@@ -1077,7 +1128,7 @@ void TimelineView::paintArea(QPainter& p, const TimelineGeometry& g, const Timel
     const double y = std::clamp(r.top() + 2, plot.top(), std::max(plot.top(), plot.bottom() - h));
     const QRectF box(x, y, w, h);
     p.fillRect(box, ink);
-    p.setPen(Qt::white);
+    p.setPen(m_renderer.style().inkOnMark);
     p.drawText(box, Qt::AlignCenter, text);
     p.restore();
 }

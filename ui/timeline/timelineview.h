@@ -109,6 +109,16 @@ public:
     // Frames painted (cache misses); tests use it to check the cache.
     int renderCount() const { return m_renderCount; }
 
+    // The cursor's time box in the ruler (widget coordinates; empty when the mouse is not
+    // over the tracks) and its text; the tick labels it would cut are not drawn.
+    QRectF cursorTimeRect() const;
+    QString cursorTimeText() const;
+    // The label column's width follows the widest group label (a summaries-only job's "Rank 7 ·
+    // Summary (no trace)") at each new trace, up to kMaxAutoLabelWidth, until the user drags
+    // its edge.
+    static constexpr double kDefaultLabelWidth = 220, kMaxAutoLabelWidth = 340;
+    double labelWidth() const { return m_renderer.labelWidth(); }
+
     static QString helpText();
     // Where the `?` overlay puts its box and each line (widget coordinates), from the font's
     // metrics: every key and description fits its rectangle, the box holds them all.
@@ -153,6 +163,7 @@ private:
         bool operator==(const HistoryEntry&) const = default;
     };
     void pushHistory(const HistoryEntry& entry);
+    void fitLabelWidth();
     void restoreHistory(const HistoryEntry& entry);
     void paintArea(QPainter& p, const TimelineGeometry& g, const TimelineArea& area) const;
     void invalidate();
@@ -171,6 +182,7 @@ private:
     bool m_cacheValid = false;
     int m_renderCount = 0;
     double m_cursorX = -1;
+    bool m_labelWidthByUser = false; // dragged: new traces keep it
     double m_cursorY = -1;
     Drag m_drag = Drag::None;
     QPointF m_pressPos;
