@@ -3,6 +3,7 @@
 // rank x step heatmap, and a screenshot.
 #include "bench/tracegen_seed.h"
 #include "core/job/jobtrace.h"
+#include "tests/support/openwait.h"
 #include "tests/testutil.h"
 #include "ui/gui.h"
 #include "ui/heatmap/rankstepheatmap.h"
@@ -31,17 +32,9 @@
 #include <set>
 
 using namespace rs;
+using rs::test::openAndWait;
 
 namespace {
-
-bool openAndWait(MainWindow& w, const QStringList& paths)
-{
-    QSignalSpy loaded(&w, &MainWindow::traceLoaded);
-    QSignalSpy analysed(&w, &MainWindow::analysisFinished);
-    w.openPaths(paths);
-    if (!loaded.wait(180000)) return false;
-    return analysed.count() > 0 || analysed.wait(180000);
-}
 
 bool rebuildAndWait(MainWindow& w, const std::function<void()>& action)
 {

@@ -4,6 +4,7 @@
 #include "bench/tracegen_seed.h"
 #include "core/analysis/analyzer.h"
 #include "core/job/jobtrace.h"
+#include "tests/support/openwait.h"
 #include "tests/testutil.h"
 #include "ui/annotations/annotationcontroller.h"
 #include "ui/heatmap/rankstepheatmap.h"
@@ -38,17 +39,9 @@
 #include <set>
 
 using namespace rs;
+using rs::test::openAndWait;
 
 namespace {
-
-bool openAndWait(MainWindow& w, const QStringList& paths)
-{
-    QSignalSpy loaded(&w, &MainWindow::traceLoaded);
-    QSignalSpy analysed(&w, &MainWindow::analysisFinished);
-    w.openPaths(paths);
-    if (!loaded.wait(180000)) return false;
-    return analysed.count() > 0 || analysed.wait(180000);
-}
 
 bool hasFrame(const std::vector<StackEntry>& chain, const std::string& text)
 {

@@ -6,6 +6,7 @@
 #include "core/job/jobpipeline.h"
 #include "core/job/ranksummary.h"
 #include "core/job/summarytrace.h"
+#include "tests/support/openwait.h"
 #include "ui/heatmap/rankstepheatmap.h"
 #include "ui/mainwindow.h"
 #include "ui/timeline/timelineview.h"
@@ -23,19 +24,9 @@
 #include <set>
 
 using namespace rs;
+using rs::test::openAndWait;
 
-namespace {
-
-bool openAndWait(MainWindow& w, const QStringList& paths)
-{
-    QSignalSpy loaded(&w, &MainWindow::traceLoaded);
-    QSignalSpy analysed(&w, &MainWindow::analysisFinished);
-    w.openPaths(paths);
-    if (!loaded.wait(180000)) return false;
-    return analysed.count() > 0 || analysed.wait(180000);
-}
-
-} // namespace
+namespace {} // namespace
 
 class TstSummaryJob : public QObject {
     Q_OBJECT

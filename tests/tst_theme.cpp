@@ -3,6 +3,7 @@
 // theme chosen in the save dialogs (light for print, dark, as the view shows it) reaches the
 // picture and is remembered across sessions.
 #include "bench/tracegen_seed.h"
+#include "tests/support/openwait.h"
 #include "ui/annotations/annotationcontroller.h"
 #include "ui/comm/commmatrixview.h"
 #include "ui/compare/scalingview.h"
@@ -23,8 +24,8 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
-#include <QLineEdit>
 #include <QImage>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QSettings>
@@ -38,17 +39,9 @@
 #include <functional>
 
 using namespace rs;
+using rs::test::openAndWait;
 
 namespace {
-
-bool openAndWait(MainWindow& w, const QStringList& paths)
-{
-    QSignalSpy loaded(&w, &MainWindow::traceLoaded);
-    QSignalSpy analysed(&w, &MainWindow::analysisFinished);
-    w.openPaths(paths);
-    if (!loaded.wait(180000)) return false;
-    return analysed.count() > 0 || analysed.wait(180000);
-}
 
 QAction* actionNamed(QWidget* w, const QString& text)
 {
@@ -75,8 +68,10 @@ bool answerExportDialog(const std::function<void()>& open, ExportTheme theme, co
         auto* name = d->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
         if (!name && ++tries < 50) return;
         timer.stop();
-        if (name) name->setText(file);
-        else d->selectFile(file);
+        if (name)
+            name->setText(file);
+        else
+            d->selectFile(file);
         static_cast<QDialog*>(d)->accept(); // QFileDialog::accept checks the name first
     });
     timer.start();

@@ -3,6 +3,7 @@
 // and the viewer on a generated trace and a 2-rank job.
 #include "bench/tracegen_seed.h"
 #include "core/annotations/annotationstore.h"
+#include "tests/support/openwait.h"
 #include "tests/testutil.h"
 #include "ui/annotations/annotationcontroller.h"
 #include "ui/export/exportcomposer.h"
@@ -31,6 +32,7 @@
 #include <string>
 
 using namespace rs;
+using rs::test::openAndWait;
 
 namespace {
 
@@ -96,15 +98,6 @@ std::set<std::string> shownTracks(const Trace& t, const TimelineLayout& layout)
     for (const TimelineRow& r : layout.rows())
         if (r.track != kNone) out.insert(t.processLabel(r.process) + " / " + t.trackLabel(r.track));
     return out;
-}
-
-bool openAndWait(MainWindow& w, const QStringList& paths)
-{
-    QSignalSpy loaded(&w, &MainWindow::traceLoaded);
-    QSignalSpy analysed(&w, &MainWindow::analysisFinished);
-    w.openPaths(paths);
-    if (!loaded.wait(180000)) return false;
-    return analysed.count() > 0 || analysed.wait(180000);
 }
 
 QString writeText(const QString& path, const std::string& text)
