@@ -30,6 +30,9 @@ namespace {
 constexpr std::size_t kWave = 2; // chunks tokenized while the builder takes the previous two
 constexpr int kEventDepth = 2;   // containers around an event: the document and its array
 constexpr std::uint64_t kProjectAfter = 1u << 20; // text read before the budget projects
+// Text read before the model's arrays are sized for the whole file (TraceBuilder::reserveAhead);
+// files under four times this grow them as they go.
+constexpr std::uint64_t kReserveAfter = 8u << 20;
 
 // MiB below 1 GiB: a small budget (tests, --max-memory 64) must not read "0.06 GiB".
 std::string gib(std::uint64_t bytes)
@@ -676,6 +679,7 @@ private:
         Window carryAt;
         bool carryAfterEntry = false;
         std::uint64_t released = 0;
+        bool reservedAhead = false;
         Wave waves[2];
         startWave(waves[0]);
         for (int w = 0;; w ^= 1) {
@@ -743,6 +747,19 @@ private:
                 if (overBudget(expected, c.piece.fileBytes)) {
                     waves[w ^ 1].group->wait();
                     return nullptr;
+                }
+                if (!reservedAhead && expected >= kReserveAfter &&
+                    m_fileSize >= kReserveAfter * 4) {
+                    reservedAhead = true;
+                    try {
+                        m_builder.reserveAhead(
+                            static_cast<double>(m_fileSize) /
+                                static_cast<double>(std::max<std::uint64_t>(c.piece.fileBytes, 1)),
+                            m_budget);
+                    } catch (const std::bad_alloc&) {
+                        // Only a head start (an address-space limit, say): the arrays grow as
+                        // before.
+                    }
                 }
                 if (out->arrayEnded) {
                     waves[w ^ 1].group->wait();

@@ -6,6 +6,38 @@
 
 namespace rs {
 
+namespace {
+
+// What producers write: digits[.digits], at most 15 before the point (so the result, below
+// 10^18 ns, is within kMaxAbsTimeNs) and no exponent. Anything else: nullopt, and the general
+// path below decides. Same rounding: half away from zero on the first digit past the ns.
+std::optional<TimeNs> parsePlain(std::string_view t)
+{
+    std::size_t i = 0;
+    std::uint64_t us = 0;
+    for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) {
+        if (i == 15) return std::nullopt;
+        us = us * 10 + static_cast<unsigned>(t[i] - '0');
+    }
+    if (i == 0) return std::nullopt;
+    std::uint64_t ns = us * 1000;
+    if (i < t.size()) {
+        if (t[i] != '.') return std::nullopt;
+        constexpr unsigned kScale[3] = {100, 10, 1};
+        for (std::size_t k = 0; ++i < t.size(); ++k) {
+            const unsigned d = static_cast<unsigned char>(t[i]) - unsigned('0');
+            if (d > 9) return std::nullopt;
+            if (k < 3)
+                ns += kScale[k] * d;
+            else if (k == 3 && d >= 5)
+                ++ns; // the first digit past the nanosecond
+        }
+    }
+    return static_cast<TimeNs>(ns);
+}
+
+} // namespace
+
 std::optional<TimeNs> parseMicrosToNs(std::string_view text)
 {
     // Trim blanks: some producers pad numbers in strings.
@@ -13,8 +45,7 @@ std::optional<TimeNs> parseMicrosToNs(std::string_view text)
         text.remove_prefix(1);
     while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
         text.remove_suffix(1);
-    if (text.empty())
-        return std::nullopt;
+    if (text.empty()) return std::nullopt;
 
     std::size_t i = 0;
     bool negative = false;
@@ -22,8 +53,10 @@ std::optional<TimeNs> parseMicrosToNs(std::string_view text)
         negative = text[i] == '-';
         ++i;
     }
+    if (const auto fast = parsePlain(text.substr(i))) return negative ? -*fast : *fast;
     // Collect up to 40 significant digits and where the decimal point falls.
-    std::string digits;
+    char digitBuf[41];
+    std::string_view digits; // grows within digitBuf: no allocation for long timestamps
     int pointPos = -1;
     bool anyDigit = false;
     for (; i < text.size(); ++i) {
@@ -32,19 +65,17 @@ std::optional<TimeNs> parseMicrosToNs(std::string_view text)
             anyDigit = true;
             if (digits.empty() && c == '0' && pointPos < 0)
                 continue; // leading zeros of the integer part
-            digits.push_back(c);
-            if (digits.size() > 40)
-                return std::nullopt;
+            if (digits.size() == 40) return std::nullopt;
+            digitBuf[digits.size()] = c;
+            digits = std::string_view(digitBuf, digits.size() + 1);
         } else if (c == '.' && pointPos < 0) {
             pointPos = static_cast<int>(digits.size());
         } else {
             break;
         }
     }
-    if (!anyDigit)
-        return std::nullopt;
-    if (pointPos < 0)
-        pointPos = static_cast<int>(digits.size());
+    if (!anyDigit) return std::nullopt;
+    if (pointPos < 0) pointPos = static_cast<int>(digits.size());
     long exponent = 0;
     if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
         ++i;
@@ -53,23 +84,18 @@ std::optional<TimeNs> parseMicrosToNs(std::string_view text)
             expNeg = text[i] == '-';
             ++i;
         }
-        if (i >= text.size())
-            return std::nullopt;
+        if (i >= text.size()) return std::nullopt;
         for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
             exponent = exponent * 10 + (text[i] - '0');
-            if (exponent > 1000)
-                return std::nullopt;
+            if (exponent > 1000) return std::nullopt;
         }
-        if (expNeg)
-            exponent = -exponent;
+        if (expNeg) exponent = -exponent;
     }
-    if (i != text.size())
-        return std::nullopt;
+    if (i != text.size()) return std::nullopt;
 
     // Value = 0.digits * 10^(pointPos + exponent) microseconds; nanoseconds shift by 3 more.
     const long intDigits = pointPos + exponent + 3; // digits before the ns point
-    if (intDigits > 19)
-        return std::nullopt;
+    if (intDigits > 19) return std::nullopt;
     unsigned __int128 value = 0;
     for (long k = 0; k < intDigits; ++k) {
         const int d = k < static_cast<long>(digits.size()) ? digits[k] - '0' : 0;
@@ -79,8 +105,7 @@ std::optional<TimeNs> parseMicrosToNs(std::string_view text)
     if (intDigits >= 0 && intDigits < static_cast<long>(digits.size()) && digits[intDigits] >= '5')
         value += 1;
     const auto limit = static_cast<unsigned __int128>(kMaxAbsTimeNs);
-    if (value > limit)
-        return std::nullopt;
+    if (value > limit) return std::nullopt;
     const auto result = static_cast<TimeNs>(value);
     return negative ? -result : result;
 }
@@ -91,8 +116,7 @@ std::string formatCount(std::uint64_t n)
     std::string out;
     out.reserve(digits.size() + digits.size() / 3);
     for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            out.push_back(',');
+        if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
         out.push_back(digits[i]);
     }
     return out;

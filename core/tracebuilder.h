@@ -44,6 +44,11 @@ public:
                static_cast<std::size_t>(eventCount()) * kLoadWorkingBytesPerEvent;
     }
     std::uint64_t eventCount() const { return m_trace->m_stats.events; }
+    // The loader projects the whole trace from the share read so far (scale = whole / read):
+    // the big arrays (slices, args text and offsets, pending flows) get that capacity now, at
+    // most capBytes in all, so they are not copied as they double. Capacity not reached is
+    // never touched, so it is address space, not memory. Only grows; once is enough.
+    void reserveAhead(double scale, std::size_t capBytes);
 
     // Sorts, nests, binds flows and hands the trace over. The builder is spent afterwards.
     std::shared_ptr<Trace> finish();

@@ -1,5 +1,6 @@
 #include "core/timeconv.h"
 
+#include <QRandomGenerator>
 #include <QtTest>
 
 using rs::parseMicrosToNs;
@@ -29,7 +30,7 @@ private slots:
         QVERIFY(!parseMicrosToNs("NaN"));
         QVERIFY(!parseMicrosToNs("1.2.3"));
         QVERIFY(!parseMicrosToNs("1e"));
-        QVERIFY(!parseMicrosToNs("99999999999999999999"));  // overflows int64 ns
+        QVERIFY(!parseMicrosToNs("99999999999999999999")); // overflows int64 ns
         // Beyond kMaxAbsTimeNs (2^62 ns = 4611686018427387.904 µs): refused, so that the sum
         // or difference of two times never overflows.
         QCOMPARE(*parseMicrosToNs("4611686018427387.904"), rs::kMaxAbsTimeNs);
@@ -38,6 +39,37 @@ private slots:
         QVERIFY(!parseMicrosToNs("-4611686018427387.905"));
         QVERIFY(!parseMicrosToNs("9223372036854775.807"));
         QVERIFY(!parseMicrosToNs("1e400"));
+    }
+    void plainTextAgreesWithGeneralPath()
+    {
+        // Plain [-]digits[.digits] takes a fast path; with "e0" appended the same number takes
+        // the general one. They must agree on every length around the fast path's limits
+        // (15 integer digits, the 4th fraction digit that rounds), and on "1." and leading zeros.
+        QRandomGenerator rng(13);
+        int compared = 0;
+        for (int intLen = 1; intLen <= 17; ++intLen) {
+            for (int fracLen = -1; fracLen <= 8; ++fracLen) { // -1: no point at all
+                for (int rep = 0; rep < 40; ++rep) {
+                    std::string s = rng.bounded(4) == 0 ? "-" : "";
+                    for (int k = 0; k < intLen; ++k)
+                        s.push_back(char('0' + rng.bounded(10)));
+                    if (fracLen >= 0) s.push_back('.');
+                    for (int k = 0; k < fracLen; ++k)
+                        s.push_back(char('0' + rng.bounded(10)));
+                    const auto fast = parseMicrosToNs(s);
+                    const auto general = parseMicrosToNs(s + "e0");
+                    QVERIFY2(fast.has_value() == general.has_value(), s.c_str());
+                    if (fast) QVERIFY2(*fast == *general, s.c_str());
+                    ++compared;
+                }
+            }
+        }
+        QCOMPARE(compared, 17 * 10 * 40);
+        QCOMPARE(*parseMicrosToNs("999999999999999.9995"), 999999999999999999LL + 1);
+        QCOMPARE(*parseMicrosToNs("1."), 1000LL);
+        QVERIFY(!parseMicrosToNs("1.5x"));
+        QVERIFY(!parseMicrosToNs("-"));
+        QVERIFY(!parseMicrosToNs("."));
     }
     void formatsDurations()
     {
