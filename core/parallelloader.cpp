@@ -645,12 +645,18 @@ private:
         m_skipped += out.skipped;
     }
 
+    // How many times what was read so far the whole file is (the budget's projection).
+    double wholeOverRead(std::uint64_t fileDone) const
+    {
+        const double share = static_cast<double>(fileDone) /
+                             static_cast<double>(std::max<std::uint64_t>(m_fileSize, 1));
+        return 1.0 / std::max(share, 1e-6);
+    }
+
     bool overBudget(std::uint64_t textDone, std::uint64_t fileDone)
     {
         const std::uint64_t est = m_builder.estimatedPeakBytes();
-        const double share = static_cast<double>(fileDone) /
-                             static_cast<double>(std::max<std::uint64_t>(m_fileSize, 1));
-        const double scale = 1.0 / std::max(share, 1e-6);
+        const double scale = wholeOverRead(fileDone);
         const auto projected = static_cast<std::uint64_t>(static_cast<double>(est) * scale);
         if (est <= m_budget && (textDone < kProjectAfter || projected <= m_budget)) return false;
         m_stop = LoadStop::OverBudget;
@@ -751,15 +757,7 @@ private:
                 if (!reservedAhead && expected >= kReserveAfter &&
                     m_fileSize >= kReserveAfter * 4) {
                     reservedAhead = true;
-                    try {
-                        m_builder.reserveAhead(
-                            static_cast<double>(m_fileSize) /
-                                static_cast<double>(std::max<std::uint64_t>(c.piece.fileBytes, 1)),
-                            m_budget);
-                    } catch (const std::bad_alloc&) {
-                        // Only a head start (an address-space limit, say): the arrays grow as
-                        // before.
-                    }
+                    m_builder.reserveAhead(wholeOverRead(c.piece.fileBytes), m_budget);
                 }
                 if (out->arrayEnded) {
                     waves[w ^ 1].group->wait();

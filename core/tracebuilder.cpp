@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <new>
 #include <numeric>
 #include <optional>
 #include <string_view>
@@ -176,10 +177,14 @@ void TraceBuilder::reserveAhead(double scale, std::size_t capBytes)
     const std::size_t bytes =
         slices * sizeof(Slice) + text + offsets * 8 + flows * sizeof(PendingFlow);
     if (bytes > capBytes) return; // a projection past the budget: the budget check answers it
-    reserveHuge(t.m_slices, slices);
-    reserveHuge(t.m_argsText, text);
-    reserveHuge(t.m_argsOffsets, offsets);
-    reserveHuge(m_flows, flows);
+    try {
+        reserveHuge(t.m_slices, slices);
+        reserveHuge(t.m_argsText, text);
+        reserveHuge(t.m_argsOffsets, offsets);
+        reserveHuge(m_flows, flows);
+    } catch (const std::bad_alloc&) {
+        // Only a head start (under an address-space limit, say): the arrays grow as before.
+    }
 }
 
 TraceBuilder::FlowKey TraceBuilder::flowKey(const JsonScalar& v)

@@ -47,7 +47,8 @@ public:
     // The loader projects the whole trace from the share read so far (scale = whole / read):
     // the big arrays (slices, args text and offsets, pending flows) get that capacity now, at
     // most capBytes in all, so they are not copied as they double. Capacity not reached is
-    // never touched, so it is address space, not memory. Only grows; once is enough.
+    // never touched, so it is address space, not memory. Only grows; once is enough; a failed
+    // allocation is ignored (the arrays then grow as they go).
     void reserveAhead(double scale, std::size_t capBytes);
 
     // Sorts, nests, binds flows and hands the trace over. The builder is spent afterwards.
