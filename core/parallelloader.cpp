@@ -279,6 +279,10 @@ struct ChunkOut {
     const char* errorAt = nullptr;
     std::string error;
     bool ranOut = false;
+    // The events built into a partial model on the thread that tokenized them (while they are
+    // in its cache); the reader's builder absorbs the parts in text order.
+    TraceBuilder part{true};
+    bool built = false; // part holds the events of this tokenizing
 };
 
 void prepare(JsonEvent& ev, std::array<std::uint32_t, 2>& slot, LocalStrings& strings)
@@ -298,6 +302,7 @@ void prepare(JsonEvent& ev, std::array<std::uint32_t, 2>& slot, LocalStrings& st
 void tokenize(const Window& w, const char* p, const char* target, bool afterEntry, ChunkOut& out)
 {
     out.count = 0;
+    out.built = false;
     out.arena.clear();
     out.strings.clear();
     out.arrayEnded = out.ok = out.ranOut = false;
@@ -355,6 +360,16 @@ void tokenize(const Window& w, const char* p, const char* target, bool afterEntr
         tok.fail(p, "expected ',' or ']' after an array element");
         return failed();
     }
+}
+
+void buildPart(ChunkOut& out)
+{
+    out.strings.cache.assign(out.strings.texts.size(), kNone);
+    out.part.recycle();
+    for (std::size_t i = 0; i < out.count; ++i)
+        out.part.addEvent(out.events[i], out.strings.cache.data(), out.slots[i][0],
+                          out.slots[i][1]);
+    out.built = true;
 }
 
 struct Chunk {
@@ -614,6 +629,7 @@ private:
     {
         if (cancelled()) return; // the builder stops before it looks at this chunk
         tokenize(c.piece.win, c.piece.start, c.piece.target, false, c.out);
+        buildPart(c.out);
     }
 
     void startWave(Wave& w)
@@ -638,10 +654,8 @@ private:
 
     void build(ChunkOut& out)
     {
-        out.strings.cache.assign(out.strings.texts.size(), kNone);
-        for (std::size_t i = 0; i < out.count; ++i)
-            m_builder.addEvent(out.events[i], out.strings.cache.data(), out.slots[i][0],
-                               out.slots[i][1]);
+        if (!out.built) buildPart(out); // tokenized again on this thread (m_redo)
+        m_builder.absorb(out.part);
         m_skipped += out.skipped;
     }
 

@@ -108,7 +108,14 @@ TraceBuilder::TraceBuilder() : m_trace(std::make_shared<Trace>())
     m_trace->m_argsOffsets.push_back(0);
 }
 
+TraceBuilder::TraceBuilder(bool partial) : TraceBuilder()
+{
+    m_partial = partial;
+}
+
 TraceBuilder::~TraceBuilder() = default;
+TraceBuilder::TraceBuilder(TraceBuilder&&) noexcept = default;
+TraceBuilder& TraceBuilder::operator=(TraceBuilder&&) noexcept = default;
 
 void TraceBuilder::addWarning(std::string text)
 {
@@ -294,6 +301,10 @@ std::optional<TimeNs> TraceBuilder::time(const JsonScalar& v, const char* field)
 std::uint32_t TraceBuilder::storeArgs(std::string_view text)
 {
     if (text.empty()) return kNone;
+    if (m_partial) { // the text stays readable until absorb() copies it, once
+        m_argRefs.push_back({text.data(), static_cast<std::uint32_t>(text.size())});
+        return static_cast<std::uint32_t>(m_argRefs.size() - 1);
+    }
     Trace& t = *m_trace;
     t.m_argsText.append(text);
     t.m_argsOffsets.push_back(t.m_argsText.size());
@@ -392,7 +403,10 @@ void TraceBuilder::addEvent(const JsonEvent& ev, std::uint32_t* internCache, std
         ++m_trace->m_tracks[t].events;
         auto& open = m_openB[t];
         if (open.empty()) {
-            ++stats.unmatchedEnd;
+            if (m_partial) // its B may be in an earlier piece
+                m_pendingEnds.push_back({t, *ts, ev.args});
+            else
+                ++stats.unmatchedEnd;
             break;
         }
         Slice& s = m_trace->m_slices[open.back()];
@@ -428,6 +442,28 @@ void TraceBuilder::addEvent(const JsonEvent& ev, std::uint32_t* internCache, std
     }
 }
 
+// A second, different name for one process or thread: the last wins, the user is told. A
+// partial builder also keeps the first name it set, for absorb() to compare.
+void TraceBuilder::setName(StrId& name, std::vector<StrId>& firsts, std::uint32_t index,
+                           const std::string& text)
+{
+    const StrId id = m_trace->m_strings.intern(text);
+    if (name != 0 && name != id) ++m_metaConflicts;
+    name = id;
+    if (m_partial) {
+        if (firsts.size() <= index) firsts.resize(index + 1, kNone);
+        if (firsts[index] == kNone) firsts[index] = id;
+    }
+}
+
+std::string TraceBuilder::asyncKey(ProcessId p, std::string_view rest)
+{
+    std::string key = std::to_string(p);
+    key.push_back('\x1f');
+    key.append(rest);
+    return key;
+}
+
 void TraceBuilder::addMetadataEvent(const JsonEvent& ev, ProcessId p)
 {
     nlohmann::json args = nlohmann::json::parse(ev.args.view(), nullptr, false);
@@ -445,17 +481,11 @@ void TraceBuilder::addMetadataEvent(const JsonEvent& ev, ProcessId p)
             ++m_trace->m_stats.badFields;
         }
     };
-    // A second, different name for one process or thread: the last wins, the user is told.
-    auto setName = [&](StrId& name, const std::string& text) {
-        const StrId id = m_trace->m_strings.intern(text);
-        if (name != 0 && name != id) ++m_metaConflicts;
-        name = id;
-    };
     const auto nameIt = args.find("name");
     const bool hasName = nameIt != args.end() && nameIt->is_string();
     const std::string_view evName = ev.name.view();
     if (evName == "process_name") {
-        if (hasName) setName(proc.name, nameIt->get<std::string>());
+        if (hasName) setName(proc.name, m_firstProcName, p, nameIt->get<std::string>());
     } else if (evName == "process_labels") {
         auto it = args.find("labels");
         if (it != args.end() && it->is_string()) {
@@ -478,7 +508,7 @@ void TraceBuilder::addMetadataEvent(const JsonEvent& ev, ProcessId p)
         Track& tr = m_trace->m_tracks[t];
         ++tr.events;
         if (evName == "thread_name" && hasName)
-            setName(tr.name, nameIt->get<std::string>());
+            setName(tr.name, m_firstTrackName, t, nameIt->get<std::string>());
         else if (evName == "thread_sort_index")
             sortIndex(tr.sortIndex, tr.hasSortIndex);
     }
@@ -560,13 +590,12 @@ void TraceBuilder::addAsync(const JsonEvent& ev, ProcessId p, TimeNs ts)
         track(p, name.empty() ? std::string("async") : std::string(name), TrackKind::Async);
     ++m_trace->m_tracks[t].events;
     const char c = ev.ph.p[0];
-    m_key = std::to_string(p);
-    m_key.push_back('\x1f');
-    m_key.append(cat);
+    m_key.assign(cat);
     m_key.push_back('\x1f');
     m_key.append(valueText(ev.id));
     m_key.push_back('\x1f');
     m_key.append(name);
+    m_key = asyncKey(p, m_key);
     if (c == 'b') {
         Slice s;
         s.start = ts;
@@ -579,21 +608,30 @@ void TraceBuilder::addAsync(const JsonEvent& ev, ProcessId p, TimeNs ts)
         s.args = storeArgs(ev.args.view());
         const EventId id = pushSlice(s);
         auto [it, inserted] = m_openAsync.emplace(m_key, id);
-        if (!inserted) { // same id begun twice: close the older one here
+        if (inserted && m_partial) m_pendingAsync.push_back({m_key, ts, true});
+        if (!inserted && it->second != kNone) { // same id begun twice: close the older one
             Slice& old = m_trace->m_slices[it->second];
             old.dur = std::max<TimeNs>(0, ts - old.start);
             ++m_trace->m_stats.badFields;
-            it->second = id;
         }
+        it->second = id;
     } else if (c == 'e') {
         auto it = m_openAsync.find(m_key);
-        if (it == m_openAsync.end()) {
+        if (it == m_openAsync.end() && m_partial) { // its b may be in an earlier piece
+            m_pendingAsync.push_back({m_key, ts, false});
+            m_openAsync.emplace(m_key, kNone);
+            return;
+        }
+        if (it == m_openAsync.end() || it->second == kNone) {
             ++m_trace->m_stats.unmatchedEnd;
             return;
         }
         Slice& s = m_trace->m_slices[it->second];
         s.dur = std::max<TimeNs>(0, ts - s.start);
-        m_openAsync.erase(it);
+        if (m_partial) // absorb() needs to know it ended here
+            it->second = kNone;
+        else
+            m_openAsync.erase(it);
     } else {
         Slice s;
         s.start = ts;
@@ -619,6 +657,179 @@ void TraceBuilder::addMetadata(const std::string& key, nlohmann::json value)
             m_trace->m_rank = it->get<int>();
     }
     m_trace->m_metadata[key] = std::move(value);
+}
+
+void TraceBuilder::absorb(TraceBuilder& part)
+{
+    Trace& g = *m_trace;
+    Trace& l = *part.m_trace;
+    // Strings in the piece's order of first use: new ones get the ids one builder gives them.
+    std::vector<StrId> str(l.m_strings.size());
+    for (StrId i = 0; i < str.size(); ++i)
+        str[i] = g.m_strings.intern(l.m_strings.str(i));
+    // A name set in the piece: a conflict when its first differs from the name before it.
+    auto rename = [&](StrId& name, const std::vector<StrId>& firsts, std::size_t i, StrId last) {
+        if (i >= firsts.size() || firsts[i] == kNone) return;
+        if (name != 0 && name != str[firsts[i]]) ++m_metaConflicts;
+        name = str[last];
+    };
+    std::vector<ProcessId> proc(l.m_processes.size());
+    for (ProcessId i = 0; i < proc.size(); ++i) {
+        Process& lp = l.m_processes[i];
+        auto it = m_processIndex.find(lp.pid);
+        if (it == m_processIndex.end()) {
+            Process np;
+            np.pid = lp.pid;
+            np.pidIsNumber = lp.pidIsNumber;
+            it = m_processIndex.emplace(lp.pid, static_cast<ProcessId>(g.m_processes.size())).first;
+            g.m_processes.push_back(std::move(np));
+        }
+        proc[i] = it->second;
+        Process& gp = g.m_processes[it->second];
+        gp.pidIsNumber |= lp.pidIsNumber;
+        gp.events += lp.events;
+        rename(gp.name, part.m_firstProcName, i, lp.name);
+        if (lp.hasSortIndex) {
+            gp.sortIndex = lp.sortIndex;
+            gp.hasSortIndex = true;
+        }
+        for (std::string& label : lp.labels) {
+            if (std::find(gp.labels.begin(), gp.labels.end(), label) == gp.labels.end())
+                gp.labels.push_back(std::move(label));
+        }
+    }
+    std::vector<TrackId> trk(l.m_tracks.size());
+    for (TrackId i = 0; i < trk.size(); ++i) {
+        const Track& lt = l.m_tracks[i];
+        trk[i] = track(proc[lt.process], lt.tid, lt.kind);
+        Track& gt = g.m_tracks[trk[i]];
+        gt.events += lt.events;
+        rename(gt.name, part.m_firstTrackName, i, lt.name);
+        if (lt.hasSortIndex) {
+            gt.sortIndex = lt.sortIndex;
+            gt.hasSortIndex = true;
+        }
+    }
+    // Slices, their args text copied once, here.
+    const auto base = static_cast<EventId>(g.m_slices.size());
+    const auto argsBase = static_cast<std::uint32_t>(g.m_argsOffsets.size() - 1);
+    for (const TextRef& a : part.m_argRefs) {
+        g.m_argsText.append(a.p, a.n);
+        g.m_argsOffsets.push_back(g.m_argsText.size());
+    }
+    for (Slice s : l.m_slices) {
+        s.name = str[s.name];
+        s.cat = str[s.cat];
+        s.track = trk[s.track];
+        if (s.args != kNone) s.args += argsBase;
+        g.m_slices.push_back(s);
+    }
+    LoadStats& st = g.m_stats;
+    // Ends whose begin came before the piece, then the piece's begins still open.
+    for (const PendingEnd& e : part.m_pendingEnds) {
+        auto& open = m_openB[trk[e.track]];
+        if (open.empty()) {
+            ++st.unmatchedEnd;
+            continue;
+        }
+        Slice& s = g.m_slices[open.back()];
+        open.pop_back();
+        if (e.ts < s.start) {
+            ++st.badFields;
+            s.dur = 0;
+        } else {
+            s.dur = e.ts - s.start;
+        }
+        if (s.args == kNone) s.args = storeArgs(e.args.view());
+    }
+    for (TrackId i = 0; i < trk.size(); ++i) {
+        for (EventId id : part.m_openB[i])
+            m_openB[trk[i]].push_back(base + id);
+    }
+    // Async: a key's first b/e in the piece meets the state before it; then the piece's state.
+    auto globalKey = [&](const std::string& key) {
+        const std::size_t sep = key.find('\x1f');
+        const auto p = static_cast<ProcessId>(std::stoul(key.substr(0, sep)));
+        return asyncKey(proc[p], std::string_view(key).substr(sep + 1));
+    };
+    for (const PendingAsync& a : part.m_pendingAsync) {
+        auto it = m_openAsync.find(globalKey(a.key));
+        if (it != m_openAsync.end() && it->second != kNone) {
+            Slice& s = g.m_slices[it->second];
+            s.dur = std::max<TimeNs>(0, a.ts - s.start);
+            if (a.begin) ++st.badFields; // begun twice: the older one closed here
+        } else if (!a.begin) {
+            ++st.unmatchedEnd;
+        }
+    }
+    for (const auto& [key, id] : part.m_openAsync) {
+        if (id == kNone)
+            m_openAsync.erase(globalKey(key));
+        else
+            m_openAsync[globalKey(key)] = base + id;
+    }
+    // Counters, appended to the series of the same process, name and key.
+    for (CounterSeries& c : l.m_counters) {
+        const CounterKey key{proc[c.process], str[c.name], str[c.key]};
+        auto found = m_counterIndex.find(key);
+        if (found == m_counterIndex.end()) {
+            CounterSeries series;
+            series.process = key.process;
+            series.name = key.name;
+            series.key = key.key;
+            g.m_counters.push_back(std::move(series));
+            found = m_counterIndex.emplace(key, static_cast<std::uint32_t>(g.m_counters.size() - 1))
+                        .first;
+        }
+        CounterSeries& gs = g.m_counters[found->second];
+        gs.ts.insert(gs.ts.end(), c.ts.begin(), c.ts.end());
+        gs.values.insert(gs.values.end(), c.values.begin(), c.values.end());
+    }
+    // Flow steps and bind ids.
+    auto flowId = [&](FlowKey k) {
+        if (k.text) k.value = str[k.value];
+        return k;
+    };
+    for (PendingFlow f : part.m_flows) {
+        f.id = flowId(f.id);
+        f.cat = str[f.cat];
+        f.track = trk[f.track];
+        m_flows.push_back(f);
+    }
+    for (PendingBind b : part.m_binds) {
+        b.id = flowId(b.id);
+        b.slice += base;
+        m_binds.push_back(b);
+    }
+    for (auto& [slice, id] : part.m_sliceFrames)
+        m_sliceFrames.emplace_back(base + slice, std::move(id));
+    for (auto& [slice, names] : part.m_sliceStacks)
+        m_sliceStacks.emplace_back(base + slice, std::move(names));
+    // Counts.
+    st.events += l.m_stats.events;
+    st.unknownPhase += l.m_stats.unknownPhase;
+    st.badFields += l.m_stats.badFields;
+    st.unmatchedEnd += l.m_stats.unmatchedEnd;
+    for (const auto& [ph, n] : l.m_stats.phases)
+        st.phases[ph] += n;
+    for (std::size_t c = 0; c < m_phaseCounts.size(); ++c)
+        m_phaseCounts[c] += part.m_phaseCounts[c];
+    m_sawStringTs = m_sawStringTs || part.m_sawStringTs;
+    m_metaConflicts += part.m_metaConflicts;
+}
+
+void TraceBuilder::recycle()
+{
+    std::vector<Slice> slices = std::move(m_trace->m_slices);
+    std::vector<TextRef> argRefs = std::move(m_argRefs);
+    std::vector<PendingFlow> flows = std::move(m_flows);
+    *this = TraceBuilder(true);
+    slices.clear();
+    argRefs.clear();
+    flows.clear();
+    m_trace->m_slices = std::move(slices);
+    m_argRefs = std::move(argRefs);
+    m_flows = std::move(flows);
 }
 
 void TraceBuilder::closeOpenSlices()

@@ -15,7 +15,23 @@ namespace rs {
 class TraceBuilder {
 public:
     TraceBuilder();
+    // partial: one piece of the event array on its own (a chunk, built on the pool thread that
+    // tokenized it). What needs the events before it (an E whose B came earlier, async ends,
+    // renames) is kept for absorb() to resolve, in text order.
+    explicit TraceBuilder(bool partial);
     ~TraceBuilder();
+    TraceBuilder(TraceBuilder&&) noexcept;
+    TraceBuilder& operator=(TraceBuilder&&) noexcept;
+
+    // Appends the events of a partial builder that came next in the text: strings, processes,
+    // tracks and counters mapped to this builder's ids (new ones in the order one builder
+    // would have made them), slices and flow steps appended, begins and ends matched across
+    // the boundary as one builder matches them. The text part's events came from must still
+    // be readable. part is spent afterwards (recycle() it).
+    void absorb(TraceBuilder& part);
+    // An empty partial builder again, with the capacity of its big arrays kept, so building
+    // piece after piece does not fault fresh memory in for each one.
+    void recycle();
 
     // internCache (optional): the reader numbered the distinct name/cat texts of a batch of
     // events (nameSlot, catSlot); the builder keeps each one's interned id there (kNone: not
@@ -128,7 +144,27 @@ private:
     void detectProducer();
     std::uint32_t frameFor(const std::string& idText);
 
+    // Partial builders: what absorb() resolves.
+    struct PendingEnd { // an E with no B before it in the piece
+        TrackId track;
+        TimeNs ts;
+        TextRef args;
+    };
+    struct PendingAsync { // the piece's first b/e of a key: needs the state before the piece
+        std::string key;  // as in m_openAsync
+        TimeNs ts;
+        bool begin;
+    };
+    static std::string asyncKey(ProcessId p, std::string_view rest);
+    void setName(StrId& name, std::vector<StrId>& firsts, std::uint32_t index,
+                 const std::string& text);
+
     std::shared_ptr<Trace> m_trace;
+    bool m_partial = false;
+    std::vector<TextRef> m_argRefs; // partial: args text, copied by absorb()
+    std::vector<PendingEnd> m_pendingEnds;
+    std::vector<PendingAsync> m_pendingAsync;
+    std::vector<StrId> m_firstProcName, m_firstTrackName; // partial: first name set, else kNone
     std::unordered_map<std::string, ProcessId> m_processIndex;
     std::unordered_map<std::string, TrackId> m_trackIndex; // key: process, kind, tid
     // Shortcut for numeric pids and thread tids: no text built per event.
@@ -139,8 +175,9 @@ private:
     };
     LastHit m_lastPid, m_lastTid; // last numeric pid / thread found in m_numericIndex
     std::array<std::uint64_t, 128> m_phaseCounts{};
-    std::vector<std::vector<EventId>> m_openB;            // per track: open B slices
-    std::unordered_map<std::string, EventId> m_openAsync; // key: pid, cat, id, name
+    std::vector<std::vector<EventId>> m_openB; // per track: open B slices
+    // key: pid, cat, id, name; kNone: ended (for a partial builder: known to be ended)
+    std::unordered_map<std::string, EventId> m_openAsync;
     std::unordered_map<CounterKey, std::uint32_t, CounterKeyHash> m_counterIndex;
     std::vector<PendingFlow> m_flows;
     std::vector<PendingBind> m_binds;

@@ -255,6 +255,79 @@ std::string tricky()
     return readAll(test::testDataPath("parallel_tricky.json"));
 }
 
+// Events whose meaning depends on those before them (B/E, async b/e, renames, sort indexes,
+// labels, counters, flows), mixed at random over two processes and threads: cut into pieces
+// of any size, each built alone and absorbed in order, they must give one builder's model.
+std::string stateAcrossPieces(unsigned seed)
+{
+    std::uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+    auto rnd = [&](int n) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return static_cast<int>(x % static_cast<std::uint64_t>(n));
+    };
+    const char* names[] = {"X", "Y", "Z"};
+    std::string doc = "[";
+    long ts = 10;
+    for (int i = 0; i < 400; ++i) {
+        ts += rnd(5);
+        const std::string where = "\"pid\":" + std::to_string(1 + rnd(2)) +
+                                  ",\"tid\":" + std::to_string(1 + rnd(2)) +
+                                  ",\"ts\":" + std::to_string(ts);
+        std::string e;
+        switch (rnd(12)) {
+        case 0:
+        case 1:
+            e = "{\"ph\":\"B\",\"name\":\"b" + std::to_string(rnd(3)) + "\"," + where +
+                (rnd(2) ? ",\"args\":{\"k\":1}" : "") + "}";
+            break;
+        case 2:
+        case 3:
+            e = "{\"ph\":\"E\"," + where + (rnd(2) ? ",\"args\":{\"e\":2}" : "") + "}";
+            break;
+        case 4:
+            e = std::string("{\"ph\":\"") + "ben"[rnd(3)] +
+                "\",\"cat\":\"a\",\"id\":" + std::to_string(rnd(3)) + ",\"name\":\"as" +
+                std::to_string(rnd(2)) + "\"," + where + "}";
+            break;
+        case 5:
+            e = std::string("{\"ph\":\"M\",\"name\":\"") +
+                (rnd(2) ? "thread_name" : "process_name") + "\"," + where +
+                ",\"args\":{\"name\":\"" + names[rnd(3)] + "\"}}";
+            break;
+        case 6:
+            e = std::string("{\"ph\":\"M\",\"name\":\"") +
+                (rnd(2) ? "thread_sort_index" : "process_sort_index") + "\"," + where +
+                ",\"args\":{\"sort_index\":" + std::to_string(rnd(4)) + "}}";
+            break;
+        case 7:
+            e = "{\"ph\":\"M\",\"name\":\"process_labels\"," + where + ",\"args\":{\"labels\":\"l" +
+                std::to_string(rnd(3)) + ",l1\"}}";
+            break;
+        case 8:
+            e = "{\"ph\":\"C\",\"name\":\"mem\"," + where + ",\"args\":{\"v" +
+                std::to_string(rnd(2)) + "\":" + std::to_string(rnd(100)) + "}}";
+            break;
+        case 9:
+            e = std::string("{\"ph\":\"") + "stf"[rnd(3)] + "\",\"cat\":\"fl\",\"id\":\"" +
+                std::to_string(rnd(4)) + "\"," + where + (rnd(2) ? ",\"bp\":\"e\"" : "") + "}";
+            break;
+        case 10:
+            e = std::string("{\"ph\":\"i\",\"name\":\"in\",\"s\":\"") + "gpt"[rnd(3)] + "\"," +
+                where + "}";
+            break;
+        default:
+            e = "{\"ph\":\"X\",\"name\":\"x" + std::to_string(rnd(4)) +
+                "\",\"dur\":" + std::to_string(rnd(6)) + "," + where +
+                ",\"args\":{\"n\":" + std::to_string(i) + "}}";
+            break;
+        }
+        doc += (i ? ",\n" : "") + e;
+    }
+    return doc + "]";
+}
+
 std::string generated(tracegen::Shape shape, std::size_t bytes)
 {
     std::FILE* f = std::tmpfile();
@@ -291,6 +364,19 @@ private slots:
         const std::string doc = tricky();
         agree(doc, doc, "tricky", true);
         agree(test::gzip(doc), doc, "tricky gzip", true);
+    }
+
+    // Pieces of every size from one event to the whole text, on one and two threads.
+    void stateAcrossPiecesMatchesOneBuilder()
+    {
+        std::vector<ReadMode> modes;
+        for (std::size_t chunk : {64, 97, 150, 233, 400, 777, 1500, 4096, 1 << 20})
+            modes.push_back({chunk, chunk % 2 ? 1 : 2});
+        for (unsigned seed = 1; seed <= 6; ++seed) {
+            const std::string doc = stateAcrossPieces(seed);
+            agree(doc, doc, ("state across pieces, seed " + std::to_string(seed)).c_str(), true,
+                  modes);
+        }
     }
 
     void bareArrayAndWhitespace()
