@@ -221,59 +221,13 @@ private:
     bool m_ended = false;
 };
 
-// Distinct name/cat texts of a chunk, numbered on the tokenizing thread so the builder
-// interns each once per chunk instead of once per event.
-struct LocalStrings {
-    std::vector<TextRef> texts;
-    std::vector<std::uint64_t> hashes;
-    std::vector<std::uint32_t> table; // open addressing: index + 1, 0 empty; a power of two
-    std::vector<std::uint32_t> cache; // the builder's StrId per text
-
-    void clear()
-    {
-        texts.clear();
-        hashes.clear();
-        if (table.empty()) table.resize(1024);
-        std::fill(table.begin(), table.end(), 0u);
-    }
-
-    std::uint32_t add(const TextRef& t)
-    {
-        const std::string_view v = t.view();
-        const std::uint64_t h = std::hash<std::string_view>{}(v);
-        std::size_t mask = table.size() - 1;
-        std::size_t i = h & mask;
-        for (; table[i] != 0; i = (i + 1) & mask) {
-            const std::uint32_t k = table[i] - 1;
-            if (hashes[k] == h && texts[k].view() == v) return k;
-        }
-        const auto k = static_cast<std::uint32_t>(texts.size());
-        texts.push_back(t);
-        hashes.push_back(h);
-        table[i] = k + 1;
-        if (texts.size() * 2 > table.size()) {
-            table.assign(table.size() * 2, 0u);
-            mask = table.size() - 1;
-            for (std::uint32_t j = 0; j < texts.size(); ++j) {
-                std::size_t x = hashes[j] & mask;
-                while (table[x] != 0)
-                    x = (x + 1) & mask;
-                table[x] = j + 1;
-            }
-        }
-        return k;
-    }
-};
-
 // The events of one piece, tokenized. The event objects are reused from chunk to chunk.
 struct ChunkOut {
-    std::vector<JsonEvent> events;                   // [0, count) are this chunk's
-    std::vector<std::array<std::uint32_t, 2>> slots; // name and cat in strings
+    std::vector<JsonEvent> events; // [0, count) are this chunk's
     std::size_t count = 0;
     std::deque<std::string> arena; // decoded strings; a deque keeps their addresses
-    LocalStrings strings;
-    const char* end = nullptr; // ok: the next entry or the array's ']'; else where to resume
-    bool afterEntry = false;   // end is after an entry: ',' or ']' comes next
+    const char* end = nullptr;     // ok: the next entry or the array's ']'; else where to resume
+    bool afterEntry = false;       // end is after an entry: ',' or ']' comes next
     bool arrayEnded = false, ok = false;
     std::uint64_t skipped = 0; // entries that are not objects
     const char* errorAt = nullptr;
@@ -285,10 +239,9 @@ struct ChunkOut {
     bool built = false; // part holds the events of this tokenizing
 };
 
-void prepare(JsonEvent& ev, std::array<std::uint32_t, 2>& slot, LocalStrings& strings)
+// Times as written in text (strings, fractions) converted while the event is in the cache.
+void prepare(JsonEvent& ev)
 {
-    // Work done here, on a tokenizing thread, that the builder would otherwise do.
-    slot = {strings.add(ev.name), strings.add(ev.cat)};
     for (JsonScalar* v : {&ev.ts, &ev.dur}) {
         if (v->kind != JsonScalar::Float && v->kind != JsonScalar::String) continue;
         const auto ns = parseMicrosToNs(v->text.view());
@@ -304,7 +257,6 @@ void tokenize(const Window& w, const char* p, const char* target, bool afterEntr
     out.count = 0;
     out.built = false;
     out.arena.clear();
-    out.strings.clear();
     out.arrayEnded = out.ok = out.ranOut = false;
     out.skipped = 0;
     JsonTokenizer tok(w.data, w.end(), w.offset);
@@ -320,13 +272,10 @@ void tokenize(const Window& w, const char* p, const char* target, bool afterEntr
             out.afterEntry = false;
             const char* q;
             if (p < end && *p == '{') {
-                if (out.count == out.events.size()) {
-                    out.events.emplace_back();
-                    out.slots.emplace_back();
-                }
+                if (out.count == out.events.size()) out.events.emplace_back();
                 JsonEvent& ev = out.events[out.count];
                 if (!(q = tok.event(p, ev, kEventDepth, &out.arena))) return failed();
-                prepare(ev, out.slots[out.count], out.strings);
+                prepare(ev);
                 ++out.count;
             } else {
                 if (!(q = tok.skipValue(p, kEventDepth))) return failed();
@@ -364,11 +313,9 @@ void tokenize(const Window& w, const char* p, const char* target, bool afterEntr
 
 void buildPart(ChunkOut& out)
 {
-    out.strings.cache.assign(out.strings.texts.size(), kNone);
     out.part.recycle();
     for (std::size_t i = 0; i < out.count; ++i)
-        out.part.addEvent(out.events[i], out.strings.cache.data(), out.slots[i][0],
-                          out.slots[i][1]);
+        out.part.addEvent(out.events[i]);
     out.built = true;
 }
 

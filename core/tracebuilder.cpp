@@ -1,6 +1,7 @@
 #include "core/tracebuilder.h"
 
 #include "core/analysis/producers/producer.h"
+#include "core/workpool.h"
 
 #include <algorithm>
 #include <charconv>
@@ -10,7 +11,6 @@
 #include <numeric>
 #include <optional>
 #include <string_view>
-#include <thread>
 
 #if __has_include(<sys/mman.h>)
 #include <sys/mman.h>
@@ -72,20 +72,6 @@ bool naturalLess(const std::string& a, const std::string& b)
     if (na && nb) return x < y;
     if (na != nb) return na; // numbers first
     return a < b;
-}
-
-// Runs a and b at once (b on a second thread when the machine has one). Work is split the
-// same way whatever the thread count, so the model does not depend on it.
-template <typename A, typename B> void inParallel(A&& a, B&& b)
-{
-    if (std::thread::hardware_concurrency() < 2) {
-        a();
-        b();
-        return;
-    }
-    std::thread other(std::forward<B>(b));
-    a();
-    other.join();
 }
 
 // The track where slices before it are about half: two halves of the per-track work.
@@ -317,16 +303,7 @@ EventId TraceBuilder::pushSlice(const Slice& s)
     return static_cast<EventId>(m_trace->m_slices.size() - 1);
 }
 
-StrId TraceBuilder::internCached(std::string_view text, std::uint32_t* cache, std::uint32_t slot)
-{
-    if (!cache) return m_trace->m_strings.intern(text);
-    std::uint32_t& id = cache[slot];
-    if (id == kNone) id = m_trace->m_strings.intern(text);
-    return id;
-}
-
-void TraceBuilder::addEvent(const JsonEvent& ev, std::uint32_t* internCache, std::uint32_t nameSlot,
-                            std::uint32_t catSlot)
+void TraceBuilder::addEvent(const JsonEvent& ev)
 {
     LoadStats& stats = m_trace->m_stats;
     ++stats.events;
@@ -367,8 +344,8 @@ void TraceBuilder::addEvent(const JsonEvent& ev, std::uint32_t* internCache, std
         ++m_trace->m_tracks[t].events;
         Slice s;
         s.start = *ts;
-        s.name = internCached(ev.name.view(), internCache, nameSlot);
-        s.cat = internCached(ev.cat.view(), internCache, catSlot);
+        s.name = m_trace->m_strings.intern(ev.name.view());
+        s.cat = m_trace->m_strings.intern(ev.cat.view());
         s.track = t;
         s.phase = c;
         s.args = storeArgs(ev.args.view());
@@ -428,7 +405,7 @@ void TraceBuilder::addEvent(const JsonEvent& ev, std::uint32_t* internCache, std
     case 'f': {
         const TrackId t = threadTrack(ev, p);
         ++m_trace->m_tracks[t].events;
-        addFlowStep(ev, t, *ts, internCached(ev.cat.view(), internCache, catSlot));
+        addFlowStep(ev, t, *ts, m_trace->m_strings.intern(ev.cat.view()));
         break;
     }
     case 'b':

@@ -33,11 +33,7 @@ public:
     // piece after piece does not fault fresh memory in for each one.
     void recycle();
 
-    // internCache (optional): the reader numbered the distinct name/cat texts of a batch of
-    // events (nameSlot, catSlot); the builder keeps each one's interned id there (kNone: not
-    // yet), so a batch interns each text once.
-    void addEvent(const JsonEvent& ev, std::uint32_t* internCache = nullptr,
-                  std::uint32_t nameSlot = 0, std::uint32_t catSlot = 0);
+    void addEvent(const JsonEvent& ev);
     // A top-level key other than the event array ("displayTimeUnit", "stackFrames", ...).
     void addMetadata(const std::string& key, nlohmann::json value);
     void addWarning(std::string text);
@@ -128,7 +124,6 @@ private:
     TrackId track(ProcessId p, const std::string& tid, TrackKind kind);
     TrackId threadTrack(const JsonEvent& ev, ProcessId p);
     std::optional<TimeNs> time(const JsonScalar& v, const char* field);
-    StrId internCached(std::string_view text, std::uint32_t* cache, std::uint32_t slot);
     std::uint32_t storeArgs(std::string_view text);
     EventId pushSlice(const Slice& s);
     void addMetadataEvent(const JsonEvent& ev, ProcessId p);
