@@ -97,9 +97,13 @@ struct Window {
 
 // The last "}" ws "," ws "{" in [from, end): the offset of its '{', or 0 when there is none.
 // A guess (it may sit inside a string): the builder checks where the previous piece ended.
+bool blank(char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
 std::size_t lastBoundary(const char* data, std::size_t from, std::size_t end)
 {
-    auto blank = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
     for (std::size_t i = end; i > from;) {
         const void* b = ::memrchr(data + from, '{', i - from);
         if (!b) return 0;
@@ -120,7 +124,6 @@ std::size_t lastBoundary(const char* data, std::size_t from, std::size_t end)
 // The first "}" ws "," ws "{" at or after from: the offset of its '{', or size.
 std::size_t nextBoundary(const char* data, std::size_t size, std::size_t from)
 {
-    auto blank = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
     for (std::size_t i = from; i < size; ++i) {
         const void* b = std::memchr(data + i, '}', size - i);
         if (!b) return size;
@@ -452,7 +455,7 @@ private:
     const char* peek(const char* p)
     {
         for (;;) {
-            while (p < m_win.end() && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+            while (p < m_win.end() && blank(*p))
                 ++p;
             if (p < m_win.end() || m_win.last) return p;
             const auto at = p - m_win.data;

@@ -82,6 +82,14 @@ TrackId splitTracks(const std::vector<EventId>& first)
     return static_cast<TrackId>(std::min<std::size_t>(it - first.begin(), first.size() - 1));
 }
 
+// A sort index set in a later piece wins, as a later metadata event does.
+template <typename T> void takeSortIndex(T& to, const T& from)
+{
+    if (!from.hasSortIndex) return;
+    to.sortIndex = from.sortIndex;
+    to.hasSortIndex = true;
+}
+
 int phaseRank(char ph)
 {
     return ph == 's' ? 0 : ph == 't' ? 1 : 2;
@@ -204,15 +212,13 @@ ProcessId TraceBuilder::process(const JsonScalar& pid)
             return it->second;
         }
     }
-    const ProcessId id = processByText(pid);
+    const ProcessId id = processByText(valueText(pid), isInt);
     if (isInt) m_numericIndex.emplace(nk, id);
     return id;
 }
 
-ProcessId TraceBuilder::processByText(const JsonScalar& pid)
+ProcessId TraceBuilder::processByText(std::string text, bool numeric)
 {
-    std::string text = valueText(pid);
-    const bool numeric = pid.isInteger();
     if (auto it = m_processIndex.find(text); it != m_processIndex.end()) {
         m_trace->m_processes[it->second].pidIsNumber |= numeric;
         return it->second;
@@ -386,15 +392,7 @@ void TraceBuilder::addEvent(const JsonEvent& ev)
                 ++stats.unmatchedEnd;
             break;
         }
-        Slice& s = m_trace->m_slices[open.back()];
-        open.pop_back();
-        if (*ts < s.start) {
-            ++stats.badFields;
-            s.dur = 0;
-        } else {
-            s.dur = *ts - s.start;
-        }
-        if (s.args == kNone) s.args = storeArgs(ev.args.view());
+        endSlice(open, *ts, ev.args.view());
         break;
     }
     case 'C':
@@ -433,12 +431,24 @@ void TraceBuilder::setName(StrId& name, std::vector<StrId>& firsts, std::uint32_
     }
 }
 
-std::string TraceBuilder::asyncKey(ProcessId p, std::string_view rest)
+void TraceBuilder::addLabel(Process& p, std::string label)
 {
-    std::string key = std::to_string(p);
-    key.push_back('\x1f');
-    key.append(rest);
-    return key;
+    if (std::find(p.labels.begin(), p.labels.end(), label) == p.labels.end())
+        p.labels.push_back(std::move(label));
+}
+
+// The top B of open ends at ts (its args from the E when it has none).
+void TraceBuilder::endSlice(std::vector<EventId>& open, TimeNs ts, std::string_view args)
+{
+    Slice& s = m_trace->m_slices[open.back()];
+    open.pop_back();
+    if (ts < s.start) {
+        ++m_trace->m_stats.badFields;
+        s.dur = 0;
+    } else {
+        s.dur = ts - s.start;
+    }
+    if (s.args == kNone) s.args = storeArgs(args);
 }
 
 void TraceBuilder::addMetadataEvent(const JsonEvent& ev, ProcessId p)
@@ -471,10 +481,7 @@ void TraceBuilder::addMetadataEvent(const JsonEvent& ev, ProcessId p)
             while (start <= all.size()) {
                 std::size_t comma = all.find(',', start);
                 if (comma == std::string::npos) comma = all.size();
-                std::string label = all.substr(start, comma - start);
-                if (!label.empty() &&
-                    std::find(proc.labels.begin(), proc.labels.end(), label) == proc.labels.end())
-                    proc.labels.push_back(label);
+                if (comma > start) addLabel(proc, all.substr(start, comma - start));
                 start = comma + 1;
             }
         }
@@ -489,6 +496,19 @@ void TraceBuilder::addMetadataEvent(const JsonEvent& ev, ProcessId p)
         else if (evName == "thread_sort_index")
             sortIndex(tr.sortIndex, tr.hasSortIndex);
     }
+}
+
+CounterSeries& TraceBuilder::series(const CounterKey& key)
+{
+    auto [it, added] =
+        m_counterIndex.emplace(key, static_cast<std::uint32_t>(m_trace->m_counters.size()));
+    if (added) {
+        CounterSeries& s = m_trace->m_counters.emplace_back();
+        s.process = key.process;
+        s.name = key.name;
+        s.key = key.key;
+    }
+    return m_trace->m_counters[it->second];
 }
 
 void TraceBuilder::addCounter(const JsonEvent& ev, ProcessId p, TimeNs ts)
@@ -524,19 +544,7 @@ void TraceBuilder::addCounter(const JsonEvent& ev, ProcessId p, TimeNs ts)
             ++m_trace->m_stats.badFields;
             continue;
         }
-        const CounterKey key{p, nameId, m_trace->m_strings.intern(it.key())};
-        auto found = m_counterIndex.find(key);
-        if (found == m_counterIndex.end()) {
-            CounterSeries series;
-            series.process = p;
-            series.name = key.name;
-            series.key = key.key;
-            m_trace->m_counters.push_back(std::move(series));
-            found = m_counterIndex
-                        .emplace(key, static_cast<std::uint32_t>(m_trace->m_counters.size() - 1))
-                        .first;
-        }
-        CounterSeries& s = m_trace->m_counters[found->second];
+        CounterSeries& s = series({p, nameId, m_trace->m_strings.intern(it.key())});
         s.ts.push_back(ts);
         s.values.push_back(v);
     }
@@ -567,12 +575,17 @@ void TraceBuilder::addAsync(const JsonEvent& ev, ProcessId p, TimeNs ts)
         track(p, name.empty() ? std::string("async") : std::string(name), TrackKind::Async);
     ++m_trace->m_tracks[t].events;
     const char c = ev.ph.p[0];
-    m_key.assign(cat);
+    // The pid as text (its length first), not the process id: keys of a piece are the whole
+    // trace's keys, so absorb() takes them as they are.
+    const std::string& pid = m_trace->m_processes[p].pid;
+    m_key.assign(std::to_string(pid.size()));
+    m_key.push_back(':');
+    m_key.append(pid);
+    m_key.append(cat);
     m_key.push_back('\x1f');
     m_key.append(valueText(ev.id));
     m_key.push_back('\x1f');
     m_key.append(name);
-    m_key = asyncKey(p, m_key);
     if (c == 'b') {
         Slice s;
         s.start = ts;
@@ -653,27 +666,13 @@ void TraceBuilder::absorb(TraceBuilder& part)
     std::vector<ProcessId> proc(l.m_processes.size());
     for (ProcessId i = 0; i < proc.size(); ++i) {
         Process& lp = l.m_processes[i];
-        auto it = m_processIndex.find(lp.pid);
-        if (it == m_processIndex.end()) {
-            Process np;
-            np.pid = lp.pid;
-            np.pidIsNumber = lp.pidIsNumber;
-            it = m_processIndex.emplace(lp.pid, static_cast<ProcessId>(g.m_processes.size())).first;
-            g.m_processes.push_back(std::move(np));
-        }
-        proc[i] = it->second;
-        Process& gp = g.m_processes[it->second];
-        gp.pidIsNumber |= lp.pidIsNumber;
+        proc[i] = processByText(lp.pid, lp.pidIsNumber);
+        Process& gp = g.m_processes[proc[i]];
         gp.events += lp.events;
         rename(gp.name, part.m_firstProcName, i, lp.name);
-        if (lp.hasSortIndex) {
-            gp.sortIndex = lp.sortIndex;
-            gp.hasSortIndex = true;
-        }
-        for (std::string& label : lp.labels) {
-            if (std::find(gp.labels.begin(), gp.labels.end(), label) == gp.labels.end())
-                gp.labels.push_back(std::move(label));
-        }
+        takeSortIndex(gp, lp);
+        for (std::string& label : lp.labels)
+            addLabel(gp, std::move(label));
     }
     std::vector<TrackId> trk(l.m_tracks.size());
     for (TrackId i = 0; i < trk.size(); ++i) {
@@ -682,10 +681,7 @@ void TraceBuilder::absorb(TraceBuilder& part)
         Track& gt = g.m_tracks[trk[i]];
         gt.events += lt.events;
         rename(gt.name, part.m_firstTrackName, i, lt.name);
-        if (lt.hasSortIndex) {
-            gt.sortIndex = lt.sortIndex;
-            gt.hasSortIndex = true;
-        }
+        takeSortIndex(gt, lt);
     }
     // Slices, their args text copied once, here.
     const auto base = static_cast<EventId>(g.m_slices.size());
@@ -709,28 +705,15 @@ void TraceBuilder::absorb(TraceBuilder& part)
             ++st.unmatchedEnd;
             continue;
         }
-        Slice& s = g.m_slices[open.back()];
-        open.pop_back();
-        if (e.ts < s.start) {
-            ++st.badFields;
-            s.dur = 0;
-        } else {
-            s.dur = e.ts - s.start;
-        }
-        if (s.args == kNone) s.args = storeArgs(e.args.view());
+        endSlice(open, e.ts, e.args.view());
     }
     for (TrackId i = 0; i < trk.size(); ++i) {
         for (EventId id : part.m_openB[i])
             m_openB[trk[i]].push_back(base + id);
     }
     // Async: a key's first b/e in the piece meets the state before it; then the piece's state.
-    auto globalKey = [&](const std::string& key) {
-        const std::size_t sep = key.find('\x1f');
-        const auto p = static_cast<ProcessId>(std::stoul(key.substr(0, sep)));
-        return asyncKey(proc[p], std::string_view(key).substr(sep + 1));
-    };
     for (const PendingAsync& a : part.m_pendingAsync) {
-        auto it = m_openAsync.find(globalKey(a.key));
+        auto it = m_openAsync.find(a.key);
         if (it != m_openAsync.end() && it->second != kNone) {
             Slice& s = g.m_slices[it->second];
             s.dur = std::max<TimeNs>(0, a.ts - s.start);
@@ -741,24 +724,13 @@ void TraceBuilder::absorb(TraceBuilder& part)
     }
     for (const auto& [key, id] : part.m_openAsync) {
         if (id == kNone)
-            m_openAsync.erase(globalKey(key));
+            m_openAsync.erase(key);
         else
-            m_openAsync[globalKey(key)] = base + id;
+            m_openAsync[key] = base + id;
     }
     // Counters, appended to the series of the same process, name and key.
     for (CounterSeries& c : l.m_counters) {
-        const CounterKey key{proc[c.process], str[c.name], str[c.key]};
-        auto found = m_counterIndex.find(key);
-        if (found == m_counterIndex.end()) {
-            CounterSeries series;
-            series.process = key.process;
-            series.name = key.name;
-            series.key = key.key;
-            g.m_counters.push_back(std::move(series));
-            found = m_counterIndex.emplace(key, static_cast<std::uint32_t>(g.m_counters.size() - 1))
-                        .first;
-        }
-        CounterSeries& gs = g.m_counters[found->second];
+        CounterSeries& gs = series({proc[c.process], str[c.name], str[c.key]});
         gs.ts.insert(gs.ts.end(), c.ts.begin(), c.ts.end());
         gs.values.insert(gs.values.end(), c.values.begin(), c.values.end());
     }

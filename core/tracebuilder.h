@@ -120,13 +120,16 @@ private:
     };
 
     ProcessId process(const JsonScalar& pid);
-    ProcessId processByText(const JsonScalar& pid);
+    ProcessId processByText(std::string text, bool numeric);
     TrackId track(ProcessId p, const std::string& tid, TrackKind kind);
     TrackId threadTrack(const JsonEvent& ev, ProcessId p);
     std::optional<TimeNs> time(const JsonScalar& v, const char* field);
     std::uint32_t storeArgs(std::string_view text);
     EventId pushSlice(const Slice& s);
     void addMetadataEvent(const JsonEvent& ev, ProcessId p);
+    static void addLabel(Process& p, std::string label);
+    void endSlice(std::vector<EventId>& open, TimeNs ts, std::string_view args);
+    CounterSeries& series(const CounterKey& key);
     void addCounter(const JsonEvent& ev, ProcessId p, TimeNs ts);
     void addFlowStep(const JsonEvent& ev, TrackId t, TimeNs ts, StrId cat);
     void addAsync(const JsonEvent& ev, ProcessId p, TimeNs ts);
@@ -150,7 +153,6 @@ private:
         TimeNs ts;
         bool begin;
     };
-    static std::string asyncKey(ProcessId p, std::string_view rest);
     void setName(StrId& name, std::vector<StrId>& firsts, std::uint32_t index,
                  const std::string& text);
 
