@@ -4,6 +4,7 @@
 #include "core/workpool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -948,24 +949,23 @@ void TraceBuilder::bindFlows(const std::vector<EventId>& newIndex)
         return tr.m_tracks[f.track].begin + static_cast<EventId>(it - sl.begin());
     };
 
-    std::stable_sort(m_flows.begin(), m_flows.end(),
-                     [](const PendingFlow& a, const PendingFlow& b) {
-                         if (a.cat != b.cat) return a.cat < b.cat;
-                         if (a.id != b.id) return a.id < b.id;
-                         if (phaseRank(a.phase) != phaseRank(b.phase))
-                             return phaseRank(a.phase) < phaseRank(b.phase);
-                         return a.ts < b.ts;
-                     });
-    // Binding a step is a lookup in the finished slices: done for all steps on two threads.
-    std::vector<EventId> bound(m_flows.size());
-    auto bindRange = [&](std::size_t a, std::size_t b) {
-        for (std::size_t i = a; i < b; ++i)
-            bound[i] = bind(m_flows[i]);
+    auto flowLess = [](const PendingFlow& a, const PendingFlow& b) {
+        if (a.cat != b.cat) return a.cat < b.cat;
+        if (a.id != b.id) return a.id < b.id;
+        if (phaseRank(a.phase) != phaseRank(b.phase))
+            return phaseRank(a.phase) < phaseRank(b.phase);
+        return a.ts < b.ts;
     };
-    inParallel([&] { bindRange(0, m_flows.size() / 2); },
-               [&] { bindRange(m_flows.size() / 2, m_flows.size()); });
-    std::uint64_t dangling = 0;
-    auto addFlow = [&](EventId from, EventId to, StrId cat, FlowKey id) {
+    // Two halves sorted at once, then merged: stable, so the order of one stable sort.
+    const auto first = m_flows.begin(), half = first + m_flows.size() / 2, last = m_flows.end();
+    inParallel([&] { std::stable_sort(first, half, flowLess); },
+               [&] { std::stable_sort(half, last, flowLess); });
+    std::inplace_merge(first, half, last, flowLess);
+    auto sameId = [&](std::size_t a, std::size_t b) {
+        return m_flows[a].cat == m_flows[b].cat && m_flows[a].id == m_flows[b].id;
+    };
+    // Slice flags by atomic or: two groups may share a slice.
+    auto addFlow = [&](std::vector<Flow>& out, EventId from, EventId to, StrId cat, FlowKey id) {
         Flow fl;
         fl.from = from;
         fl.to = to;
@@ -974,36 +974,52 @@ void TraceBuilder::bindFlows(const std::vector<EventId>& newIndex)
         fl.idIsText = id.text;
         fl.idText = id.text ? static_cast<StrId>(id.value) : 0;
         fl.id = id.text ? idNumber(tr.str(fl.idText)) : id.value;
-        tr.m_slices[from].flags |= kSliceFlowOut;
-        tr.m_slices[to].flags |= kSliceFlowIn;
-        tr.m_flows.push_back(fl);
+        std::atomic_ref(tr.m_slices[from].flags).fetch_or(kSliceFlowOut, std::memory_order_relaxed);
+        std::atomic_ref(tr.m_slices[to].flags).fetch_or(kSliceFlowIn, std::memory_order_relaxed);
+        out.push_back(fl);
     };
-    for (std::size_t i = 0; i < m_flows.size();) {
-        std::size_t j = i;
-        while (j < m_flows.size() && m_flows[j].cat == m_flows[i].cat &&
-               m_flows[j].id == m_flows[i].id)
-            ++j;
-        // Steps of one flow id: s, then t in time order, then every f (torch_npu reuses one
-        // string id for a launch and several device tasks).
-        EventId source = kNone;
-        for (std::size_t k = i; k < j; ++k) {
-            const PendingFlow& f = m_flows[k];
-            const EventId e = bound[k];
-            if (e == kNone) {
-                ++dangling;
-                continue;
+    // The steps of each flow id bound (a lookup in the finished slices) and chained: the ids in
+    // two halves at once, cut between two ids; the flows of the first half come first.
+    struct Chained {
+        std::vector<Flow> flows;
+        std::uint64_t dangling = 0;
+    } halves[2];
+    auto chain = [&](std::size_t from, std::size_t to, Chained& out) {
+        for (std::size_t i = from; i < to;) {
+            std::size_t j = i;
+            while (j < to && sameId(i, j))
+                ++j;
+            // Steps of one flow id: s, then t in time order, then every f (torch_npu reuses
+            // one string id for a launch and several device tasks).
+            EventId source = kNone;
+            for (std::size_t k = i; k < j; ++k) {
+                const PendingFlow& f = m_flows[k];
+                const EventId e = bind(f);
+                if (e == kNone) {
+                    ++out.dangling;
+                    continue;
+                }
+                if (f.phase == 's') {
+                    source = e;
+                } else if (source == kNone) {
+                    ++out.dangling;
+                } else if (source != e) {
+                    addFlow(out.flows, source, e, f.cat, f.id);
+                    if (f.phase == 't') source = e;
+                }
             }
-            if (f.phase == 's') {
-                source = e;
-            } else if (source == kNone) {
-                ++dangling;
-            } else if (source != e) {
-                addFlow(source, e, f.cat, f.id);
-                if (f.phase == 't') source = e;
-            }
+            i = j;
         }
-        i = j;
-    }
+    };
+    std::size_t split = m_flows.size() / 2;
+    while (split > 0 && split < m_flows.size() && sameId(split - 1, split))
+        ++split;
+    inParallel([&] { chain(0, split, halves[0]); },
+               [&] { chain(split, m_flows.size(), halves[1]); });
+    const std::uint64_t dangling = halves[0].dangling + halves[1].dangling;
+    tr.m_flows = std::move(halves[0].flows);
+    tr.m_flows.insert(tr.m_flows.end(), halves[1].flows.begin(), halves[1].flows.end());
+    halves[1].flows = {};
     // Flow v2: bind ids on slices; flow_out starts, flow_in ends.
     std::stable_sort(
         m_binds.begin(), m_binds.end(), [&](const PendingBind& a, const PendingBind& b) {
@@ -1019,7 +1035,7 @@ void TraceBuilder::bindFlows(const std::vector<EventId>& newIndex)
         for (std::size_t k = i; k < j; ++k) {
             const EventId e = newIndex[m_binds[k].slice];
             if (m_binds[k].in && source != kNone && source != e)
-                addFlow(source, e, v2cat, m_binds[k].id);
+                addFlow(tr.m_flows, source, e, v2cat, m_binds[k].id);
             if (m_binds[k].out) source = e;
         }
         i = j;
