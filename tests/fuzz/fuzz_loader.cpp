@@ -1,6 +1,11 @@
 // libFuzzer entry point for the trace loader: any bytes (JSON, gzip, garbage) must load or
-// fail with a message, never crash, hang or build a model that breaks its own invariants.
+// fail with a message, never crash, hang or build a model that breaks its own invariants; and
+// cut into pieces of a few dozen bytes (each built into a partial model, then absorbed), they
+// must give the model of one piece.
+#include "core/parallelloader.h"
 #include "core/traceloader.h"
+
+#include <string>
 
 #include <cstddef>
 #include <cstdint>
@@ -62,6 +67,40 @@ void checkTrace(const rs::Trace& t)
     check(t.startNs() <= t.endNs(), "trace span ordered");
 }
 
+// What must not depend on how the text was cut into pieces.
+std::string fingerprint(const rs::LoadResult& r)
+{
+    std::string o =
+        std::to_string(int(r.status)) + " " + std::to_string(int(r.stop)) + " " + r.message + "\n";
+    if (!r.trace) return o;
+    const rs::Trace& t = *r.trace;
+    const rs::LoadStats& st = t.stats();
+    for (std::uint64_t v :
+         {st.events, st.badFields, st.unmatchedEnd, st.unterminated, st.danglingFlows, st.bytesRead,
+          std::uint64_t(t.startNs()), std::uint64_t(t.endNs())})
+        o += std::to_string(v) + " ";
+    for (const std::string& w : t.warnings())
+        o += w + "\n";
+    for (const rs::Process& p : t.processes())
+        o += p.pid + " " + t.str(p.name) + " " + std::to_string(p.sortIndex) + " " +
+             std::to_string(p.events) + " " + std::to_string(p.labels.size()) + "\n";
+    for (const rs::Track& k : t.tracks())
+        o += std::to_string(k.process) + " " + k.tid + " " + t.str(k.name) + " " +
+             std::to_string(k.sortIndex) + " " + std::to_string(k.events) + "\n";
+    const auto slices = t.slices();
+    for (rs::EventId e = 0; e < slices.size(); ++e) {
+        const rs::Slice& s = slices[e];
+        o += std::to_string(s.start) + " " + std::to_string(s.dur) + " " + t.str(s.name) + " " +
+             t.str(s.cat) + " " + std::to_string(s.track) + " " + std::to_string(s.depth) + " " +
+             std::to_string(s.flags) + " " + std::string(t.argsText(e)) + "\n";
+    }
+    for (const rs::Flow& f : t.flows())
+        o += std::to_string(f.from) + ">" + std::to_string(f.to) + " ";
+    for (const rs::CounterSeries& c : t.counters())
+        o += t.str(c.name) + " " + std::to_string(c.ts.size()) + " ";
+    return o;
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
@@ -73,5 +112,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         rs::loadTraceFromMemory(reinterpret_cast<const char*>(data), size, options, "<fuzz>");
     check(r.complete() || !r.message.empty(), "a failed load says why");
     if (r.trace) checkTrace(*r.trace);
+    rs::ParallelOptions pieces;
+    pieces.chunkBytes = 64 + (size ? data[size / 2] : 0);
+    const rs::LoadResult cut =
+        rs::loadTraceBytes(reinterpret_cast<const char*>(data), size, "<fuzz>", options, pieces);
+    check(fingerprint(cut) == fingerprint(r), "pieces of any size give one piece's model");
     return 0;
 }
