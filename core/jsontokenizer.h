@@ -23,9 +23,6 @@ struct JsonScalar {
     enum Kind : std::uint8_t { Absent, Null, Bool, Int, UInt, Float, String };
     Kind kind = Absent;
     bool boolean = false;
-    // Left 0 by the tokenizer. The loader converts a Float/String time ahead of the builder:
-    // 1: bits holds it in ns, 2: not a time.
-    std::uint8_t nsState = 0;
     std::uint64_t bits = 0; // Int: the value, two's complement; UInt: the value
     TextRef text;           // Int, UInt, Float: as written; String: decoded
 

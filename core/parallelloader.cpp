@@ -2,7 +2,6 @@
 
 #include "core/bytesource.h"
 #include "core/jsontokenizer.h"
-#include "core/timeconv.h"
 #include "core/tracebuilder.h"
 #include "core/workpool.h"
 
@@ -224,10 +223,12 @@ private:
     bool m_ended = false;
 };
 
-// The events of one piece, tokenized. The event objects are reused from chunk to chunk.
+// The events of one piece, tokenized and built into a partial model on the thread that
+// tokenized them, each while it is in the cache; the reader's builder absorbs the parts in
+// text order.
 struct ChunkOut {
-    std::vector<JsonEvent> events; // [0, count) are this chunk's
-    std::size_t count = 0;
+    TraceBuilder part{true};
+    JsonEvent event;               // reused from event to event
     std::deque<std::string> arena; // decoded strings; a deque keeps their addresses
     const char* end = nullptr;     // ok: the next entry or the array's ']'; else where to resume
     bool afterEntry = false;       // end is after an entry: ',' or ']' comes next
@@ -236,29 +237,13 @@ struct ChunkOut {
     const char* errorAt = nullptr;
     std::string error;
     bool ranOut = false;
-    // The events built into a partial model on the thread that tokenized them (while they are
-    // in its cache); the reader's builder absorbs the parts in text order.
-    TraceBuilder part{true};
-    bool built = false; // part holds the events of this tokenizing
 };
-
-// Times as written in text (strings, fractions) converted while the event is in the cache.
-void prepare(JsonEvent& ev)
-{
-    for (JsonScalar* v : {&ev.ts, &ev.dur}) {
-        if (v->kind != JsonScalar::Float && v->kind != JsonScalar::String) continue;
-        const auto ns = parseMicrosToNs(v->text.view());
-        v->nsState = ns ? 1 : 2;
-        v->bits = static_cast<std::uint64_t>(ns.value_or(0));
-    }
-}
 
 // Entries of the event array from p (afterEntry: p is past an entry) while they start
 // before target.
 void tokenize(const Window& w, const char* p, const char* target, bool afterEntry, ChunkOut& out)
 {
-    out.count = 0;
-    out.built = false;
+    out.part.recycle();
     out.arena.clear();
     out.arrayEnded = out.ok = out.ranOut = false;
     out.skipped = 0;
@@ -275,11 +260,8 @@ void tokenize(const Window& w, const char* p, const char* target, bool afterEntr
             out.afterEntry = false;
             const char* q;
             if (p < end && *p == '{') {
-                if (out.count == out.events.size()) out.events.emplace_back();
-                JsonEvent& ev = out.events[out.count];
-                if (!(q = tok.event(p, ev, kEventDepth, &out.arena))) return failed();
-                prepare(ev);
-                ++out.count;
+                if (!(q = tok.event(p, out.event, kEventDepth, &out.arena))) return failed();
+                out.part.addEvent(out.event);
             } else {
                 if (!(q = tok.skipValue(p, kEventDepth))) return failed();
                 ++out.skipped;
@@ -312,14 +294,6 @@ void tokenize(const Window& w, const char* p, const char* target, bool afterEntr
         tok.fail(p, "expected ',' or ']' after an array element");
         return failed();
     }
-}
-
-void buildPart(ChunkOut& out)
-{
-    out.part.recycle();
-    for (std::size_t i = 0; i < out.count; ++i)
-        out.part.addEvent(out.events[i]);
-    out.built = true;
 }
 
 struct Chunk {
@@ -579,7 +553,6 @@ private:
     {
         if (cancelled()) return; // the builder stops before it looks at this chunk
         tokenize(c.piece.win, c.piece.start, c.piece.target, false, c.out);
-        buildPart(c.out);
     }
 
     void startWave(Wave& w)
@@ -604,7 +577,6 @@ private:
 
     void build(ChunkOut& out)
     {
-        if (!out.built) buildPart(out); // tokenized again on this thread (m_redo)
         m_builder.absorb(out.part);
         m_skipped += out.skipped;
     }
@@ -650,7 +622,7 @@ private:
         bool carryAfterEntry = false;
         std::uint64_t released = 0;
         bool reservedAhead = false;
-        Wave waves[2];
+        Wave waves[2]; // their groups wait for their tasks as they go, on every return
         startWave(waves[0]);
         for (int w = 0;; w ^= 1) {
             waves[w].group->wait();
@@ -665,7 +637,6 @@ private:
             for (std::size_t k = 0; k < chunks.size(); ++k) {
                 Chunk& c = *chunks[k];
                 if (cancelled()) {
-                    waves[w ^ 1].group->wait();
                     m_stop = LoadStop::Cancelled;
                     return nullptr;
                 }
@@ -695,7 +666,6 @@ private:
                     carryAt = win.at(out->end);
                     carryAfterEntry = out->afterEntry;
                 } else if (!out->ok) {
-                    waves[w ^ 1].group->wait();
                     stopAt(win, out->errorAt, out->ranOut, out->error);
                     return nullptr;
                 } else {
@@ -714,10 +684,7 @@ private:
                         released = upTo;
                     }
                 }
-                if (overBudget(expected, c.piece.fileBytes)) {
-                    waves[w ^ 1].group->wait();
-                    return nullptr;
-                }
+                if (overBudget(expected, c.piece.fileBytes)) return nullptr;
                 if (!reservedAhead && expected >= kReserveAfter &&
                     m_fileSize >= kReserveAfter * 4) {
                     reservedAhead = true;

@@ -281,8 +281,6 @@ std::optional<TimeNs> TraceBuilder::time(const JsonScalar& v, const char* field)
         m_sawStringTs = m_sawStringTs || field[0] == 't';
         [[fallthrough]];
     case JsonScalar::Float:
-        if (v.nsState) // converted by the reader, with the same function
-            return v.nsState == 1 ? std::optional<TimeNs>(i) : std::nullopt;
         if (auto ns = parseMicrosToNs(v.text.view())) return ns;
         break;
     default:
@@ -385,15 +383,10 @@ void TraceBuilder::addEvent(const JsonEvent& ev)
     case 'E': {
         const TrackId t = threadTrack(ev, p);
         ++m_trace->m_tracks[t].events;
-        auto& open = m_openB[t];
-        if (open.empty()) {
-            if (m_partial) // its B may be in an earlier piece
-                m_pendingEnds.push_back({t, *ts, ev.args});
-            else
-                ++stats.unmatchedEnd;
-            break;
-        }
-        endSlice(open, *ts, ev.args.view());
+        if (m_partial && m_openB[t].empty()) // its B may be in an earlier piece
+            m_pendingEnds.push_back({t, *ts, ev.args});
+        else
+            endSlice(m_openB[t], *ts, ev.args.view());
         break;
     }
     case 'C':
@@ -441,6 +434,10 @@ void TraceBuilder::addLabel(Process& p, std::string label)
 // The top B of open ends at ts (its args from the E when it has none).
 void TraceBuilder::endSlice(std::vector<EventId>& open, TimeNs ts, std::string_view args)
 {
+    if (open.empty()) {
+        ++m_trace->m_stats.unmatchedEnd;
+        return;
+    }
     Slice& s = m_trace->m_slices[open.back()];
     open.pop_back();
     if (ts < s.start) {
@@ -700,14 +697,8 @@ void TraceBuilder::absorb(TraceBuilder& part)
     }
     LoadStats& st = g.m_stats;
     // Ends whose begin came before the piece, then the piece's begins still open.
-    for (const PendingEnd& e : part.m_pendingEnds) {
-        auto& open = m_openB[trk[e.track]];
-        if (open.empty()) {
-            ++st.unmatchedEnd;
-            continue;
-        }
-        endSlice(open, e.ts, e.args.view());
-    }
+    for (const PendingEnd& e : part.m_pendingEnds)
+        endSlice(m_openB[trk[e.track]], e.ts, e.args.view());
     for (TrackId i = 0; i < trk.size(); ++i) {
         for (EventId id : part.m_openB[i])
             m_openB[trk[i]].push_back(base + id);
@@ -770,16 +761,14 @@ void TraceBuilder::absorb(TraceBuilder& part)
 
 void TraceBuilder::recycle()
 {
-    std::vector<Slice> slices = std::move(m_trace->m_slices);
-    std::vector<TextRef> argRefs = std::move(m_argRefs);
-    std::vector<PendingFlow> flows = std::move(m_flows);
-    *this = TraceBuilder(true);
-    slices.clear();
-    argRefs.clear();
-    flows.clear();
-    m_trace->m_slices = std::move(slices);
-    m_argRefs = std::move(argRefs);
-    m_flows = std::move(flows);
+    TraceBuilder fresh(true);
+    std::swap(fresh.m_trace->m_slices, m_trace->m_slices);
+    std::swap(fresh.m_argRefs, m_argRefs);
+    std::swap(fresh.m_flows, m_flows);
+    *this = std::move(fresh);
+    m_trace->m_slices.clear();
+    m_argRefs.clear();
+    m_flows.clear();
 }
 
 void TraceBuilder::closeOpenSlices()
@@ -932,20 +921,14 @@ void TraceBuilder::bindFlows(const std::vector<EventId>& newIndex)
     auto bind = [&](const PendingFlow& f) -> EventId {
         if (f.track >= tr.m_tracks.size()) return kNone;
         if (f.enclosing) {
-            EventId e = tr.sliceAt(f.track, f.ts);
-            if (e != kNone) return e;
-            // Producers put the step at the slice's start: allow an exact start match.
-            auto sl = tr.trackSlices(f.track);
-            auto it = std::lower_bound(sl.begin(), sl.end(), f.ts,
-                                       [](const Slice& s, TimeNs t) { return s.start < t; });
-            if (it != sl.end() && it->start == f.ts)
-                return tr.m_tracks[f.track].begin + static_cast<EventId>(it - sl.begin());
-            return kNone;
+            if (EventId e = tr.sliceAt(f.track, f.ts); e != kNone) return e;
         }
+        // The first slice starting at or after the step: the next slice of an f step; for an
+        // enclosing step only one starting exactly there (producers put steps at the start).
         auto sl = tr.trackSlices(f.track);
         auto it = std::lower_bound(sl.begin(), sl.end(), f.ts,
                                    [](const Slice& s, TimeNs t) { return s.start < t; });
-        if (it == sl.end()) return kNone;
+        if (it == sl.end() || (f.enclosing && it->start != f.ts)) return kNone;
         return tr.m_tracks[f.track].begin + static_cast<EventId>(it - sl.begin());
     };
 
@@ -1154,12 +1137,6 @@ void TraceBuilder::resolveStackFrames(const std::vector<EventId>& newIndex)
     std::sort(tr.m_eventFrames.begin(), tr.m_eventFrames.end());
 }
 
-void TraceBuilder::detectProducer()
-{
-    // Producer knowledge lives in the analysis' producer module: one place decides.
-    m_trace->m_producer = analysis::detectProducer(*m_trace, m_sawStringTs);
-}
-
 std::shared_ptr<Trace> TraceBuilder::finish()
 {
     Trace& tr = *m_trace;
@@ -1232,7 +1209,8 @@ std::shared_ptr<Trace> TraceBuilder::finish()
     inParallel([&] { nestSlices(0, split); }, [&] { nestSlices(split, TrackId(nt)); });
     bindFlows(newIndex);
     resolveStackFrames(newIndex);
-    detectProducer();
+    // Producer knowledge lives in the analysis' producer module: one place decides.
+    tr.m_producer = analysis::detectProducer(tr, m_sawStringTs);
 
     // Time span over slices and counters.
     TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = std::numeric_limits<TimeNs>::min();

@@ -139,7 +139,6 @@ private:
     void bindFlows(const std::vector<EventId>& newIndex);
     void resolveStackFrames(const std::vector<EventId>& newIndex);
     void cutFrameCycles();
-    void detectProducer();
     std::uint32_t frameFor(const std::string& idText);
 
     // Partial builders: what absorb() resolves.
