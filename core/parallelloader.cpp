@@ -94,13 +94,13 @@ struct Window {
     }
 };
 
-// The last "}" ws "," ws "{" in [from, end): the offset of its '{', or 0 when there is none.
-// A guess (it may sit inside a string): the builder checks where the previous piece ended.
 bool blank(char c)
 {
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+// The last "}" ws "," ws "{" in [from, end): the offset of its '{', or 0 when there is none.
+// A guess (it may sit inside a string): the builder checks where the previous piece ended.
 std::size_t lastBoundary(const char* data, std::size_t from, std::size_t end)
 {
     for (std::size_t i = end; i > from;) {

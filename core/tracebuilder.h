@@ -11,7 +11,10 @@
 
 namespace rs {
 
-// Builds an immutable Trace from tokenized events (JsonEvent), in any order.
+// Builds an immutable Trace from tokenized events (JsonEvent), in any order: fed directly
+// (addEvent, then finish), or piece by piece through partial builders it absorbs in text
+// order (the loader: each piece built on a pool thread). A partial builder is absorbed, never
+// finished. Costs: addEvent O(1) amortized; absorb O(piece); finish O(n log n) on the pool.
 class TraceBuilder {
 public:
     TraceBuilder();
@@ -33,6 +36,8 @@ public:
     // piece after piece does not fault fresh memory in for each one.
     void recycle();
 
+    // A partial builder keeps the event's args as a view: its text must stay readable until
+    // absorb().
     void addEvent(const JsonEvent& ev);
     // A top-level key other than the event array ("displayTimeUnit", "stackFrames", ...).
     void addMetadata(const std::string& key, nlohmann::json value);
