@@ -177,7 +177,7 @@ private:
     LastHit m_lastPid, m_lastTid; // last numeric pid / thread found in m_numericIndex
     std::array<std::uint64_t, 128> m_phaseCounts{};
     std::vector<std::vector<EventId>> m_openB; // per track: open B slices
-    // key: pid, cat, id, name; kNone: ended (for a partial builder: known to be ended)
+    // key: pid, cat, id, name. A partial builder also keeps kNone: ended within its piece.
     std::unordered_map<std::string, EventId> m_openAsync;
     std::unordered_map<CounterKey, std::uint32_t, CounterKeyHash> m_counterIndex;
     std::vector<PendingFlow> m_flows;

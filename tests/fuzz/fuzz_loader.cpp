@@ -4,13 +4,13 @@
 // must give the model of one piece.
 #include "core/parallelloader.h"
 #include "core/traceloader.h"
-
-#include <string>
+#include "tests/support/modeldump.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace {
 
@@ -67,38 +67,11 @@ void checkTrace(const rs::Trace& t)
     check(t.startNs() <= t.endNs(), "trace span ordered");
 }
 
-// What must not depend on how the text was cut into pieces.
+// What must not depend on how the text was cut into pieces: the outcome and the whole model.
 std::string fingerprint(const rs::LoadResult& r)
 {
-    std::string o =
-        std::to_string(int(r.status)) + " " + std::to_string(int(r.stop)) + " " + r.message + "\n";
-    if (!r.trace) return o;
-    const rs::Trace& t = *r.trace;
-    const rs::LoadStats& st = t.stats();
-    for (std::uint64_t v :
-         {st.events, st.badFields, st.unmatchedEnd, st.unterminated, st.danglingFlows, st.bytesRead,
-          std::uint64_t(t.startNs()), std::uint64_t(t.endNs())})
-        o += std::to_string(v) + " ";
-    for (const std::string& w : t.warnings())
-        o += w + "\n";
-    for (const rs::Process& p : t.processes())
-        o += p.pid + " " + t.str(p.name) + " " + std::to_string(p.sortIndex) + " " +
-             std::to_string(p.events) + " " + std::to_string(p.labels.size()) + "\n";
-    for (const rs::Track& k : t.tracks())
-        o += std::to_string(k.process) + " " + k.tid + " " + t.str(k.name) + " " +
-             std::to_string(k.sortIndex) + " " + std::to_string(k.events) + "\n";
-    const auto slices = t.slices();
-    for (rs::EventId e = 0; e < slices.size(); ++e) {
-        const rs::Slice& s = slices[e];
-        o += std::to_string(s.start) + " " + std::to_string(s.dur) + " " + t.str(s.name) + " " +
-             t.str(s.cat) + " " + std::to_string(s.track) + " " + std::to_string(s.depth) + " " +
-             std::to_string(s.flags) + " " + std::string(t.argsText(e)) + "\n";
-    }
-    for (const rs::Flow& f : t.flows())
-        o += std::to_string(f.from) + ">" + std::to_string(f.to) + " ";
-    for (const rs::CounterSeries& c : t.counters())
-        o += t.str(c.name) + " " + std::to_string(c.ts.size()) + " ";
-    return o;
+    return std::to_string(int(r.status)) + " " + std::to_string(int(r.stop)) + " " + r.message +
+           "\n" + (r.trace ? rs::test::dumpModelText(*r.trace) : std::string());
 }
 
 } // namespace
