@@ -158,10 +158,10 @@ private slots:
         QVERIFY(after > 0);
         int comm = 0, compute = 0;
         for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
-            const TrackRole role = trackRole(t, tr);
+            const TrackRole role = t.role(tr);
             const bool shown = w.timeline()->renderer().layout()->rowOfTrack(tr) >= 0;
-            if (role == TrackRole::Other) QVERIFY2(!shown, t.trackLabel(tr).c_str());
-            if (shown) (role == TrackRole::Communication ? comm : compute)++;
+            if (!isDeviceRole(role)) QVERIFY2(!shown, t.trackLabel(tr).c_str());
+            if (shown) (isCommunicationRole(role) ? comm : compute)++;
         }
         QVERIFY(comm >= 8); // every rank keeps its collectives
         QVERIFY(compute >= 8);
