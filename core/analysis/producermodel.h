@@ -74,6 +74,12 @@ public:
     // Whether device event e (on an AscendDevice or GpuStream track) is computing for the
     // step figures. Called once per device event after prepareComputing.
     virtual bool isComputing(AnalysisContext& ctx, EventId e) const = 0;
+    // How a step's device time is bounded (steps.h): by its host span, the device work it
+    // launched assigned to it (Host); or as torch_npu's step_trace_time.csv: the device window
+    // of the step's launches, with the whole trace's busy and free sections counted in the
+    // step where they start (Device).
+    enum class StepWindow : std::uint8_t { Host, Device };
+    virtual StepWindow stepWindow() const { return StepWindow::Host; }
     // After the steps and bandwidths are known: the communication matrix (HCCL), the links
     // Kineto collectives are compared with.
     virtual void finishCommunication(AnalysisContext& ctx, AnalysisReport& rep) const

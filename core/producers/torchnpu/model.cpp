@@ -39,6 +39,7 @@ public:
 
     int flowRank(std::string_view cat) const override { return torchNpuFlowRank(cat); }
 
+    StepWindow stepWindow() const override { return StepWindow::Device; }
 
     EventId stackContinuation(const Trace& trace, const std::vector<TrackRole>& roles, EventId e,
                               const std::unordered_set<EventId>& visited,
@@ -229,6 +230,13 @@ bool ascendTaskComputing(AnalysisContext& ctx, EventId e)
         const nlohmann::json a = t.args(e);
         known = computeTask(argStr(a, "Task Type", ctx.errors), t.str(s.name)) ? 1 : 0;
     }
+    // msprof's memory-copy viewer (memory_copy_viewer.py, CANN of 2024) also writes records on
+    // the streams: "MemcopyAsync" with Task Type "other" and "Receive Time" / "Start Time" /
+    // "End Time" args. They come from the runtime's copy tracking, not from the task scheduler,
+    // have no op info, and are never computing (nor busy: the Overlap Analysis lanes leave
+    // them out).
+    if (known == 1 && t.argsText(e).find("\"Receive Time\"") != std::string_view::npos)
+        return false;
     return known == 1;
 }
 
