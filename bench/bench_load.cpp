@@ -1,8 +1,11 @@
-// Load benchmark: the Ringscope loader against a bare nlohmann SAX parse of the same file.
+// Load benchmark: the Ringscope loader against a bare nlohmann SAX parse of the same file; a
+// torch_npu database (ascend_pytorch_profiler_N.db, gen_trace --shape torch_npu_db) is timed
+// per event against the text export of the same run (--text), the SAX reference left out.
 //   bench_load FILE... [--repeat N] [--no-ref]
 // Prints MB/s, events/s, model bytes per event, RSS growth and peak RSS against the file size.
 #include "bench/benchutil.h"
 #include "core/bytesource.h"
+#include "core/producers/producer.h"
 #include "core/traceloader.h"
 
 #include <nlohmann/json.hpp>
@@ -116,6 +119,7 @@ void bench(const std::string& path, int repeat, bool ref)
     std::printf("%s\n  file: %.1f MB\n", path.c_str(), mb);
 
     double best = 1e30;
+    bool json = true;
     for (int r = 0; r < repeat; ++r) {
         resetPeak();
         const std::uint64_t rss0 = statusBytes("VmRSS");
@@ -139,6 +143,10 @@ void bench(const std::string& path, int repeat, bool ref)
                     static_cast<unsigned long long>(t.stats().events), t.warnings().size());
         // On a shared machine wall time depends on the neighbours; CPU time less so.
         std::printf("  cpu: %.3f s user+sys (%.1f MB per CPU-second)\n", cpu, mb / cpu);
+        json = t.producer().format() == "json";
+        std::printf("  per event: %.0f ns wall, %.0f ns CPU (%s, %s)\n", s / events * 1e9,
+                    cpu / events * 1e9, std::string(t.producer().id()).c_str(),
+                    std::string(t.producer().format()).c_str());
         std::printf("  model: %.1f bytes/event (modelBytes %.1f MB, args text %.1f MB)\n",
                     static_cast<double>(t.modelBytes()) / events, t.modelBytes() / 1e6,
                     t.argsBytes() / 1e6);
@@ -148,7 +156,7 @@ void bench(const std::string& path, int repeat, bool ref)
                     (static_cast<double>(rss1) - static_cast<double>(rss0)) / events, peak / 1e6,
                     static_cast<double>(peak) / size);
     }
-    if (!ref) return;
+    if (!ref || !json) return;
     bool ok = true;
     double refBest = 1e30;
     double refCpu = 0;

@@ -13,8 +13,7 @@ namespace rs::bench {
 inline std::uint64_t statusBytes(const char* key)
 {
     std::FILE* f = std::fopen("/proc/self/status", "r");
-    if (!f)
-        return 0;
+    if (!f) return 0;
     char line[256];
     std::uint64_t kb = 0;
     const std::size_t n = std::strlen(key);

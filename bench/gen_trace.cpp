@@ -25,10 +25,11 @@ int usage()
         "         torch_npu's database export: DIR/db/rankN_ascend_pt/.../\n"
         "         ascend_pytorch_profiler_N.db of about N rows (10M, 1M...); --text: also the\n"
         "         text export of the same run, DIR/text/rankN_ascend_pt/.../trace_view.json\n"
-        "       gen_trace --seed-case [--ranks N] [--steps N] [--kineto] --out DIR\n"
+        "       gen_trace --seed-case [--ranks N] [--steps N] [--kineto|--db] --out DIR\n"
         "                 [--compute-ms X] [--allreduce-ms X] [--bad-steps I,J|none]\n"
         "                 [--write-ranks N] [--single-card] [--bad-ranks S=R[+R...],...]\n"
-        "         the seed case as a job: DIR/rankN_ascend_pt/... (or rankN.pt.trace.json);\n"
+        "         the seed case as a job: DIR/rankN_ascend_pt/... (or rankN.pt.trace.json;\n"
+        "         --db: torch_npu's database export, ascend_pytorch_profiler_N.db);\n"
         "         per step X ms of compute and an AllReduce of X ms (0: none), the 0-based\n"
         "         steps whose AllReduce input is misaligned (default 2,4), only ranks\n"
         "         0..N-1 written (the traces still say --ranks as the world size);\n"
@@ -109,6 +110,8 @@ int main(int argc, char** argv)
             seed.steps = std::max(1, std::atoi(argv[++i]));
         } else if (a == "--kineto") {
             seed.kineto = true;
+        } else if (a == "--db") {
+            seed.database = true;
         } else if ((a == "--compute-ms" || a == "--allreduce-ms") && hasValue) {
             const double ms = std::strtod(argv[++i], nullptr);
             if (!(ms >= 0) || ms > 1e7) return usage();

@@ -1,5 +1,6 @@
 #include "bench/tracegen_db.h"
 
+#include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string_view>
 #include <vector>
 
@@ -47,6 +50,8 @@ CREATE TABLE COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER,
   retry INTEGER, dataType INTEGER, algType INTEGER, count NUMERIC, opType INTEGER);
 CREATE TABLE CANN_API (startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER,
   connectionId INTEGER PRIMARY KEY, name INTEGER);
+CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId);
+CREATE INDEX CommunicationTaskIndex ON COMMUNICATION_TASK_INFO (globalTaskId);
 CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER,
   name INTEGER, sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER,
   inputShapes INTEGER, callchainId INTEGER, type INTEGER);
@@ -58,9 +63,12 @@ CREATE TABLE AICORE_FREQ (deviceId INTEGER, timestampNs NUMERIC, freq INTEGER);
 INSERT INTO META_DATA VALUES ('SCHEMA_VERSION','1.0.0');
 INSERT INTO ENUM_API_TYPE VALUES (5000,'runtime'),(5500,'hccl'),(10000,'node'),(15000,'model'),
   (20000,'acl'),(50001,'op'),(50002,'queue'),(50003,'trace'),(50004,'mstx');
-INSERT INTO ENUM_HCCL_DATA_TYPE VALUES (4,'FP32'),(65535,'INVALID_TYPE');
-INSERT INTO ENUM_HCCL_LINK_TYPE VALUES (0,'ON_CHIP'),(1,'HCCS'),(65535,'INVALID_TYPE');
-INSERT INTO ENUM_HCCL_TRANSPORT_TYPE VALUES (0,'SDMA'),(1,'RDMA'),(2,'LOCAL');
+INSERT INTO ENUM_HCCL_DATA_TYPE VALUES (0,'INT8'),(1,'INT16'),(2,'INT32'),(3,'FP16'),(4,'FP32'),
+  (5,'INT64'),(6,'UINT64'),(7,'UINT8'),(8,'UINT16'),(9,'UINT32'),(10,'FP64'),(11,'BFP16'),
+  (12,'INT128'),(65534,'N/A'),(65535,'INVALID_TYPE');
+INSERT INTO ENUM_HCCL_LINK_TYPE VALUES (0,'ON_CHIP'),(1,'HCCS'),(2,'PCIE'),(3,'ROCE'),(4,'SIO'),
+  (5,'HCCS_SW'),(6,'STANDARD_ROCE'),(7,'RESERVED'),(65534,'N/A'),(65535,'INVALID_TYPE');
+INSERT INTO ENUM_HCCL_TRANSPORT_TYPE VALUES (0,'SDMA'),(1,'RDMA'),(2,'LOCAL'),(65534,'N/A');
 BEGIN;
 )";
 
@@ -524,7 +532,331 @@ private:
     std::int64_t m_corr = 1000, m_conn = 57000, m_gtask = 0, m_taskId = 1, m_nextLink = 0;
 };
 
+// --- The text export of a run written as its database export --------------------------------
+
+using Json = nlohmann::json;
+
+// µs text or number as written by torch_npu -> ns.
+std::int64_t nsOf(const Json& v)
+{
+    if (v.is_number_integer()) return v.get<std::int64_t>() * 1000;
+    if (v.is_number()) return static_cast<std::int64_t>(v.get<double>() * 1000.0 + 0.5);
+    if (!v.is_string()) return 0;
+    const std::string t = v.get<std::string>();
+    const std::size_t dot = t.find('.');
+    std::int64_t whole = std::stoll(t.substr(0, dot)) * 1000;
+    if (dot != std::string::npos) {
+        std::string frac = t.substr(dot + 1, 3);
+        while (frac.size() < 3)
+            frac.push_back('0');
+        whole += std::stoll(frac);
+    }
+    return whole;
+}
+
+std::int64_t enumId(const std::map<std::string, std::int64_t>& m, const std::string& name)
+{
+    auto it = m.find(name);
+    return it == m.end() ? 65535 : it->second;
+}
+
+class TextToDb {
+public:
+    TextToDb(sqlite3* db, int rank)
+        : m_db(db), m_rank(rank), m_task(db, "TASK", 11, &m_rows),
+          m_compute(db, "COMPUTE_TASK_INFO", 13, &m_rows),
+          m_commTask(db, "COMMUNICATION_TASK_INFO", 14, &m_rows),
+          m_commOp(db, "COMMUNICATION_OP", 12, &m_rows), m_cann(db, "CANN_API", 6, &m_rows),
+          m_torch(db, "PYTORCH_API", 11, &m_rows), m_chains(db, "PYTORCH_CALLCHAINS", 3, &m_rows),
+          m_links(db, "CONNECTION_IDS", 2, &m_rows), m_steps(db, "STEP_TIME", 3, &m_rows)
+    {}
+
+    bool run(const Json& events)
+    {
+        struct Ev {
+            const Json* j;
+            std::string proc, thread;
+            std::int64_t pid, tid, start, end;
+        };
+        std::map<std::int64_t, std::string> procs;
+        std::map<std::pair<std::int64_t, std::int64_t>, std::string> threads;
+        for (const Json& e : events) {
+            if (e.value("ph", "") != "M" || !e.contains("args")) continue;
+            const std::string what = e.value("name", "");
+            const std::string name = e["args"].value("name", "");
+            if (what == "process_name") procs[e.value("pid", std::int64_t(0))] = name;
+            if (what == "thread_name")
+                threads[{e.value("pid", std::int64_t(0)), e.value("tid", std::int64_t(0))}] = name;
+        }
+        // Slices by track and start, to bind the flows' ends as the reader binds them.
+        std::vector<Ev> slices;
+        for (const Json& e : events) {
+            if (e.value("ph", "") != "X") continue;
+            const std::int64_t pid = e.value("pid", std::int64_t(0)),
+                               tid = e.value("tid", std::int64_t(0));
+            const std::int64_t start = nsOf(e["ts"]);
+            slices.push_back({&e, procs[pid], threads[{pid, tid}], pid, tid, start,
+                              start + nsOf(e.value("dur", Json(0)))});
+            if (procs[pid] == "Python" && !m_hostPid) m_hostPid = pid;
+        }
+        auto at = [&](std::int64_t pid, std::int64_t tid, std::int64_t ts) -> Ev* {
+            Ev* best = nullptr; // the innermost slice holding ts
+            for (Ev& s : slices)
+                if (s.pid == pid && s.tid == tid && s.start <= ts && ts <= s.end &&
+                    (!best || s.start >= best->start))
+                    best = &s;
+            return best;
+        };
+        auto connOf = [](const Ev* e) -> std::optional<std::int64_t> {
+            if (!e || !(*e->j).contains("args")) return std::nullopt;
+            const Json& a = (*e->j)["args"];
+            if (a.contains("connection_id") && a["connection_id"].is_number_integer())
+                return a["connection_id"].get<std::int64_t>();
+            return std::nullopt;
+        };
+        // Flows: a launch gives its CANN call the device task's connection id; a torch op
+        // links to it through CONNECTION_IDS.
+        std::map<std::string, std::pair<Ev*, std::vector<Ev*>>> flows; // cat+id -> s, f...
+        for (const Json& e : events) {
+            const std::string ph = e.value("ph", "");
+            if (ph != "s" && ph != "f") continue;
+            const std::string key = e.value("cat", "") + "/" + e["id"].dump();
+            Ev* where =
+                at(e.value("pid", std::int64_t(0)), e.value("tid", std::int64_t(0)), nsOf(e["ts"]));
+            if (ph == "s")
+                flows[key].first = where;
+            else
+                flows[key].second.push_back(where);
+        }
+        for (auto& [key, ends] : flows) {
+            if (!ends.first) continue;
+            for (Ev* to : ends.second) {
+                const auto conn = connOf(to);
+                if (!conn) continue;
+                if (key.rfind("HostToDevice/", 0) == 0) m_cannConn[ends.first] = *conn;
+                if (key.rfind("async_npu/", 0) == 0) m_opLinks[ends.first].push_back(*conn);
+            }
+        }
+        for (Ev& e : slices) {
+            const Json& a = e.j->contains("args") ? (*e.j)["args"] : Json::object();
+            const std::string name = e.j->value("name", "");
+            if (e.proc == "Python") {
+                python(e.start, e.end, e.tid, name, e.j->value("cat", ""), a, &e);
+            } else if (e.proc == "CANN") {
+                const std::size_t at = name.find('@');
+                const std::string level = at == std::string::npos ? "" : name.substr(0, at);
+                const std::int64_t type = level == "AscendCL"  ? 20000
+                                          : level == "Node"    ? 10000
+                                          : level == "Runtime" ? 5000
+                                          : level == "Model"   ? 15000
+                                                               : 5500;
+                auto c = m_cannConn.find(&e);
+                const std::int64_t conn = c != m_cannConn.end() ? c->second : m_freeConn++;
+                m_cann.i(e.start).i(e.end).i(type).i((m_hostPid << 32) | e.tid).i(conn);
+                m_cann.i(sid(at == std::string::npos ? name : name.substr(at + 1))).row();
+            } else if (e.proc == "Ascend Hardware") {
+                const std::string type = a.value("Task Type", "");
+                const std::int64_t g = m_gtask++;
+                const bool op = !name.empty() && name != type;
+                task(e, a, g, op ? "KERNEL_AICORE" : name, a.value("Subtask Id", kNone32), e.tid,
+                     a.value("Task Id", std::int64_t(0)), connOf(&e).value_or(0));
+                if (op) {
+                    m_compute.i(sid(name)).i(g).i(32).i(0).i(sid(type)).i(sid(name));
+                    for (int k = 0; k < 7; ++k)
+                        m_compute.null();
+                    m_compute.row();
+                }
+            } else if (e.proc == "HCCL") {
+                hccl(e, a, name);
+            }
+        }
+        m_rowsOk =
+            sqlite3_exec(
+                m_db,
+                ("INSERT INTO RANK_DEVICE_MAP VALUES (" + std::to_string(m_rank) + ",0)").c_str(),
+                nullptr, nullptr, nullptr) == SQLITE_OK;
+        return m_rowsOk && sqlite3_exec(m_db, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK;
+    }
+
+private:
+    template <typename E>
+    void python(std::int64_t start, std::int64_t end, std::int64_t tid, const std::string& name,
+                const std::string& cat, const Json& a, E* e)
+    {
+        const std::int64_t type = cat == "python_function"               ? 50003
+                                  : cat == "enqueue" || cat == "dequeue" ? 50002
+                                                                         : 50001;
+        m_torch.t(std::to_string(start)).t(std::to_string(end)).i((m_hostPid << 32) | tid);
+        auto links = m_opLinks.find(e);
+        if (links != m_opLinks.end() && type == 50001) {
+            const std::int64_t id = m_nextLink++;
+            for (std::int64_t v : links->second)
+                m_links.i(id).i(v).row();
+            m_torch.i(id);
+        } else {
+            m_torch.null();
+        }
+        m_torch.i(sid(name));
+        if (type == 50001) {
+            m_torch.i(a.value("Sequence number", std::int64_t(-1)))
+                .i(a.value("Fwd thread id", std::int64_t(0)));
+            if (a.contains("Input type"))
+                m_torch.i(sid(a["Input type"].get<std::string>()));
+            else
+                m_torch.null();
+            if (a.contains("Input Dims"))
+                m_torch.i(sid(a["Input Dims"].get<std::string>()));
+            else
+                m_torch.null();
+            if (a.contains("Call stack") && a["Call stack"].is_string())
+                m_torch.i(chain(a["Call stack"].get<std::string>()));
+            else
+                m_torch.null();
+        } else {
+            m_torch.null().null().null().null().null();
+        }
+        m_torch.i(type).row();
+        if (type == 50001 && name.rfind("ProfilerStep#", 0) == 0)
+            m_steps.i(std::stoll(name.substr(13))).i(start).i(end).row();
+    }
+
+    // A call stack as torch_npu's CallChainIdManager stores it: frames innermost first.
+    std::int64_t chain(const std::string& stack)
+    {
+        auto [it, fresh] = m_chainIds.try_emplace(stack, std::int64_t(m_chainIds.size()));
+        if (!fresh) return it->second;
+        std::size_t from = 0;
+        for (std::int64_t depth = 0; from <= stack.size(); ++depth) {
+            const std::size_t sep = std::min(stack.find(";\r\n", from), stack.size());
+            m_chains.i(it->second).i(sid(stack.substr(from, sep - from))).i(depth).row();
+            from = sep + 3;
+        }
+        return it->second;
+    }
+
+    template <typename E>
+    void task(const E& e, const Json& a, std::int64_t g, const std::string& hostType,
+              std::int64_t context, std::int64_t stream, std::int64_t taskId, std::int64_t conn)
+    {
+        m_task.i(e.start).i(e.end).i(0).i(conn).i(g).i(m_hostPid).i(sid(hostType)).i(context);
+        m_task.i(stream).i(taskId).i(a.value("Model Id", a.value("model id", kNone32))).row();
+    }
+
+    template <typename E> void hccl(const E& e, const Json& a, const std::string& name)
+    {
+        if (e.thread.find("Communication") != std::string::npos) {
+            const std::int64_t op = ++m_ops;
+            m_opOf[e.tid].push_back({e.start, e.end, op, sid(name)});
+            m_commOp.i(sid(name)).i(e.start).i(e.end).i(a.value("connection_id", m_freeConn++));
+            m_commOp.i(sid("group" + std::to_string(e.tid))).i(op).i(0).i(0);
+            m_commOp.i(enumId(kDataTypes, a.value("data_type", "")));
+            m_commOp.i(sid(a.value("alg_type", ""))).i(a.value("count", std::int64_t(0)));
+            m_commOp
+                .i(sid(name.substr(0, name.find("__") == std::string::npos ? name.size()
+                                                                           : name.find("__") + 1)))
+                .row();
+            return;
+        }
+        if (e.thread.rfind("Plane ", 0) != 0) return;
+        // The op of the group thread below the plane whose span holds the task.
+        std::int64_t group = -1, opId = 0, opName = 0;
+        for (const auto& [tid, ops] : m_opOf)
+            if (tid < e.tid && tid > group)
+                for (const Op& o : ops)
+                    if (o.start <= e.start && e.start <= o.end) {
+                        group = tid;
+                        opId = o.id;
+                        opName = o.name;
+                    }
+        if (group < 0) return;
+        const std::string type = a.value("task type", name);
+        static const std::map<std::string, std::string> kHost = {{"Memcpy", "SDMA"},
+                                                                 {"Reduce_Inline", "SDMA"},
+                                                                 {"Notify_Wait", "Notify Wait"},
+                                                                 {"Notify_Record", "Write Value"}};
+        const auto host = kHost.find(type);
+        const std::int64_t g = m_gtask++;
+        task(e, a, g, host != kHost.end() ? host->second : type,
+             a.value("context id", std::int64_t(0)), a.value("stream id", std::int64_t(0)),
+             a.value("task id", std::int64_t(0)), 0);
+        const std::string notify = a.value("notify_id", "");
+        m_commTask.i(opName)
+            .i(g)
+            .i(sid(type))
+            .i(e.tid - group - 1)
+            .i(sid("group" + std::to_string(group)));
+        m_commTask.i(notify.empty() || notify == "18446744073709551615" ? INT64_MAX
+                                                                        : std::stoll(notify));
+        m_commTask.i(65535).i(a.value("src rank", kNone32)).i(a.value("dst rank", kNone32));
+        m_commTask.i(enumId(kTransports, a.value("transport type", "")));
+        m_commTask.i(a.value("size(Byte)", std::int64_t(0)));
+        m_commTask.i(enumId(kDataTypes, a.value("data type", "")));
+        m_commTask.i(enumId(kLinks, a.value("link type", ""))).i(opId).row();
+    }
+
+    std::int64_t sid(const std::string& s)
+    {
+        auto [it, fresh] = m_ids.try_emplace(s, std::int64_t(m_ids.size()));
+        if (fresh) {
+            sqlite3_stmt* st = nullptr;
+            sqlite3_prepare_v2(m_db, "INSERT INTO STRING_IDS VALUES (?, ?)", -1, &st, nullptr);
+            sqlite3_bind_int64(st, 1, it->second);
+            sqlite3_bind_text(st, 2, s.data(), int(s.size()), SQLITE_TRANSIENT);
+            sqlite3_step(st);
+            sqlite3_finalize(st);
+        }
+        return it->second;
+    }
+
+    struct Op {
+        std::int64_t start, end, id, name;
+    };
+    const std::map<std::string, std::int64_t> kDataTypes = {
+        {"INT8", 0},   {"INT16", 1}, {"INT32", 2},  {"FP16", 3},   {"FP32", 4},  {"INT64", 5},
+        {"UINT64", 6}, {"UINT8", 7}, {"UINT16", 8}, {"UINT32", 9}, {"FP64", 10}, {"BFP16", 11}};
+    const std::map<std::string, std::int64_t> kLinks = {
+        {"ON_CHIP", 0}, {"HCCS", 1}, {"PCIE", 2}, {"ROCE", 3}};
+    const std::map<std::string, std::int64_t> kTransports = {
+        {"SDMA", 0}, {"RDMA", 1}, {"LOCAL", 2}};
+
+    sqlite3* m_db;
+    int m_rank;
+    std::uint64_t m_rows = 0;
+    bool m_rowsOk = true;
+    Table m_task, m_compute, m_commTask, m_commOp, m_cann, m_torch, m_chains, m_links, m_steps;
+    std::map<std::string, std::int64_t> m_ids, m_chainIds;
+    std::map<const void*, std::int64_t> m_cannConn;
+    std::map<const void*, std::vector<std::int64_t>> m_opLinks;
+    std::map<std::int64_t, std::vector<Op>> m_opOf; // group thread -> its ops
+    std::int64_t m_hostPid = 0, m_gtask = 0, m_ops = 0, m_nextLink = 0;
+    std::int64_t m_freeConn = 1 << 30; // CANN calls that launched nothing
+};
+
 } // namespace
+
+bool writeDatabaseOfText(const std::string& traceViewText, const std::string& dbPath, int rank,
+                         std::string* error)
+{
+    const Json doc = Json::parse(traceViewText, nullptr, false);
+    const Json& events = doc.is_array() ? doc : doc.value("traceEvents", Json::array());
+    if (doc.is_discarded() || !events.is_array()) {
+        if (error) *error = "not a trace_view.json";
+        return false;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(dbPath).parent_path(), ec);
+    std::filesystem::remove(dbPath, ec);
+    sqlite3* db = nullptr;
+    bool ok = sqlite3_open(dbPath.c_str(), &db) == SQLITE_OK &&
+              sqlite3_exec(db, kSchema, nullptr, nullptr, nullptr) == SQLITE_OK;
+    if (ok) {
+        TextToDb conv(db, rank);
+        ok = conv.run(events);
+    }
+    if (!ok && error) *error = dbPath + ": " + (db ? sqlite3_errmsg(db) : "cannot create");
+    sqlite3_close(db);
+    return ok;
+}
 
 bool writeDbRun(const std::string& outDir, const DbRunOptions& options, DbRunStats* stats,
                 std::string* error)

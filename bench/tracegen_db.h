@@ -30,4 +30,11 @@ struct DbRunStats {
 bool writeDbRun(const std::string& outDir, const DbRunOptions& options, DbRunStats* stats,
                 std::string* error);
 
+// torch_npu's text export of a run (trace_view.json text) written as its database export at
+// dbPath: the inverse of the database reader's mapping (docs/producers.md), for generated traces
+// (gen_trace --seed-case --db). Events with no place in the database's tables are left out
+// (Python ids, the Overlap Analysis lanes, counters). False with *error when it cannot.
+bool writeDatabaseOfText(const std::string& traceViewText, const std::string& dbPath, int rank,
+                         std::string* error);
+
 } // namespace rs::tracegen

@@ -1,5 +1,7 @@
 #include "bench/tracegen_seed.h"
 
+#include "bench/tracegen_db.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -653,9 +655,15 @@ bool writeSeedCaseJob(const std::string& dir, const SeedCaseOptions& o)
             {"rank_id", r}};
         nlohmann::ordered_json meta = {{"distributed_backend", "hccl"}, {"world_size", o.ranks}};
         if (!writeFile(run / ("profiler_info_" + std::to_string(r) + ".json"), info.dump(1)) ||
-            !writeFile(run / "profiler_metadata.json", meta.dump(1)) ||
-            !writeFile(run / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", text))
+            !writeFile(run / "profiler_metadata.json", meta.dump(1)))
             return false;
+        if (o.database) {
+            const fs::path db = run / "ASCEND_PROFILER_OUTPUT" /
+                                ("ascend_pytorch_profiler_" + std::to_string(r) + ".db");
+            if (!tracegen::writeDatabaseOfText(text, db.string(), r, nullptr)) return false;
+        } else if (!writeFile(run / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", text)) {
+            return false;
+        }
     }
     return true;
 }

@@ -26,7 +26,8 @@ struct SeedCaseOptions {
     TimeNs allReduceNs = 200'000'000;
     TimeNs extraMemcpyNs = 200'000'000;
     std::uint64_t count = 67'108'864; // FP32 elements of the AllReduce
-    bool kineto = false; // false: torch_npu trace_view.json shape; true: Kineto/NCCL shape
+    bool kineto = false;   // false: torch_npu trace_view.json shape; true: Kineto/NCCL shape
+    bool database = false; // torch_npu shape written as its database export (writeSeedCaseJob)
     bool withStack =
         true; // python_function + "Call stack" with custom_attention_forward / torch.empty
     std::uint64_t stepBase = 40; // ProfilerStep#(stepBase + i)

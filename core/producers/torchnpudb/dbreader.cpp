@@ -13,12 +13,15 @@
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -95,6 +98,14 @@ public:
         const std::size_t at = b.size();
         b.append(s);
         return {b.data() + at, static_cast<std::uint32_t>(s.size())};
+    }
+
+    // Empty again, keeping the first block's capacity for the next piece.
+    void clear()
+    {
+        while (m_blocks.size() > 1)
+            m_blocks.pop_back();
+        if (!m_blocks.empty()) m_blocks.front().clear();
     }
 
 private:
@@ -249,22 +260,19 @@ private:
     {
         return {s.data(), static_cast<std::uint32_t>(s.size())};
     }
-    static JsonScalar unsignedValue(std::uint64_t v, char* buf)
+    // Integers need no text: the builder reads their bits (and prints them when it must).
+    static JsonScalar unsignedValue(std::uint64_t v, char*)
     {
         JsonScalar s;
         s.kind = JsonScalar::UInt;
         s.bits = v;
-        auto r = std::to_chars(buf, buf + 24, v);
-        s.text = {buf, static_cast<std::uint32_t>(r.ptr - buf)};
         return s;
     }
-    static JsonScalar integer(std::int64_t v, char* buf)
+    static JsonScalar integer(std::int64_t v, char*)
     {
         JsonScalar s;
         s.kind = v < 0 ? JsonScalar::Int : JsonScalar::UInt;
         s.bits = static_cast<std::uint64_t>(v);
-        auto r = std::to_chars(buf, buf + 24, v);
-        s.text = {buf, static_cast<std::uint32_t>(r.ptr - buf)};
         return s;
     }
 
@@ -292,29 +300,74 @@ bool looksLikeDims(std::string_view s)
     });
 }
 
+// An HCCL task's COMMUNICATION_TASK_INFO row (the ids as stored; -1: NULL).
+struct CommTask {
+    std::int64_t globalTaskId = 0, type = -1, plane = -1, group = -1, notify = -1, src = -1,
+                 dst = -1, transport = -1, size = 0, dataType = -1, link = -1;
+    bool operator<(const CommTask& o) const { return globalTaskId < o.globalTaskId; }
+};
+
 // What every pass shares, read first (small tables).
 struct Shared {
-    std::unordered_map<std::int64_t, std::string> strings;
+    // STRING_IDS in dense banks: msprof's ids from 0, torch_npu's from 1 << 28 and 2 << 28.
+    std::vector<std::vector<std::string>> banks = std::vector<std::vector<std::string>>(8);
+    std::unordered_map<std::int64_t, std::string> otherStrings; // ids outside the banks
     std::map<std::int64_t, std::string> apiTypes, dataTypes, linkTypes, transportTypes;
     std::unordered_map<std::int64_t, std::string> callchains; // id -> "frame;\r\nframe..."
     // CONNECTION_IDS: row index -> its values; how many rows name each value.
-    std::unordered_map<std::int64_t, std::vector<std::int64_t>> connections;
-    std::unordered_map<std::int64_t, int> connectionUses;
-    bool swappedInputs = false;
+    // Flat and sorted: millions of rows in a big run, looked up per row.
+    std::vector<std::pair<std::int64_t, std::int64_t>> connections; // (row index, value)
+    std::vector<std::int64_t> linkedValues;                         // every value, sorted
+    // COMMUNICATION_TASK_INFO without an index on globalTaskId (torch_npu creates one): held
+    // here sorted, instead of joined per piece (SQLite would index the whole table each time).
+    std::vector<CommTask> commTasks;
+    bool commInMemory = false;
     std::uint64_t hostPid = 0;
     std::int64_t device = 0; // the rank's device (RANK_DEVICE_MAP), for the HCCL process
     // HCCL groups in the order of their first op: the group thread's tid; planes follow it.
     std::map<std::int64_t, std::int64_t> groupTid;
     std::vector<std::pair<std::int64_t, std::vector<std::int64_t>>> groupPlanes; // in order
-    // FFTS+ sub-tasks: (device, stream, task id) -> their starts, to hide their parents.
-    std::unordered_map<std::uint64_t, std::vector<std::int64_t>> subtasks;
+    // FFTS+ sub-tasks: (device, stream, task id) and start, sorted, to hide their parents.
+    std::vector<std::pair<std::uint64_t, std::int64_t>> subtasks;
     std::optional<int> rank;
 
+    void addString(std::int64_t id, std::string_view value)
+    {
+        const std::int64_t bank = id >> 28, at = id & ((1 << 28) - 1);
+        if (id >= 0 && bank < std::int64_t(banks.size()) && at < (1 << 24)) {
+            auto& b = banks[std::size_t(bank)];
+            if (b.size() <= std::size_t(at)) b.resize(std::size_t(at) + 1);
+            b[std::size_t(at)] = value;
+        } else {
+            otherStrings[id] = value;
+        }
+    }
     std::string_view str(std::optional<std::int64_t> id) const
     {
         if (!id) return {};
-        auto it = strings.find(*id);
-        return it == strings.end() ? std::string_view() : std::string_view(it->second);
+        const std::int64_t bank = *id >> 28, at = *id & ((1 << 28) - 1);
+        if (*id >= 0 && bank < std::int64_t(banks.size()))
+            return std::size_t(at) < banks[std::size_t(bank)].size()
+                       ? std::string_view(banks[std::size_t(bank)][std::size_t(at)])
+                       : std::string_view();
+        auto it = otherStrings.find(*id);
+        return it == otherStrings.end() ? std::string_view() : std::string_view(it->second);
+    }
+    // The values of a torch op's CONNECTION_IDS row index.
+    std::span<const std::pair<std::int64_t, std::int64_t>> valuesOf(std::int64_t index) const
+    {
+        auto lo = std::lower_bound(connections.begin(), connections.end(),
+                                   std::make_pair(index, std::numeric_limits<std::int64_t>::min()));
+        auto hi = lo;
+        while (hi != connections.end() && hi->first == index)
+            ++hi;
+        return {lo, hi};
+    }
+    // How many rows name a value (0: a connection id no torch op links).
+    std::size_t uses(std::int64_t value) const
+    {
+        auto [lo, hi] = std::equal_range(linkedValues.begin(), linkedValues.end(), value);
+        return std::size_t(hi - lo);
     }
     static std::string_view name(const std::map<std::int64_t, std::string>& m,
                                  std::optional<std::int64_t> id)
@@ -330,15 +383,38 @@ std::uint64_t subtaskKey(std::int64_t device, std::int64_t stream, std::int64_t 
     return (std::uint64_t(device) << 48) ^ (std::uint64_t(stream) << 24) ^ std::uint64_t(task);
 }
 
-// One pass over a table into its own partial builder, on its own connection.
-struct Pass {
-    explicit Pass(std::string t) : table(std::move(t)) {}
-    std::string table; // for messages
+// A row range of a big table, read on its own connection into its own partial model; pieces
+// are absorbed in table and row order, so ids are the same whatever ran first.
+struct Piece {
+    enum class Kind : std::uint8_t { Python, Cann, Task, Counters } kind = Kind::Task;
+    const char* table = "";
+    std::int64_t lo = 0, hi = 0; // rowid range, inclusive
+};
+
+// What a piece produced; recycled from piece to piece (the builder keeps its capacity).
+struct PieceOut {
     TraceBuilder builder{true};
     TextArena arena;
     std::string error;      // a read that stopped (damaged file): what was read is kept
     bool cancelled = false; // the user cancelled
+    bool sawStep = false;
+    std::uint64_t rows = 0;
+    // Compute tasks per device (the Overlap Analysis lanes) and the model ids of hidden FFTS+
+    // parents by connection id (an HCCL op's "model id").
+    std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> compute;
+    std::vector<std::pair<std::int64_t, std::int64_t>> hidden;
+
+    void reset()
+    {
+        builder.recycle();
+        arena.clear();
+        error.clear();
+        cancelled = sawStep = false;
+        rows = 0;
+    }
 };
+
+constexpr std::int64_t kPieceRows = 1 << 16;
 
 class Reader {
 public:
@@ -397,32 +473,71 @@ public:
         Emitter meta(main, mainArena);
         writeLayout(db, meta);
 
-        // The big tables at once, each on its own connection into its own partial builder;
-        // absorbed in a fixed order so ids are the same whatever ran first.
-        Pass python{"PYTORCH_API"}, cann{"CANN_API"}, device{"TASK"}, counters{"NPU_MEM"};
-        std::atomic<bool> sawStep{false};
-        {
-            TaskGroup group;
-            group.run(
-                [&] { guarded(device, [&](sqlite::Database& d) { readDevice(d, device); }); });
-            group.run([&] {
-                guarded(python, [&](sqlite::Database& d) { readPython(d, python, sawStep); });
-            });
-            group.run([&] { guarded(cann, [&](sqlite::Database& d) { readCann(d, cann); }); });
-            group.run([&] {
-                guarded(counters, [&](sqlite::Database& d) { readCounters(d, counters); });
-            });
-            group.wait();
+        // The big tables in row ranges, read at once on the pool's threads in waves, each
+        // piece into its own partial model, absorbed in order: what one builder would build.
+        // The tables' pieces interleaved by their share of each table, so the first wave is
+        // like the whole and projects the model's size (reserveAhead below).
+        std::vector<std::pair<double, Piece>> order;
+        for (auto [kind, table] :
+             {std::pair{Piece::Kind::Python, "PYTORCH_API"},
+              std::pair{Piece::Kind::Cann, "CANN_API"}, std::pair{Piece::Kind::Task, "TASK"}}) {
+            const auto [lo, hi] = rowidRange(db, table);
+            for (std::int64_t a = lo; a <= hi; a += kPieceRows)
+                order.push_back({double(a - lo) / double(hi - lo + 1),
+                                 {kind, table, a, std::min(hi, a + kPieceRows - 1)}});
         }
+        std::stable_sort(order.begin(), order.end(),
+                         [](const auto& x, const auto& y) { return x.first < y.first; });
+        std::vector<Piece> pieces;
+        for (auto& [share, piece] : order)
+            pieces.push_back(piece);
+        pieces.push_back({Piece::Kind::Counters, "NPU_MEM", 0, 0});
+        WorkPool& pool = WorkPool::global();
+        const std::size_t wave = std::size_t(std::max(2, pool.threadCount())) * 2;
+        std::vector<std::unique_ptr<PieceOut>> outs;
+        for (std::size_t i = 0; i < wave; ++i)
+            outs.push_back(std::make_unique<PieceOut>());
         std::string error;
-        bool stopped = false;
-        for (Pass* p : {&python, &cann, &device, &counters}) {
-            stopped |= p->cancelled;
-            if (error.empty() && !p->error.empty()) error = p->error;
+        bool sawStep = false, stopped = false;
+        std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> compute;
+        std::unordered_map<std::int64_t, std::int64_t> modelOf;
+        for (std::size_t first = 0; first < pieces.size() && !stopped; first += wave) {
+            const std::size_t n = std::min(wave, pieces.size() - first);
+            {
+                TaskGroup group(pool);
+                for (std::size_t k = 0; k < n; ++k)
+                    group.run([&, k] { readPiece(pieces[first + k], *outs[k]); });
+                group.wait();
+            }
+            for (std::size_t k = 0; k < n; ++k) {
+                PieceOut& o = *outs[k];
+                stopped |= o.cancelled;
+                if (error.empty() && !o.error.empty()) error = o.error;
+                main.absorb(o.builder);
+                sawStep |= o.sawStep;
+                for (auto& [dev, iv] : o.compute) {
+                    auto& all = compute[dev];
+                    all.insert(all.end(), iv.begin(), iv.end());
+                }
+                for (auto [conn, model] : o.hidden)
+                    modelOf.emplace(conn, model);
+                o.compute.clear();
+                o.hidden.clear();
+                advance(o.rows);
+                o.reset();
+            }
+            // The big arrays sized once for the whole database (from the rows read so far),
+            // so they are not copied as they double.
+            if (first == 0 && m_rowsDone > 0)
+                main.reserveAhead(double(m_rowsTotal) / double(m_rowsDone.load()), budget);
         }
+        outs.clear();
         if (stopped || cancelled()) return failed(LoadStop::Cancelled, "loading was cancelled");
-        for (Pass* p : {&python, &cann, &device, &counters})
-            main.absorb(p->builder);
+        // The HCCL ops, their flows and the Overlap Analysis lanes (small), on this thread.
+        Lanes lanes;
+        lanes.compute = std::move(compute);
+        if (error.empty()) readOps(db, meta, modelOf, lanes, &error);
+        lanes.write(meta, shared.hostPid, shared.device);
         if (!sawStep) writeSteps(db, meta);
 
         r.status = LoadStatus::Complete;
@@ -565,44 +680,109 @@ private:
         return true;
     }
 
+    // The small tables and the lookups every piece needs, in three parts at once (each on its
+    // own connection): names and layout; the torch ops' links; the HCCL tasks' info.
     std::string readShared(sqlite::Database& db, Shared& s)
     {
-        std::string error;
+        std::string errors[3];
+        auto names = [&](sqlite::Database& d, std::string* error) {
+            return query(d, "SELECT id, value FROM STRING_IDS", "STRING_IDS", error,
+                         [&](sqlite::Statement& st) {
+                             if (auto id = st.integer(0)) s.addString(*id, st.text(1));
+                         }) &&
+                   readEnum(d, "ENUM_API_TYPE", s.apiTypes, error) &&
+                   readEnum(d, "ENUM_HCCL_DATA_TYPE", s.dataTypes, error) &&
+                   readEnum(d, "ENUM_HCCL_LINK_TYPE", s.linkTypes, error) &&
+                   readEnum(d, "ENUM_HCCL_TRANSPORT_TYPE", s.transportTypes, error) &&
+                   readCallchains(d, s, error) &&
+                   query(d, "SELECT rankId, deviceId FROM RANK_DEVICE_MAP", "RANK_DEVICE_MAP",
+                         error,
+                         [&](sqlite::Statement& st) {
+                             auto rank = st.integer(0), dev = st.integer(1);
+                             if (rank && *rank >= 0 && *rank < (1 << 24) && !s.rank)
+                                 s.rank = int(*rank);
+                             if (dev && *dev >= 0 && *dev < 32) s.device = *dev;
+                         }) &&
+                   readHostPid(d, s, error) && readGroups(d, s, error);
+        };
+        auto links = [&](sqlite::Database& d, std::string* error) {
+            const bool ok = query(d, "SELECT id, connectionId FROM CONNECTION_IDS",
+                                  "CONNECTION_IDS", error, [&](sqlite::Statement& st) {
+                                      auto id = st.integer(0), value = st.integer(1);
+                                      if (!id || !value) return;
+                                      s.connections.emplace_back(*id, *value);
+                                      s.linkedValues.push_back(*value);
+                                  });
+            std::sort(s.connections.begin(), s.connections.end());
+            std::sort(s.linkedValues.begin(), s.linkedValues.end());
+            return ok;
+        };
+        auto hccl = [&](sqlite::Database& d, std::string* error) {
+            const bool ok =
+                query(d,
+                      "SELECT deviceId, streamId, taskId, startNs FROM TASK WHERE contextId != "
+                      "4294967295",
+                      "TASK", error,
+                      [&](sqlite::Statement& st) {
+                          auto dv = st.integer(0), str = st.integer(1), t = st.integer(2),
+                               ts = st.integer(3);
+                          if (dv && str && t && ts)
+                              s.subtasks.emplace_back(subtaskKey(*dv, *str, *t), *ts);
+                      }) &&
+                readCommTasks(d, s, error);
+            std::sort(s.subtasks.begin(), s.subtasks.end());
+            return ok;
+        };
+        {
+            TaskGroup group;
+            group.run([&] { names(db, &errors[0]); });
+            for (int k = 1; k < 3; ++k)
+                group.run([&, k] {
+                    sqlite::Database own;
+                    if (!m_open(own)) {
+                        errors[k] = own.error();
+                        return;
+                    }
+                    if (k == 1)
+                        links(own, &errors[k]);
+                    else
+                        hccl(own, &errors[k]);
+                });
+            group.wait();
+        }
+        for (const std::string& e : errors)
+            if (!e.empty()) return e;
+        return {};
+    }
+
+    bool readCommTasks(sqlite::Database& db, Shared& s, std::string* error)
+    {
+        if (!db.hasTable("COMMUNICATION_TASK_INFO") ||
+            db.hasIndexOn("COMMUNICATION_TASK_INFO", "globalTaskId"))
+            return true;
+        s.commInMemory = true;
         const bool ok =
-            query(db, "SELECT id, value FROM STRING_IDS", "STRING_IDS", &error,
-                  [&](sqlite::Statement& st) {
-                      if (auto id = st.integer(0)) s.strings[*id] = std::string(st.text(1));
-                  }) &&
-            readEnum(db, "ENUM_API_TYPE", s.apiTypes, &error) &&
-            readEnum(db, "ENUM_HCCL_DATA_TYPE", s.dataTypes, &error) &&
-            readEnum(db, "ENUM_HCCL_LINK_TYPE", s.linkTypes, &error) &&
-            readEnum(db, "ENUM_HCCL_TRANSPORT_TYPE", s.transportTypes, &error) &&
-            readCallchains(db, s, &error) &&
-            query(db, "SELECT id, connectionId FROM CONNECTION_IDS", "CONNECTION_IDS", &error,
-                  [&](sqlite::Statement& st) {
-                      auto id = st.integer(0), value = st.integer(1);
-                      if (!id || !value) return;
-                      s.connections[*id].push_back(*value);
-                      ++s.connectionUses[*value];
-                  }) &&
-            query(db, "SELECT rankId, deviceId FROM RANK_DEVICE_MAP", "RANK_DEVICE_MAP", &error,
-                  [&](sqlite::Statement& st) {
-                      auto rank = st.integer(0), dev = st.integer(1);
-                      if (rank && *rank >= 0 && *rank < (1 << 24) && !s.rank) s.rank = int(*rank);
-                      if (dev && *dev >= 0 && *dev < 32) s.device = *dev;
-                  }) &&
-            readHostPid(db, s, &error) && readGroups(db, s, &error) &&
             query(db,
-                  "SELECT deviceId, streamId, taskId, startNs FROM TASK WHERE contextId != "
-                  "4294967295",
-                  "TASK", &error,
-                  [&](sqlite::Statement& st) {
-                      auto d = st.integer(0), str = st.integer(1), t = st.integer(2),
-                           ts = st.integer(3);
-                      if (d && str && t && ts) s.subtasks[subtaskKey(*d, *str, *t)].push_back(*ts);
-                  }) &&
-            readInputsOrder(db, s, &error);
-        return ok ? std::string() : error;
+                  "SELECT globalTaskId, taskType, planeId, groupName, notifyId, srcRank, dstRank, "
+                  "transportType, size, dataType, linkType FROM COMMUNICATION_TASK_INFO",
+                  "COMMUNICATION_TASK_INFO", error, [&](sqlite::Statement& st) {
+                      if (auto g = st.integer(0)) s.commTasks.push_back(commTask(st, 0, *g));
+                  });
+        std::sort(s.commTasks.begin(), s.commTasks.end());
+        return ok;
+    }
+
+    // A CommTask from the 11 columns at col: globalTaskId, taskType, planeId, groupName,
+    // notifyId, srcRank, dstRank, transportType, size, dataType, linkType.
+    static CommTask commTask(const sqlite::Statement& st, int col, std::int64_t globalTaskId)
+    {
+        CommTask c;
+        c.globalTaskId = globalTaskId;
+        std::int64_t* fields[] = {&c.type, &c.plane,     &c.group, &c.notify,   &c.src,
+                                  &c.dst,  &c.transport, &c.size,  &c.dataType, &c.link};
+        for (int i = 0; i < 10; ++i)
+            if (auto v = st.integer(col + 1 + i)) *fields[i] = *v;
+        return c;
     }
 
     bool readEnum(sqlite::Database& db, const char* table, std::map<std::int64_t, std::string>& out,
@@ -681,22 +861,6 @@ private:
         return ok;
     }
 
-    bool readInputsOrder(sqlite::Database& db, Shared& s, std::string* error)
-    {
-        int dimsInDtypes = 0, dimsInShapes = 0;
-        const bool ok =
-            query(db,
-                  "SELECT inputDtypes, inputShapes FROM PYTORCH_API WHERE inputDtypes IS NOT NULL "
-                  "AND inputShapes IS NOT NULL LIMIT 256",
-                  "PYTORCH_API", error, [&](sqlite::Statement& st) {
-                      const std::string_view a = s.str(st.integer(0)), b = s.str(st.integer(1));
-                      dimsInDtypes += looksLikeDims(a) && !looksLikeDims(b);
-                      dimsInShapes += looksLikeDims(b) && !looksLikeDims(a);
-                  });
-        s.swappedInputs = dimsInDtypes > dimsInShapes;
-        return ok;
-    }
-
     // Processes and threads, named and sorted as the text export has them.
     void writeLayout(sqlite::Database& db, Emitter& e)
     {
@@ -730,39 +894,68 @@ private:
         }
     }
 
-    // Runs a pass on its own connection; a failure keeps what the pass read.
-    void guarded(Pass& pass, const std::function<void(sqlite::Database&)>& body)
+    static std::pair<std::int64_t, std::int64_t> rowidRange(sqlite::Database& db, const char* table)
+    {
+        if (!db.hasTable(table)) return {1, 0};
+        // Both ends of the table's b-tree: two page paths, not a scan.
+        sqlite::Statement st =
+            db.prepare(std::string("SELECT min(rowid), max(rowid) FROM ") + table, table);
+        if (!st.valid() || !st.step() || st.isNull(0)) return {1, 0};
+        return {st.integer(0).value_or(1), st.integer(1).value_or(0)};
+    }
+
+    // Reads a piece on its own connection; a failure keeps what the piece read.
+    void readPiece(const Piece& piece, PieceOut& out)
     {
         sqlite::Database db;
         if (!m_open(db)) {
-            pass.error = db.error();
+            out.error = db.error();
             return;
         }
         try {
-            body(db);
+            switch (piece.kind) {
+            case Piece::Kind::Python:
+                readPython(db, piece, out);
+                break;
+            case Piece::Kind::Cann:
+                readCann(db, piece, out);
+                break;
+            case Piece::Kind::Task:
+                readTasks(db, piece, out);
+                break;
+            case Piece::Kind::Counters:
+                readCounters(db, out);
+                break;
+            }
         } catch (const std::bad_alloc&) {
-            pass.error = m_name + ": table " + pass.table + ": out of memory";
+            out.error = m_name + ": table " + piece.table + ": out of memory";
         }
-        if (pass.error == "loading was cancelled") {
-            pass.cancelled = true;
-            pass.error.clear();
+        if (out.error == "loading was cancelled") {
+            out.cancelled = true;
+            out.error.clear();
         }
     }
 
-    void readPython(sqlite::Database& db, Pass& pass, std::atomic<bool>& sawStep)
+    // " WHERE rowid BETWEEN lo AND hi" of a piece.
+    static std::string range(const Piece& p, const char* column = "rowid")
+    {
+        return std::string(" WHERE ") + column + " BETWEEN " + std::to_string(p.lo) + " AND " +
+               std::to_string(p.hi);
+    }
+
+    void readPython(sqlite::Database& db, const Piece& piece, PieceOut& out)
     {
         const Shared& s = *m_shared;
-        Emitter e(pass.builder, pass.arena);
+        Emitter e(out.builder, out.arena);
         Args a;
         std::set<std::uint64_t> threads, processes{s.hostPid};
         const std::string sql =
             std::string("SELECT startNs, endNs, globalTid, connectionId, name, "
                         "sequenceNumber, fwdThreadId, inputDtypes, inputShapes, "
                         "callchainId, ") +
-            (m_hasType ? "type" : "NULL") + " FROM PYTORCH_API";
-        std::uint64_t rows = 0;
-        query(db, sql, "PYTORCH_API", &pass.error, [&](sqlite::Statement& st) {
-            if (++rows % kRowsPerCheck == 0) advance(kRowsPerCheck);
+            (m_hasType ? "type" : "NULL") + " FROM PYTORCH_API" + range(piece);
+        query(db, sql, "PYTORCH_API", &out.error, [&](sqlite::Statement& st) {
+            ++out.rows;
             // torch_npu stores these two times as TEXT: read exactly as integers.
             const auto start = st.integer(0), end = st.integer(1), gtid = st.integer(2);
             if (!start || !end || !gtid) {
@@ -791,7 +984,9 @@ private:
                 a.num("Sequence number", seq.value_or(-1));
                 a.num("Fwd thread id", st.integer(6).value_or(0));
                 std::string_view dims = s.str(st.integer(7)), types = s.str(st.integer(8));
-                if (s.swappedInputs) std::swap(dims, types);
+                // torch_npu up to 6.0 wrote the dims into inputDtypes and the types into
+                // inputShapes: told apart by content.
+                if (looksLikeDims(types) && !looksLikeDims(dims)) std::swap(dims, types);
                 if (!st.isNull(7) || !st.isNull(8))
                     a.str("Input Dims", dims).str("Input type", types);
                 if (auto cc = st.integer(9)) {
@@ -799,7 +994,7 @@ private:
                     if (it != s.callchains.end()) a.str("Call stack", it->second);
                 }
             }
-            if (name.starts_with("ProfilerStep#")) sawStep = true;
+            if (name.starts_with("ProfilerStep#")) out.sawStep = true;
             const std::string& args = a.done();
             e.slice(pid, tid, *start, *end, name, cat,
                     args.size() > 2 ? std::string_view(args) : std::string_view());
@@ -807,10 +1002,8 @@ private:
             // a forward op to its backward; a value on one op is its launch (torch_to_npu).
             const auto conn = st.integer(3);
             if (!conn) return;
-            auto it = s.connections.find(*conn);
-            if (it == s.connections.end()) return;
-            for (std::int64_t v : it->second) {
-                const int uses = s.connectionUses.at(v);
+            for (const auto& [index, v] : s.valuesOf(*conn)) {
+                const std::size_t uses = s.uses(v);
                 if (type == 50002)
                     e.flow(cat == "enqueue" ? 's' : 'f', pid, tid, *start, "async_task_queue",
                            "enqueue_to_dequeue", v);
@@ -821,22 +1014,22 @@ private:
                     e.flow('s', pid, tid, *start, "async_npu", "torch_to_npu", v);
             }
         });
-        advance(rows % kRowsPerCheck);
     }
 
-    void readCann(sqlite::Database& db, Pass& pass)
+    void readCann(sqlite::Database& db, const Piece& piece, PieceOut& out)
     {
         const Shared& s = *m_shared;
-        Emitter e(pass.builder, pass.arena);
+        Emitter e(out.builder, out.arena);
         Args a;
         std::set<std::int64_t> threads;
         std::set<std::uint64_t> processes{formatPid(s.hostPid, kSortCann, 0)};
         std::unordered_map<std::int64_t, std::string> prefix; // api type -> "AscendCL@"
         std::string name;
-        std::uint64_t rows = 0;
-        query(db, "SELECT startNs, endNs, type, globalTid, connectionId, name FROM CANN_API",
-              "CANN_API", &pass.error, [&](sqlite::Statement& st) {
-                  if (++rows % kRowsPerCheck == 0) advance(kRowsPerCheck);
+        query(db,
+              "SELECT startNs, endNs, type, globalTid, connectionId, name FROM CANN_API" +
+                  range(piece),
+              "CANN_API", &out.error, [&](sqlite::Statement& st) {
+                  ++out.rows;
                   const auto start = st.integer(0), end = st.integer(1), gtid = st.integer(3);
                   if (!start || !end || !gtid) {
                       e.skipped(1);
@@ -871,43 +1064,38 @@ private:
                   if (auto c = st.integer(4)) a.num("connection_id", *c);
                   e.slice(pid, tid, *start, *end, name, "", a.done());
               });
-        advance(rows % kRowsPerCheck);
     }
 
-    // TASK with its compute and communication info, the HCCL ops, their flows from the CANN
-    // launches, and the Overlap Analysis lanes.
-    void readDevice(sqlite::Database& db, Pass& pass)
+    // TASK rows with their compute and communication info and the CANN call that launched
+    // them (its HostToDevice flow starts there).
+    void readTasks(sqlite::Database& db, const Piece& piece, PieceOut& out)
     {
-        if (!db.hasTable("TASK")) return readOps(db, pass, {});
         const Shared& s = *m_shared;
-        Emitter e(pass.builder, pass.arena);
+        Emitter e(out.builder, out.arena);
         Args a;
         std::set<std::pair<std::int64_t, std::int64_t>> streams;
-        std::unordered_set<std::int64_t> hostFlow, npuFlow;     // connection ids given their flow
-        std::unordered_map<std::int64_t, std::int64_t> modelOf; // connection id -> model id
-        Lanes lanes;
         const bool hasCompute = db.hasTable("COMPUTE_TASK_INFO");
-        const bool hasComm = db.hasTable("COMMUNICATION_TASK_INFO");
+        const bool hasComm = db.hasTable("COMMUNICATION_TASK_INFO") && !s.commInMemory;
         const bool hasCann = db.hasTable("CANN_API");
         std::string sql =
             "SELECT t.startNs, t.endNs, t.deviceId, t.connectionId, t.taskType, t.contextId, "
             "t.streamId, t.taskId, t.modelId, ";
         sql += hasCompute ? "c.name, c.taskType, " : "NULL, NULL, ";
-        sql += hasComm ? "m.taskType, m.planeId, m.groupName, m.notifyId, m.srcRank, m.dstRank, "
-                         "m.transportType, m.size, m.dataType, m.linkType, "
-                       : "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ";
+        sql += hasComm ? "m.globalTaskId, m.taskType, m.planeId, m.groupName, m.notifyId, "
+                         "m.srcRank, m.dstRank, m.transportType, m.size, m.dataType, m.linkType, "
+                       : "t.globalTaskId, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+                         "NULL, ";
         sql += hasCann ? "h.globalTid, h.startNs " : "NULL, NULL ";
         sql += "FROM TASK t ";
         if (hasCompute) sql += "LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId ";
         if (hasComm)
             sql += "LEFT JOIN COMMUNICATION_TASK_INFO m ON m.globalTaskId = t.globalTaskId ";
         if (hasCann) sql += "LEFT JOIN CANN_API h ON h.connectionId = t.connectionId ";
-        sql += "ORDER BY t.startNs";
+        sql += range(piece, "t.rowid");
         const std::uint64_t hccl = formatPid(s.hostPid, kSortHccl, s.device);
         std::string name;
-        std::uint64_t rows = 0;
-        query(db, sql, "TASK", &pass.error, [&](sqlite::Statement& st) {
-            if (++rows % kRowsPerCheck == 0) advance(kRowsPerCheck);
+        query(db, sql, "TASK", &out.error, [&](sqlite::Statement& st) {
+            ++out.rows;
             const auto start = st.integer(0), end = st.integer(1);
             if (!start || !end) {
                 e.skipped(1);
@@ -921,11 +1109,11 @@ private:
             // An FFTS+ parent task is hidden behind its sub-tasks, as msprof shows it
             // (ascend_hardware_assembler.cpp); the HCCL op's parent gives the op its model id.
             if (context == kU32None) {
-                auto it = s.subtasks.find(subtaskKey(dev, stream, task));
-                if (it != s.subtasks.end() &&
-                    std::any_of(it->second.begin(), it->second.end(),
-                                [&](std::int64_t t) { return t >= *start && t <= *end; })) {
-                    if (conn) modelOf.emplace(*conn, model);
+                const std::uint64_t key = subtaskKey(dev, stream, task);
+                auto it = std::lower_bound(s.subtasks.begin(), s.subtasks.end(),
+                                           std::make_pair(key, *start));
+                if (it != s.subtasks.end() && it->first == key && it->second <= *end) {
+                    if (conn) out.hidden.emplace_back(*conn, model);
                     return;
                 }
             }
@@ -937,6 +1125,16 @@ private:
                 e.threadMeta(pid, std::uint64_t(stream), "Stream " + std::to_string(stream),
                              stream);
             }
+            // Its HCCL task info: joined (columns 11-21), or looked up in memory.
+            std::optional<CommTask> comm;
+            if (!s.commInMemory) {
+                if (!st.isNull(11)) comm = commTask(st, 11, st.integer(11).value_or(0));
+            } else if (auto g = st.integer(11)) {
+                CommTask key;
+                key.globalTaskId = *g;
+                auto it = std::lower_bound(s.commTasks.begin(), s.commTasks.end(), key);
+                if (it != s.commTasks.end() && it->globalTaskId == *g) comm = *it;
+            }
             const std::string_view hostType = s.str(st.integer(4));
             const bool compute = !st.isNull(9);
             name.assign(compute ? s.str(st.integer(9)) : hostType);
@@ -947,80 +1145,74 @@ private:
             a.num("Task Id", task).num("Subtask Id", context);
             if (conn) a.num("connection_id", *conn);
             e.slice(pid, std::uint64_t(stream), *start, *end, name, "", a.done());
-            lanes.task(dev, *start, *end, compute, hostType);
+            if (compute && *end > *start) out.compute[dev].emplace_back(*start, *end);
 
             // The launch's flow (msprof's HostToDevice: compute tasks, copies, events) and the
-            // torch op's (torch_to_npu: its first task).
-            if (conn && !st.isNull(21) &&
+            // torch op's (torch_to_npu). A launch with several tasks starts one arrow to each
+            // (its start step written once per task: the builder binds both to one slice).
+            if (conn && !st.isNull(22) &&
                 (compute || hostType == "MEMCPY_ASYNC" || hostType == "EVENT_RECORD" ||
                  hostType == "EVENT_WAIT")) {
-                hostLaunchFlow(e, *conn, st.integer(21).value_or(0), st.integer(22).value_or(0),
-                               hostFlow);
+                hostLaunchFlow(e, *conn, st.integer(22).value_or(0), st.integer(23).value_or(0));
                 e.flow('f', pid, std::uint64_t(stream), *start, "HostToDevice", "HostToDevice",
                        *conn);
             }
             // (An HCCL task shares its op's id: the op takes that flow, in readOps.)
-            if (conn && st.isNull(11) && s.connectionUses.count(*conn) &&
-                npuFlow.insert(*conn).second)
+            if (conn && !comm && s.uses(*conn))
                 e.flow('f', pid, std::uint64_t(stream), *start, "async_npu", "torch_to_npu", *conn);
 
             // An HCCL task is also shown on its plane of its group's thread block.
-            if (st.isNull(11)) return;
-            const auto plane = st.integer(12), group = st.integer(13);
-            if (!plane || *plane < 0 || *plane >= kU32None || !group) return;
-            auto g = s.groupTid.find(*group);
+            if (!comm) return;
+            const std::int64_t plane = comm->plane;
+            if (plane < 0 || plane >= kU32None) return;
+            auto g = s.groupTid.find(comm->group);
             if (g == s.groupTid.end()) return;
-            const std::string_view hcclType = s.str(st.integer(11));
+            const std::string_view hcclType = s.str(comm->type);
             a.clear();
             // notify_id as the text writes it: a string, none as 2^64-1 (1.0.0 stores
             // INT64_MAX, 1.2.0 -1).
-            const std::int64_t notify = st.integer(14).value_or(-1);
+            const std::int64_t notify = comm->notify;
             a.str("notify_id", notify < 0 || notify == INT64_MAX
                                    ? std::string("18446744073709551615")
                                    : std::to_string(notify));
             a.num("stream id", stream).num("task id", task).num("context id", context);
             a.str("task type", hcclType);
-            a.num("src rank", st.integer(15).value_or(kU32None));
-            a.num("dst rank", st.integer(16).value_or(kU32None));
-            a.str("transport type", Shared::name(s.transportTypes, st.integer(17)));
-            const std::int64_t size = st.integer(18).value_or(0);
+            a.num("src rank", comm->src < 0 ? kU32None : comm->src);
+            a.num("dst rank", comm->dst < 0 ? kU32None : comm->dst);
+            a.str("transport type", Shared::name(s.transportTypes, comm->transport));
+            const std::int64_t size = comm->size;
             a.num("size(Byte)", size);
-            a.str("data type", Shared::name(s.dataTypes, st.integer(19)));
-            a.str("link type", Shared::name(s.linkTypes, st.integer(20)));
+            a.str("data type", Shared::name(s.dataTypes, comm->dataType));
+            a.str("link type", Shared::name(s.linkTypes, comm->link));
             // bytes / ns = GB/s (10^9), msprof's hccl_calculator.
             const std::int64_t dur = *end - *start;
             a.real("bandwidth(GB/s)", dur > 0 && size > 0 ? double(size) / double(dur) : 0.0);
             a.num("model id", model);
-            e.slice(hccl, std::uint64_t(g->second + *plane + 1), *start, *end, hcclType, "",
+            e.slice(hccl, std::uint64_t(g->second + plane + 1), *start, *end, hcclType, "",
                     a.done());
         });
-        advance(rows % kRowsPerCheck);
-        if (pass.error.empty()) readOps(db, pass, modelOf, &hostFlow, &npuFlow, &lanes);
-        if (pass.error.empty()) lanes.write(e, s.hostPid, s.device);
     }
 
-    // Streamed unions of the Overlap Analysis lanes (msprof pipeline_overlap_viewer.py):
-    // computing = tasks with compute info, communication = HCCL ops; not overlapped =
-    // communication - computing; free = the gaps between busy sections.
+    // The Overlap Analysis lanes (msprof pipeline_overlap_viewer.py): computing = the union of
+    // the tasks with compute info, communication = the union of the HCCL ops; not overlapped =
+    // communication - computing; free = the gaps between busy sections. Per device.
     struct Lanes {
-        struct Union {
-            std::vector<std::pair<std::int64_t, std::int64_t>> merged;
-            void add(std::int64_t a, std::int64_t b)
-            {
-                if (b <= a) return;
-                if (!merged.empty() && a <= merged.back().second)
-                    merged.back().second = std::max(merged.back().second, b);
-                else
-                    merged.emplace_back(a, b);
-            }
-        };
-        std::map<std::int64_t, Union> compute, comm; // per device; input sorted by start
-        void task(std::int64_t dev, std::int64_t a, std::int64_t b, bool isCompute,
-                  std::string_view)
+        using Intervals = std::vector<std::pair<std::int64_t, std::int64_t>>;
+        std::map<std::int64_t, Intervals> compute, comm;
+
+        static Intervals merged(Intervals v)
         {
-            if (isCompute) compute[dev].add(a, b);
+            std::sort(v.begin(), v.end());
+            Intervals out;
+            for (auto [a, b] : v) {
+                if (b <= a) continue;
+                if (!out.empty() && a <= out.back().second)
+                    out.back().second = std::max(out.back().second, b);
+                else
+                    out.emplace_back(a, b);
+            }
+            return out;
         }
-        void op(std::int64_t dev, std::int64_t a, std::int64_t b) { comm[dev].add(a, b); }
         void write(Emitter& e, std::uint64_t hostPid, std::int64_t mainDevice)
         {
             std::set<std::int64_t> devices;
@@ -1038,8 +1230,8 @@ private:
                     for (int i = 0; i < 4; ++i)
                         e.threadMeta(pid, std::uint64_t(i), names[i], i);
                 }
-                const auto& cu = compute[d].merged;
-                const auto& mu = comm[d].merged;
+                const Intervals cu = merged(std::move(compute[d]));
+                const Intervals mu = merged(std::move(comm[d]));
                 for (const auto& [a, b] : cu)
                     e.slice(pid, 0, a, b, "Computing", "", {});
                 for (const auto& [a, b] : mu)
@@ -1058,48 +1250,38 @@ private:
                     }
                     if (at < b) e.slice(pid, 2, at, b, "Communication(Not Overlapped)", "", {});
                 }
-                Union busy;
-                std::vector<std::pair<std::int64_t, std::int64_t>> all = cu;
+                Intervals all = cu;
                 all.insert(all.end(), mu.begin(), mu.end());
-                std::sort(all.begin(), all.end());
-                for (auto [a, b] : all)
-                    busy.add(a, b);
-                for (std::size_t i = 1; i < busy.merged.size(); ++i)
-                    e.slice(pid, 3, busy.merged[i - 1].second, busy.merged[i].first, "Free", "",
-                            {});
+                const Intervals busy = merged(std::move(all));
+                for (std::size_t i = 1; i < busy.size(); ++i)
+                    e.slice(pid, 3, busy[i - 1].second, busy[i].first, "Free", "", {});
             }
         }
     };
 
-    // The CANN call that launched a connection id: the start of its HostToDevice flow (once).
-    void hostLaunchFlow(Emitter& e, std::int64_t conn, std::int64_t gtid, std::int64_t ts,
-                        std::unordered_set<std::int64_t>& given)
+    // The CANN call that launched a connection id: the start of its HostToDevice flow.
+    static void hostLaunchFlow(Emitter& e, std::int64_t conn, std::int64_t gtid, std::int64_t ts)
     {
-        if (!given.insert(conn).second) return;
         const std::uint64_t pid = formatPid(std::uint64_t(gtid) >> 32, kSortCann, 0);
         e.flow('s', pid, std::uint64_t(gtid) & kU32None, ts, "HostToDevice", "HostToDevice", conn);
     }
 
-    void readOps(sqlite::Database& db, Pass& pass,
-                 const std::unordered_map<std::int64_t, std::int64_t>& modelOf,
-                 std::unordered_set<std::int64_t>* hostFlow = nullptr,
-                 std::unordered_set<std::int64_t>* npuFlow = nullptr, Lanes* lanes = nullptr)
+    // The HCCL ops (a few per step), with their launch flows; their spans are the lanes'
+    // communication.
+    void readOps(sqlite::Database& db, Emitter& e,
+                 const std::unordered_map<std::int64_t, std::int64_t>& modelOf, Lanes& lanes,
+                 std::string* error)
     {
         const Shared& s = *m_shared;
-        Emitter e(pass.builder, pass.arena);
         Args a;
-        std::unordered_set<std::int64_t> ownHost, ownNpu;
-        if (!hostFlow) hostFlow = &ownHost;
-        if (!npuFlow) npuFlow = &ownNpu;
         const bool hasCann = db.hasTable("CANN_API");
         std::string sql = "SELECT o.opName, o.startNs, o.endNs, o.connectionId, o.groupName, "
                           "o.dataType, o.algType, o.count, ";
         sql += hasCann ? "h.globalTid, h.startNs FROM COMMUNICATION_OP o LEFT JOIN CANN_API h ON "
-                         "h.connectionId = o.connectionId "
-                       : "NULL, NULL FROM COMMUNICATION_OP o ";
-        sql += "ORDER BY o.startNs";
+                         "h.connectionId = o.connectionId"
+                       : "NULL, NULL FROM COMMUNICATION_OP o";
         const std::uint64_t hccl = formatPid(s.hostPid, kSortHccl, s.device);
-        query(db, sql, "COMMUNICATION_OP", &pass.error, [&](sqlite::Statement& st) {
+        query(db, sql, "COMMUNICATION_OP", error, [&](sqlite::Statement& st) {
             const auto start = st.integer(1), end = st.integer(2), group = st.integer(4);
             if (!start || !end || !group || !s.groupTid.count(*group)) {
                 e.skipped(1);
@@ -1118,22 +1300,21 @@ private:
             else if (auto r = st.real(7); r && *r >= 0 && *r < 9.2e18)
                 a.num("count", std::int64_t(std::llround(*r)));
             e.slice(hccl, tid, *start, *end, s.str(st.integer(0)), "", a.done());
-            if (lanes) lanes->op(s.device, *start, *end);
+            lanes.comm[s.device].emplace_back(*start, *end);
             if (conn && !st.isNull(8)) {
-                hostLaunchFlow(e, *conn, st.integer(8).value_or(0), st.integer(9).value_or(0),
-                               *hostFlow);
+                hostLaunchFlow(e, *conn, st.integer(8).value_or(0), st.integer(9).value_or(0));
                 e.flow('f', hccl, tid, *start, "HostToDevice", "HostToDevice", *conn);
             }
-            if (conn && s.connectionUses.count(*conn) && npuFlow->insert(*conn).second)
+            if (conn && s.uses(*conn))
                 e.flow('f', hccl, tid, *start, "async_npu", "torch_to_npu", *conn);
         });
     }
 
     // msprof's counters: NPU MEM (KB), HBM bandwidth (MB/s), AI Core Freq (MHz), LLC.
-    void readCounters(sqlite::Database& db, Pass& pass)
+    void readCounters(sqlite::Database& db, PieceOut& out)
     {
         const Shared& s = *m_shared;
-        Emitter e(pass.builder, pass.arena);
+        Emitter e(out.builder, out.arena);
         Args a;
         const std::uint64_t host = s.hostPid;
         std::set<std::pair<int, std::int64_t>> named; // (sort, device) with a process_name
@@ -1143,12 +1324,9 @@ private:
             return pid;
         };
         constexpr double kMiB = 1024.0 * 1024.0;
-        std::uint64_t rows = 0;
-        auto tick = [&] {
-            if (++rows % kRowsPerCheck == 0) advance(kRowsPerCheck);
-        };
+        auto tick = [&] { ++out.rows; };
         query(db, "SELECT type, ddr, hbm, timestampNs, deviceId FROM NPU_MEM", "NPU_MEM",
-              &pass.error, [&](sqlite::Statement& st) {
+              &out.error, [&](sqlite::Statement& st) {
                   tick();
                   const auto ts = st.integer(3);
                   if (!ts) return e.skipped(1);
@@ -1165,9 +1343,9 @@ private:
                   a.clear();
                   e.counter(pid, kind + "/Memory", *ts, a.real("KB", ddr + hbm).done());
               });
-        if (!pass.error.empty()) return;
+        if (!out.error.empty()) return;
         query(db, "SELECT deviceId, timestampNs, bandwidth, hbmId, type FROM HBM", "HBM",
-              &pass.error, [&](sqlite::Statement& st) {
+              &out.error, [&](sqlite::Statement& st) {
                   tick();
                   const auto ts = st.integer(1);
                   if (!ts) return e.skipped(1);
@@ -1180,8 +1358,8 @@ private:
                                 (write ? "/Write" : "/Read"),
                             *ts, a.done());
               });
-        if (!pass.error.empty()) return;
-        query(db, "SELECT deviceId, timestampNs, freq FROM AICORE_FREQ", "AICORE_FREQ", &pass.error,
+        if (!out.error.empty()) return;
+        query(db, "SELECT deviceId, timestampNs, freq FROM AICORE_FREQ", "AICORE_FREQ", &out.error,
               [&](sqlite::Statement& st) {
                   tick();
                   const auto ts = st.integer(1);
@@ -1191,9 +1369,9 @@ private:
                   a.clear();
                   e.counter(pid, "AI Core Freq", *ts, a.real("MHz", st.real(2).value_or(0)).done());
               });
-        if (!pass.error.empty()) return;
+        if (!out.error.empty()) return;
         query(db, "SELECT deviceId, llcId, timestampNs, hitRate, throughput, mode FROM LLC", "LLC",
-              &pass.error, [&](sqlite::Statement& st) {
+              &out.error, [&](sqlite::Statement& st) {
                   tick();
                   const auto ts = st.integer(2);
                   if (!ts) return e.skipped(1);
@@ -1208,7 +1386,6 @@ private:
                   e.counter(pid, base + "/Throughput", *ts,
                             a.real("Throughput(MB/s)", st.real(4).value_or(0) / kMiB).done());
               });
-        advance(rows % kRowsPerCheck);
     }
 
     // STEP_TIME's steps when PYTORCH_API has no ProfilerStep#N slice (no CPU activity).

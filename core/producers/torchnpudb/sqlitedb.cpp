@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstring>
+#include <mutex>
 
 namespace rs::sqlite {
 
@@ -12,13 +13,27 @@ namespace {
 // Steps of the virtual machine between checks of the cancel flag: a few ms of work.
 constexpr int kProgressSteps = 100000;
 
+// Before the first connection, once: no global memory statistics (SQLite keeps them under one
+// process-wide mutex that every allocation of every connection takes, which serialised the
+// loader's parallel readers), and no per-connection mutex (each connection stays on the
+// thread that opened it).
+void configureOnce()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+        sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
+        sqlite3_initialize();
+    });
+}
+
 int progressCheck(void* flag)
 {
     const auto* cancel = static_cast<const std::atomic<bool>*>(flag);
     return cancel && cancel->load(std::memory_order_relaxed) ? 1 : 0;
 }
 
-std::string quoted(std::string_view table)
+std::string sqlName(std::string_view table)
 {
     std::string q = "\"";
     for (char c : table) {
@@ -57,6 +72,7 @@ Database& Database::operator=(Database&& o) noexcept
 
 bool Database::open(const std::string& path, const std::atomic<bool>* cancel)
 {
+    configureOnce();
     m_path = path;
     m_cancel = cancel;
     // "unix-none": the unix VFS without file locks. Read-only: nothing is ever written (no
@@ -71,6 +87,8 @@ bool Database::open(const std::string& path, const std::atomic<bool>* cancel)
     }
     sqlite3_extended_result_codes(m_db, 1);
     if (cancel) sqlite3_progress_handler(m_db, kProgressSteps, progressCheck, (void*)cancel);
+    // Pages read through a mapping of the file instead of copied into SQLite's page cache.
+    sqlite3_exec(m_db, "PRAGMA mmap_size = 1099511627776", nullptr, nullptr, nullptr);
     // Opening reads nothing: a file that is no database fails here, on its first page.
     Statement probe = prepare("SELECT count(*) FROM sqlite_master", "sqlite_master");
     if (!probe.valid() || (!probe.step() && probe.failed())) {
@@ -84,6 +102,7 @@ bool Database::open(const std::string& path, const std::atomic<bool>* cancel)
 
 bool Database::openBytes(const std::string& name, const void* data, std::size_t size)
 {
+    configureOnce();
     m_path = name;
     if (sqlite3_open_v2(":memory:", &m_db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
         m_error = name + ": cannot open an in-memory database";
@@ -146,12 +165,37 @@ bool Database::hasTable(std::string_view table) const
     return found;
 }
 
+bool Database::hasIndexOn(std::string_view table, std::string_view column) const
+{
+    if (!m_db) return false;
+    std::vector<std::string> indexes;
+    sqlite3_stmt* st = nullptr;
+    const std::string list = "PRAGMA index_list(" + sqlName(table) + ")";
+    if (sqlite3_prepare_v2(m_db, list.c_str(), -1, &st, nullptr) != SQLITE_OK) return false;
+    while (sqlite3_step(st) == SQLITE_ROW)
+        if (const auto* n = sqlite3_column_text(st, 1))
+            indexes.emplace_back(reinterpret_cast<const char*>(n));
+    sqlite3_finalize(st);
+    for (const std::string& index : indexes) {
+        const std::string info = "PRAGMA index_info(" + sqlName(index) + ")";
+        if (sqlite3_prepare_v2(m_db, info.c_str(), -1, &st, nullptr) != SQLITE_OK) continue;
+        bool first = false;
+        if (sqlite3_step(st) == SQLITE_ROW) { // seqno 0: the index's first column
+            const auto* n = sqlite3_column_text(st, 2);
+            first = n && std::string_view(reinterpret_cast<const char*>(n)) == column;
+        }
+        sqlite3_finalize(st);
+        if (first) return true;
+    }
+    return false;
+}
+
 std::vector<std::string> Database::columns(std::string_view table) const
 {
     std::vector<std::string> out;
     if (!m_db) return out;
     sqlite3_stmt* st = nullptr;
-    const std::string sql = "PRAGMA table_info(" + quoted(table) + ")";
+    const std::string sql = "PRAGMA table_info(" + sqlName(table) + ")";
     if (sqlite3_prepare_v2(m_db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) return out;
     while (sqlite3_step(st) == SQLITE_ROW) {
         const auto* n = sqlite3_column_text(st, 1);

@@ -38,6 +38,8 @@ public:
     const std::string& error() const { return m_error; }
 
     bool hasTable(std::string_view table) const;
+    // Whether an index of the table starts with that column (a join on it is a lookup).
+    bool hasIndexOn(std::string_view table, std::string_view column) const;
     // Column names of a table (empty when it has none or is absent).
     std::vector<std::string> columns(std::string_view table) const;
     // Prepares a query; on failure the statement is invalid and error() names the table.
