@@ -65,7 +65,7 @@ class TstSlurm : public QObject {
     QString m_state;
     QProcessEnvironment m_env;
     bool m_started = false;
-    QString m_job;
+    QString m_job, m_dbJob;
 
 private slots:
     void initTestCase()
@@ -101,6 +101,10 @@ private slots:
         seed.ranks = kRanks;
         seed.badRank = 2;
         QVERIFY(gen::writeSeedCaseJob(m_job.toStdString(), seed));
+        // The same job as torch_npu's database export (ascend_pytorch_profiler_N.db per rank).
+        m_dbJob = m_dir->filePath(QStringLiteral("db-job"));
+        seed.database = true;
+        QVERIFY(gen::writeSeedCaseJob(m_dbJob.toStdString(), seed));
     }
 
     void arrayRunsRingscopeOnEveryRank()
@@ -245,6 +249,34 @@ private slots:
         QVERIFY2(show.code == 0, qPrintable(show.describe()));
         QVERIFY2(show.out.contains(QLatin1String("JobName=ringscope-merge")), qPrintable(show.out));
         QVERIFY2(show.out.contains(QLatin1String("JobState=COMPLETED")), qPrintable(show.out));
+    }
+
+    void analyzeJobOfDatabaseRanks()
+    {
+        // torch_npu's database export goes through the same path: the script finds the ranks
+        // as discoverJob does, the report is the direct one.
+        const QString out = m_dir->filePath(QStringLiteral("db-analysis"));
+        const auto r = runProcess(script(QStringLiteral("analyze-job")),
+                                  {QStringLiteral("-t"), QStringLiteral("5"), m_dbJob, out}, m_env,
+                                  600000);
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        QFile ranks(out + QStringLiteral("/ranks.txt"));
+        QVERIFY(ranks.open(QIODevice::ReadOnly));
+        const QStringList inputs =
+            QString::fromUtf8(ranks.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(inputs.size(), kRanks);
+        for (int rank = 0; rank < kRanks; ++rank)
+            QCOMPARE(inputs[rank], QStringLiteral("%1/rank%2_ascend_pt").arg(m_dbJob).arg(rank));
+        QString error;
+        const nlohmann::json viaSlurm = readJson(out + QStringLiteral("/report.json"), &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const auto direct = runProcess(
+            ringscopeBinary(), {QStringLiteral("analyze"), QStringLiteral("--json"), m_dbJob});
+        QVERIFY2(direct.code == 0, qPrintable(direct.describe()));
+        const nlohmann::json expected = nlohmann::json::parse(direct.out.toStdString());
+        QVERIFY(!expected["findings"].empty());
+        QVERIFY2(viaSlurm == expected,
+                 "the report of a database job through Slurm differs from the direct one");
     }
 
     void analyzeJobReportsAFailedRank()
