@@ -11,6 +11,7 @@
 #include "core/producers/producer.h"
 #include "core/producers/torchnpudb/sqlitedb.h"
 #include "core/traceinfo.h"
+#include "tests/support/processrun.h"
 #include "tests/testutil.h"
 
 #include <QDir>
@@ -505,6 +506,53 @@ private slots:
         QCOMPARE(f.readAll(), before);
         QVERIFY(!QFile::exists(db + "-journal"));
         QVERIFY(!QFile::exists(db + "-wal"));
+    }
+
+    // Every command of the command line on a job of database ranks: what scripts and CI run.
+    void commandLine()
+    {
+        const QString bin = test::binaryDir() + "/app/ringscope";
+        if (!QFileInfo(bin).isExecutable()) QSKIP("the ringscope binary is not built");
+        const QString job = QFileInfo(run("level2", 0)).path();
+        auto ringscope = [&](const QStringList& args) {
+            const test::ProcessRun r = test::runProcess(bin, args);
+            if (r.code != 0) qWarning("%s", qPrintable(r.describe()));
+            return r;
+        };
+        test::ProcessRun r = ringscope({"info", "--json", job});
+        QCOMPARE(r.code, 0);
+        const nlohmann::json info = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(info.size(), std::size_t(2));
+        QCOMPARE(info[1]["format"].get<std::string>(), std::string("sqlite"));
+        r = ringscope({"analyze", "--json", job});
+        QCOMPARE(r.code, 0);
+        const nlohmann::json rep = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(rep["collectives"].size(), std::size_t(8));
+        QCOMPARE(rep["cross_rank"].size(), std::size_t(4)); // the 4 ops matched across the 2 ranks
+        r = ringscope({"stats", job, "--by", "collective", "--json"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("hcom_allReduce"));
+        // Summaries and their merge give the direct report.
+        QTemporaryDir out;
+        for (int rank = 0; rank < 2; ++rank)
+            QCOMPARE(ringscope({"analyze", job + QString("/rank%1_ascend_pt").arg(rank),
+                                "--summary-out",
+                                out.filePath(QString("r%1.ranksummary.json").arg(rank))})
+                         .code,
+                     0);
+        r = ringscope({"merge", out.path(), "--json"});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(nlohmann::json::parse(r.out.toStdString())["cross_rank"], rep["cross_rank"]);
+        // Compare with itself: nothing changed.
+        r = ringscope({"compare", job, job, "--json"});
+        QCOMPARE(r.code, 0);
+        // Exports of the timeline and of the report.
+        for (const QString& file : {out.filePath("t.png"), out.filePath("t.svg")}) {
+            QCOMPARE(ringscope({"export", job, "--out", file}).code, 0);
+            QVERIFY(QFileInfo(file).size() > 1000);
+        }
+        QCOMPARE(ringscope({"export", job, "--composite", "--out", out.filePath("r.png")}).code, 0);
+        QVERIFY(QFileInfo(out.filePath("r.png")).size() > 1000);
     }
 
     // info --json fields of a database rank.
