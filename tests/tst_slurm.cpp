@@ -256,9 +256,9 @@ private slots:
         // torch_npu's database export goes through the same path: the script finds the ranks
         // as discoverJob does, the report is the direct one.
         const QString out = m_dir->filePath(QStringLiteral("db-analysis"));
-        const auto r = runProcess(script(QStringLiteral("analyze-job")),
-                                  {QStringLiteral("-t"), QStringLiteral("5"), m_dbJob, out}, m_env,
-                                  600000);
+        const auto r =
+            runProcess(script(QStringLiteral("analyze-job")),
+                       {QStringLiteral("-t"), QStringLiteral("5"), m_dbJob, out}, m_env, 600000);
         QVERIFY2(r.code == 0, qPrintable(r.describe()));
         QFile ranks(out + QStringLiteral("/ranks.txt"));
         QVERIFY(ranks.open(QIODevice::ReadOnly));

@@ -535,11 +535,11 @@ private slots:
         // Summaries and their merge give the direct report.
         QTemporaryDir out;
         for (int rank = 0; rank < 2; ++rank)
-            QCOMPARE(ringscope({"analyze", job + QString("/rank%1_ascend_pt").arg(rank),
-                                "--summary-out",
-                                out.filePath(QString("r%1.ranksummary.json").arg(rank))})
-                         .code,
-                     0);
+            QCOMPARE(
+                ringscope({"analyze", job + QString("/rank%1_ascend_pt").arg(rank), "--summary-out",
+                           out.filePath(QString("r%1.ranksummary.json").arg(rank))})
+                    .code,
+                0);
         r = ringscope({"merge", out.path(), "--json"});
         QCOMPARE(r.code, 0);
         QCOMPARE(nlohmann::json::parse(r.out.toStdString())["cross_rank"], rep["cross_rank"]);

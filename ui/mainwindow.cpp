@@ -243,7 +243,7 @@ void MainWindow::buildMenus()
         // Several files (one per rank) open as a job.
         const QStringList paths =
             QFileDialog::getOpenFileNames(this, tr("Open traces"), QString(),
-                                          tr("Traces (*.json *.json.gz *.gz);;All files (*)"));
+                                          tr("Traces (*.json *.json.gz *.gz *.db);;All files (*)"));
         if (!paths.isEmpty()) openPaths(paths);
     });
     addMenuAction(file, this, tr("Open &folder…"), QKeySequence(tr("Ctrl+Shift+O")), [this] {

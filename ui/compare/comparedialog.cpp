@@ -127,7 +127,7 @@ QString CompareDialog::browse(bool folder, const QString& start)
     return folder
                ? QFileDialog::getExistingDirectory(this, tr("Choose a run folder"), dir)
                : QFileDialog::getOpenFileName(this, tr("Choose a trace"), dir,
-                                              tr("Traces (*.json *.json.gz *.gz);;All files (*)"));
+                                              tr("Traces (*.json *.json.gz *.gz *.db);;All files (*)"));
 }
 
 void CompareDialog::updateOk()

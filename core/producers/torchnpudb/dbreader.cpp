@@ -192,7 +192,10 @@ public:
         TraceEvent ev = base('X', pid, bad);
         setTid(ev, tid);
         ev.ts = integer(start, m_tsBuf);
-        ev.dur = integer(end - start, m_durBuf);
+        // A duration past int64 (times at its ends) is a bad field: the builder clamps it.
+        std::int64_t dur = 0;
+        if (__builtin_sub_overflow(end, start, &dur)) dur = -1;
+        ev.dur = integer(dur, m_durBuf);
         ev.name = view(name);
         ev.cat = view(cat);
         ev.args = m_arena.add(args);
@@ -384,7 +387,7 @@ std::uint64_t subtaskKey(std::int64_t device, std::int64_t stream, std::int64_t 
 }
 
 // A row range of a big table, read on its own connection into its own partial model; pieces
-// are absorbed in table and row order, so ids are the same whatever ran first.
+// are absorbed in one fixed order, so ids are the same whatever ran first.
 struct Piece {
     enum class Kind : std::uint8_t { Python, Cann, Task, Counters } kind = Kind::Task;
     const char* table = "";
@@ -415,6 +418,7 @@ struct PieceOut {
 };
 
 constexpr std::int64_t kPieceRows = 1 << 16;
+constexpr std::uint64_t kMaxPieces = 4096;
 
 class Reader {
 public:
@@ -435,13 +439,19 @@ public:
         if (cancelled()) return failed(LoadStop::Cancelled, "loading was cancelled");
 
         // The budget, up front: rows to read times what a row costs in the model.
-        std::uint64_t rows = 0;
-        for (const char* t : {"TASK", "PYTORCH_API", "CANN_API", "COMMUNICATION_TASK_INFO",
-                              "NPU_MEM", "HBM", "LLC", "AICORE_FREQ"})
-            rows += rowEstimate(db, t);
-        m_rowsTotal = std::max<std::uint64_t>(rows, 1);
         const std::uint64_t budget =
             m_options.maxMemoryBytes ? m_options.maxMemoryBytes : defaultMemoryBudget();
+        auto countRows = [&](bool exact) {
+            std::uint64_t n = 0;
+            for (const char* t : {"TASK", "PYTORCH_API", "CANN_API", "COMMUNICATION_TASK_INFO",
+                                  "NPU_MEM", "HBM", "LLC", "AICORE_FREQ"})
+                n = std::min<std::uint64_t>(n + rowEstimate(db, t, exact), UINT64_MAX / 1024);
+            return n;
+        };
+        std::uint64_t rows = countRows(false);
+        // Rowid spans overstate a table with gaps: count before refusing.
+        if (rows * kBytesPerRow > budget) rows = countRows(true);
+        m_rowsTotal = std::max<std::uint64_t>(rows, 1);
         const std::uint64_t projected = rows * kBytesPerRow;
         if (projected > budget)
             return failed(LoadStop::OverBudget, "loading would need about " + gib(projected) +
@@ -482,9 +492,18 @@ public:
              {std::pair{Piece::Kind::Python, "PYTORCH_API"},
               std::pair{Piece::Kind::Cann, "CANN_API"}, std::pair{Piece::Kind::Task, "TASK"}}) {
             const auto [lo, hi] = rowidRange(db, table);
-            for (std::int64_t a = lo; a <= hi; a += kPieceRows)
-                order.push_back({double(a - lo) / double(hi - lo + 1),
-                                 {kind, table, a, std::min(hi, a + kPieceRows - 1)}});
+            if (lo > hi) continue;
+            // Rowids are dense in a profiler's tables; sparse ones still give at most
+            // kMaxPieces ranges (computed unsigned: the ends may be int64's).
+            const std::uint64_t span = std::uint64_t(hi) - std::uint64_t(lo);
+            const std::uint64_t count = std::min<std::uint64_t>(span / kPieceRows + 1, kMaxPieces);
+            const std::uint64_t step = span / count + 1;
+            for (std::uint64_t k = 0; k < count; ++k) {
+                const std::uint64_t a = std::uint64_t(lo) + k * step;
+                const std::uint64_t b = k + 1 == count ? std::uint64_t(hi) : a + step - 1;
+                order.push_back(
+                    {double(k) / double(count), {kind, table, std::int64_t(a), std::int64_t(b)}});
+            }
         }
         std::stable_sort(order.begin(), order.end(),
                          [](const auto& x, const auto& y) { return x.first < y.first; });
@@ -614,13 +633,18 @@ private:
         if (m_progress->onAdvance) m_progress->onAdvance();
     }
 
-    static std::uint64_t rowEstimate(sqlite::Database& db, const char* table)
+    // Rows of a table: its rowid span (two page paths); exact (a count) when asked.
+    static std::uint64_t rowEstimate(sqlite::Database& db, const char* table, bool exact = false)
     {
         if (!db.hasTable(table)) return 0;
-        // max(rowid) reads one page path; tables are written append-only.
-        sqlite::Statement st = db.prepare(std::string("SELECT max(rowid) FROM ") + table, table);
-        if (!st.valid() || !st.step()) return 0;
-        return static_cast<std::uint64_t>(std::max<std::int64_t>(st.integer(0).value_or(0), 0));
+        if (exact) {
+            sqlite::Statement st = db.prepare(std::string("SELECT count(*) FROM ") + table, table);
+            return st.valid() && st.step()
+                       ? std::uint64_t(std::max<std::int64_t>(st.integer(0).value_or(0), 0))
+                       : 0;
+        }
+        const auto [lo, hi] = rowidRange(db, table);
+        return lo > hi ? 0 : std::uint64_t(hi) - std::uint64_t(lo) + 1;
     }
 
     // Every table read is optional, but a present table must have the columns read of it.
@@ -897,11 +921,17 @@ private:
     static std::pair<std::int64_t, std::int64_t> rowidRange(sqlite::Database& db, const char* table)
     {
         if (!db.hasTable(table)) return {1, 0};
-        // Both ends of the table's b-tree: two page paths, not a scan.
-        sqlite::Statement st =
-            db.prepare(std::string("SELECT min(rowid), max(rowid) FROM ") + table, table);
-        if (!st.valid() || !st.step() || st.isNull(0)) return {1, 0};
-        return {st.integer(0).value_or(1), st.integer(1).value_or(0)};
+        // Each end of the table's b-tree on its own: one min() or max() per query is what
+        // SQLite answers from the b-tree's edge instead of a scan.
+        auto end = [&](const char* fn) -> std::optional<std::int64_t> {
+            sqlite::Statement st =
+                db.prepare(std::string("SELECT ") + fn + "(rowid) FROM " + table, table);
+            if (!st.valid() || !st.step()) return std::nullopt;
+            return st.integer(0);
+        };
+        const auto lo = end("min"), hi = end("max");
+        if (!lo || !hi) return {1, 0};
+        return {*lo, *hi};
     }
 
     // Reads a piece on its own connection; a failure keeps what the piece read.
@@ -1185,8 +1215,8 @@ private:
             a.str("data type", Shared::name(s.dataTypes, comm->dataType));
             a.str("link type", Shared::name(s.linkTypes, comm->link));
             // bytes / ns = GB/s (10^9), msprof's hccl_calculator.
-            const std::int64_t dur = *end - *start;
-            a.real("bandwidth(GB/s)", dur > 0 && size > 0 ? double(size) / double(dur) : 0.0);
+            const double dur = double(*end) - double(*start);
+            a.real("bandwidth(GB/s)", dur > 0 && size > 0 ? double(size) / dur : 0.0);
             a.num("model id", model);
             e.slice(hccl, std::uint64_t(g->second + plane + 1), *start, *end, hcclType, "",
                     a.done());
