@@ -155,6 +155,14 @@ private:
     void quote(std::string_view v)
     {
         m_s.push_back('"');
+        // Most text needs no escape: appended whole.
+        if (std::none_of(v.begin(), v.end(), [](char c) {
+                return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+            })) {
+            m_s.append(v);
+            m_s.push_back('"');
+            return;
+        }
         for (char c : v) {
             const auto u = static_cast<unsigned char>(c);
             if (c == '"' || c == '\\') {
