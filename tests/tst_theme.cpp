@@ -133,7 +133,7 @@ private:
         // Over the ramp in its inks; a rank's self cell (apart from the ramp) in the plot's.
         for (QCPItemText* t : comm->cellLabels())
             QVERIFY(t->color() == pal.heatTextOnDark || t->color() == pal.heatTextOnLight ||
-                    (t->text().startsWith(QStringLiteral("self ")) && t->color() == pal.plotText));
+                    (t->text().startsWith(QStringLiteral("self\n")) && t->color() == pal.plotText));
 
         RankStepHeatmap* heat = w.heatmap();
         QCOMPARE(stop0(heat->colorMap()->gradient()), pal.heatLow);

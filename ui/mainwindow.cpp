@@ -1221,6 +1221,12 @@ void MainWindow::setPanesCollapsed(bool collapsed)
         m_tabs->setMaximumHeight(QWIDGETSIZE_MAX);
         const int want = m_panesHeight > bar * 2 ? m_panesHeight : std::max(260, height() * 3 / 10);
         resizeDocks({m_bottomDock}, {want}, Qt::Vertical);
+        // The timeline just got shorter: the selection (what unfolded the panes) must stay in
+        // view once the new heights are laid out.
+        QTimer::singleShot(0, this, [this] {
+            if (const EventId e = m_timeline->selectedEvent(); e != kNone)
+                m_timeline->revealEvent(e);
+        });
     }
     m_panesCollapsed = collapsed;
 }

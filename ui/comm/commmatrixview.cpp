@@ -299,7 +299,7 @@ void CommMatrixView::rebuild()
                 t->position->setCoords(x, y);
                 t->setPositionAlignment(Qt::AlignCenter);
                 t->setText(CommMatrixModel::isSelf(*c) && metric != Metric::Transport
-                               ? tr("self %1").arg(CommMatrixModel::valueText(*c, metric))
+                               ? tr("self\n%1").arg(CommMatrixModel::valueText(*c, metric))
                                : CommMatrixModel::valueText(*c, metric));
                 t->setClipToAxisRect(true);
                 m_labels.push_back(t);
@@ -387,7 +387,8 @@ void CommMatrixView::updateLabels()
     const double cw = double(r.width()) / n, ch = double(r.height()) / n;
     const QFontMetrics fm(m_labels.front()->font());
     for (QCPItemText* t : m_labels) {
-        const QRect tr = fm.boundingRect(t->text());
+        const QRect tr = fm.boundingRect(QRect(0, 0, 100000, 100000), Qt::AlignLeft | Qt::AlignTop,
+                                         t->text()); // "self\n…": 2 lines
         t->setVisible(tr.width() + 6 <= cw && tr.height() + 2 <= ch);
     }
 }

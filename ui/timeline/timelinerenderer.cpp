@@ -559,7 +559,7 @@ void TimelineRenderer::paintRows(QPainter& p, const TimelineGeometry& g, bool pi
                    QPointF(plot.right(), top + row.height - 0.5));
         // The compact job layout has no group headers: a rule sets each rank apart.
         if (row.rankFirst && i > std::size_t(g.layout->firstScrollingRow()))
-            p.fillRect(QRectF(plot.left(), top, plot.width(), 1.5), m_style.grid.darker(160));
+            p.fillRect(QRectF(plot.left(), top, plot.width(), 1.5), rankRule());
     }
 }
 
@@ -1030,6 +1030,12 @@ void TimelineRenderer::paintMarks(QPainter& p, const TimelineGeometry& g, bool p
     p.setRenderHint(QPainter::Antialiasing, false);
 }
 
+QColor TimelineRenderer::rankRule() const
+{
+    // Between the grid and the dim text: it reads on the light and the dark background alike.
+    return mix(m_style.grid, m_style.dimText, 0.55);
+}
+
 double TimelineRenderer::fittedLabelWidth(const QFont& font, double min, double max) const
 {
     if (!m_trace) return min;
@@ -1157,7 +1163,7 @@ void TimelineRenderer::paintLabelRows(QPainter& p, const TimelineGeometry& g, bo
                 // The compact job layout: a rule above each rank, its name in its first row.
                 indent = rankColumnWidth(bfm);
                 if (row.rankFirst) {
-                    p.fillRect(QRectF(0, top, g.size.width(), 1.5), m_style.grid.darker(160));
+                    p.fillRect(QRectF(0, top, g.size.width(), 1.5), rankRule());
                     p.setFont(bold);
                     p.setPen(m_style.headerText);
                     p.drawText(QRectF(8, r.top(), indent - 10, r.height()),

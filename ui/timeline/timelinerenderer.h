@@ -244,6 +244,7 @@ public:
 private:
     void rebuildLayout();
     void paintLabels(QPainter& p, const TimelineGeometry& g) const;
+    QColor rankRule() const; // the rule between ranks in the compact job layout
     void paintRuler(QPainter& p, const TimelineGeometry& g) const;
     void paintSliceTrack(QPainter& p, const TimelineGeometry& g, const TimelineRow& row) const;
     void paintCounterTrack(QPainter& p, const TimelineGeometry& g, const TimelineRow& row) const;
