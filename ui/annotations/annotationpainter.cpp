@@ -21,13 +21,18 @@ struct Placer {
     std::vector<QRectF> taken;
     std::vector<QRectF> occupied; // bars: free space only (while strict)
     bool strict = false;
+    // The bars of the area being searched (placeWithin): a dense frame has thousands of runs,
+    // a rank's band a fraction of them.
+    std::vector<QRectF> nearby;
+    bool useNearby = false;
 
     bool fits(const QRectF& r) const { return fitsIn(r, bounds); }
     bool fitsIn(const QRectF& r, const QRectF& area) const
     {
         if (!area.contains(r)) return false;
-        if (strict && std::any_of(occupied.begin(), occupied.end(),
-                                  [&](const QRectF& o) { return o.intersects(r); }))
+        const std::vector<QRectF>& bars = useNearby ? nearby : occupied;
+        if (strict &&
+            std::any_of(bars.begin(), bars.end(), [&](const QRectF& o) { return o.intersects(r); }))
             return false;
         return std::none_of(taken.begin(), taken.end(), [&](const QRectF& t) {
             return t.adjusted(-2, -2, 2, 2).intersects(r);
@@ -48,16 +53,26 @@ struct Placer {
     {
         const QRectF inside = area.intersected(bounds);
         if (inside.isEmpty()) return std::nullopt;
-        for (const QRectF& c : candidates)
-            if (QRectF r = clampTo(c, inside); fitsIn(r, inside)) return take(r);
-        const QRectF base = clampTo(candidates.front(), inside);
-        const double dy = base.height() / 2 + 2, dx = base.width() / 2 + 4;
-        for (int i = 1; i < 40; ++i)
-            for (int sx : {0, 1, -1})
-                for (int sign : {1, -1}) {
-                    QRectF r = base.translated(sx * i * dx, sign * i * dy);
-                    if (fitsIn(r, inside)) return take(r);
-                }
+        nearby.clear();
+        if (strict)
+            for (const QRectF& o : occupied)
+                if (o.intersects(inside)) nearby.push_back(o);
+        useNearby = true;
+        const auto found = [&]() -> std::optional<QRectF> {
+            for (const QRectF& c : candidates)
+                if (QRectF r = clampTo(c, inside); fitsIn(r, inside)) return r;
+            const QRectF base = clampTo(candidates.front(), inside);
+            const double dy = base.height() / 2 + 2, dx = base.width() / 2 + 4;
+            for (int i = 1; i < 40; ++i)
+                for (int sx : {0, 1, -1})
+                    for (int sign : {1, -1}) {
+                        QRectF r = base.translated(sx * i * dx, sign * i * dy);
+                        if (fitsIn(r, inside)) return r;
+                    }
+            return std::nullopt;
+        }();
+        useNearby = false;
+        if (found) return take(*found);
         return std::nullopt;
     }
     // First free spot among the candidates, then scanning down and up from the first; the
@@ -202,7 +217,10 @@ std::vector<PaintedAnnotation> paintAnnotations(QPainter& p, const TimelineGeome
     font.setPointSizeF(options.fontPointSize);
     p.setFont(font);
     const QFontMetricsF fm(font, p.device());
-    Placer placer{plot.adjusted(2, 2, -2, -2), options.keepClear, options.occupied};
+    Placer placer;
+    placer.bounds = plot.adjusted(2, 2, -2, -2);
+    placer.taken = options.keepClear;
+    placer.occupied = options.occupied;
 
     const auto items = store.visible();
     auto inRange = [&](const AnnotationAnchor& a) { return a.end >= g.t0 && a.start <= g.t1; };
