@@ -263,6 +263,25 @@ private slots:
         QVERIFY2(m.captured(1).toDouble() < 13, qPrintable(attrs));
     }
 
+    // Issue 26.12: a delta under the noise of the measurement is neutral in the table (not
+    // red for +8 ns, no "-0.0%"); one above it keeps its colour.
+    void deltasWithinNoiseAreNeutral()
+    {
+        RunDigest a, b;
+        a.steps = {{40, 1, 587'000'000}, {41, 1, 587'000'000}};
+        b.steps = {{40, 1, 587'000'008}, {41, 1, 650'000'000}};
+        const RunComparison c = compareRuns(a, b);
+        CompareTableModel m;
+        m.setComparison(&c);
+        QCOMPARE(m.rowCount(), 2);
+        const QModelIndex d0 = m.index(0, CompareTableModel::Delta);
+        QCOMPARE(m.data(d0, Qt::DisplayRole).toString(), QStringLiteral("+8 ns"));
+        QVERIFY(!m.data(d0, Qt::ForegroundRole).isValid());
+        QCOMPARE(m.data(m.index(0, CompareTableModel::DeltaPct), Qt::DisplayRole).toString(),
+                 QStringLiteral("0.0%"));
+        QVERIFY(m.data(m.index(1, CompareTableModel::Delta), Qt::ForegroundRole).isValid());
+    }
+
     void kinetoRunsAndLoadErrors()
     {
         auto runs = seedRuns(true);
