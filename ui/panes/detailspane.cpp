@@ -288,6 +288,8 @@ void DetailsPane::refresh()
     const Slice& s = trc.slice(m_event);
     const Track& track = trc.tracks()[s.track];
     m_title->setText(q(trc.str(s.name)));
+    // The analyzer cannot see that an item made with the tree as parent is owned by it.
+    // NOLINTBEGIN(clang-analyzer-cplusplus.NewDeleteLeaks)
     auto add = [&](const QString& k, const QString& v) {
         auto* item = new QTreeWidgetItem(m_tree, {k, v});
         if (v.size() > 60) item->setToolTip(1, wrappedToolTip(v));
@@ -321,6 +323,7 @@ void DetailsPane::refresh()
             addJson(root, q(it.key()), it.value());
         root->setExpanded(true);
     }
+    // NOLINTEND(clang-analyzer-cplusplus.NewDeleteLeaks)
 }
 
 QString DetailsPane::text() const
