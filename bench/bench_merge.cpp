@@ -57,7 +57,7 @@ rs::AnalysisReport syntheticRank(int rank, int ranks, int collectives)
     auto facts = std::make_shared<TraceFacts>();
     facts->path = "/synthetic/job/rank" + std::to_string(rank) + "_ascend_pt";
     facts->rank = rank;
-    facts->producer = Producer::TorchNpu;
+    facts->producer = "torch_npu";
     facts->events = 40ull * static_cast<std::uint64_t>(collectives) * 50;
     rep.signatures.resize(2);
     rep.signatures[0].label = "AllReduce · group hccl_world_group · 4,194,304 × FP32 · MESH-RING";

@@ -49,7 +49,7 @@ TextRef text(const char* s)
 TracePtr buildTrace(std::uint64_t events)
 {
     TraceBuilder b;
-    JsonEvent ev;
+    TraceEvent ev;
     const int tracks = 16;
     const std::uint64_t periods = std::max<std::uint64_t>(1, events / (4 * tracks));
     const char* names[] = {"MatMul", "FlashAttention", "LayerNorm", "hcom_allReduce_",

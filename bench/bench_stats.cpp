@@ -4,7 +4,7 @@
 // Without FILE, --gen writes a synthetic trace of SIZE (default 100M, tracegen_large) to /tmp.
 #include "bench/tracegen_large.h"
 #include "core/analysis/analyzer.h"
-#include "core/analysis/producers/producer.h"
+#include "core/analysis/producermodel.h"
 #include "core/stats/stats.h"
 #include "core/traceloader.h"
 
@@ -72,8 +72,8 @@ int main(int argc, char** argv)
     const auto roles = rs::analysis::trackRoles(t);
     rs::TrackId busiest[2] = {rs::kNone, rs::kNone}; // host, device
     for (rs::TrackId tr = 0; tr < t.tracks().size(); ++tr) {
-        const bool device = rs::analysis::isDeviceRole(roles[tr]);
-        if (!device && roles[tr] != rs::analysis::TrackRole::Host) continue;
+        const bool device = rs::isDeviceRole(roles[tr]);
+        if (!device && roles[tr] != rs::TrackRole::Host) continue;
         rs::TrackId& b = busiest[device];
         const auto n = [&](rs::TrackId x) { return t.tracks()[x].end - t.tracks()[x].begin; };
         if (b == rs::kNone || n(tr) > n(b)) b = tr;

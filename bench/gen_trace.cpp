@@ -1,4 +1,5 @@
 // Writes synthetic traces: large Kineto-like / torch_npu-like files for the load benchmark.
+#include "bench/tracegen_db.h"
 #include "bench/tracegen_large.h"
 #include "bench/tracegen_seed.h"
 
@@ -20,6 +21,10 @@ int usage()
         "usage: gen_trace --shape kineto|torch_npu --size SIZE --out FILE [--seed N] "
         "[--rank N]\n"
         "         SIZE like 100M or 1G; the file ends at the first step past it\n"
+        "       gen_trace --shape torch_npu_db --rows N [--text] --out DIR [--seed N] [--rank N]\n"
+        "         torch_npu's database export: DIR/db/rankN_ascend_pt/.../\n"
+        "         ascend_pytorch_profiler_N.db of about N rows (10M, 1M...); --text: also the\n"
+        "         text export of the same run, DIR/text/rankN_ascend_pt/.../trace_view.json\n"
         "       gen_trace --seed-case [--ranks N] [--steps N] [--kineto] --out DIR\n"
         "                 [--compute-ms X] [--allreduce-ms X] [--bad-steps I,J|none]\n"
         "                 [--write-ranks N] [--single-card] [--bad-ranks S=R[+R...],...]\n"
@@ -64,7 +69,8 @@ int main(int argc, char** argv)
 {
     rs::tracegen::LargeTraceOptions opt;
     rs::gen::SeedCaseOptions seed;
-    bool seedCase = false, sample = false, singleCard = false;
+    bool seedCase = false, sample = false, singleCard = false, database = false;
+    rs::tracegen::DbRunOptions db;
     std::string out;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -75,11 +81,18 @@ int main(int argc, char** argv)
                 opt.shape = rs::tracegen::Shape::Kineto;
             else if (s == "torch_npu")
                 opt.shape = rs::tracegen::Shape::TorchNpu;
+            else if (s == "torch_npu_db")
+                database = true;
             else
                 return usage();
         } else if (a == "--size" && hasValue) {
             opt.targetBytes = rs::tracegen::parseSize(argv[++i]);
             if (!opt.targetBytes) return usage();
+        } else if (a == "--rows" && hasValue) {
+            db.targetRows = rs::tracegen::parseSize(argv[++i]);
+            if (!db.targetRows) return usage();
+        } else if (a == "--text") {
+            db.text = true;
         } else if (a == "--out" && hasValue) {
             out = argv[++i];
         } else if (a == "--seed" && hasValue) {
@@ -162,6 +175,26 @@ int main(int argc, char** argv)
         return 0;
     }
     const auto t0 = std::chrono::steady_clock::now();
+    if (database) {
+        db.seed = opt.seed;
+        db.rank = opt.rank;
+        rs::tracegen::DbRunStats st;
+        std::string error;
+        if (!rs::tracegen::writeDbRun(out, db, &st, &error)) {
+            std::fprintf(stderr, "gen_trace: %s\n", error.c_str());
+            return 1;
+        }
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::printf("%s: %llu rows, %llu steps, %llu collectives (%.1f s)\n", st.dbPath.c_str(),
+                    static_cast<unsigned long long>(st.rows),
+                    static_cast<unsigned long long>(st.steps),
+                    static_cast<unsigned long long>(st.collectives), s);
+        if (!st.textPath.empty())
+            std::printf("%s: %llu events, the text export of the same run\n", st.textPath.c_str(),
+                        static_cast<unsigned long long>(st.events));
+        return 0;
+    }
     rs::tracegen::LargeTraceStats st;
     std::string error;
     if (!rs::tracegen::writeLargeTrace(out, opt, &st, &error)) {

@@ -118,7 +118,7 @@ bool isDigit(char c)
 
 // A string field takes strings and numbers (as written; the integer "-0" is "0"); null leaves
 // it as it was; anything else is a bad type.
-void stringField(TextRef& field, const JsonScalar& v, JsonEvent& ev)
+void stringField(TextRef& field, const JsonScalar& v, TraceEvent& ev)
 {
     static const char zero[] = "0";
     switch (v.kind) {
@@ -140,7 +140,7 @@ void stringField(TextRef& field, const JsonScalar& v, JsonEvent& ev)
 
 } // namespace
 
-void JsonEvent::clear()
+void TraceEvent::clear()
 {
     offset = 0;
     ph = name = cat = bp = scope = args = TextRef{};
@@ -148,6 +148,7 @@ void JsonEvent::clear()
     stack.clear();
     flowIn = flowOut = false;
     badTypes = 0;
+    nsTimes = false;
     if (arena) arena->clear();
 }
 
@@ -458,7 +459,7 @@ const char* JsonTokenizer::skipValue(const char* p, int depth)
     }
 }
 
-const char* JsonTokenizer::stackField(const char* p, JsonEvent& ev, int depth,
+const char* JsonTokenizer::stackField(const char* p, TraceEvent& ev, int depth,
                                       std::deque<std::string>* arena)
 {
     if (depth >= kMaxDepth) return fail(p, "nesting deeper than 2048 levels");
@@ -485,7 +486,7 @@ const char* JsonTokenizer::stackField(const char* p, JsonEvent& ev, int depth,
     }
 }
 
-const char* JsonTokenizer::event(const char* p, JsonEvent& ev, int depth,
+const char* JsonTokenizer::event(const char* p, TraceEvent& ev, int depth,
                                  std::deque<std::string>* arena)
 {
     ev.clear();

@@ -1,52 +1,12 @@
 #pragma once
 
+#include "core/traceevent.h"
+
 #include <cstdint>
 #include <deque>
-#include <memory>
 #include <string>
-#include <string_view>
-#include <vector>
 
 namespace rs {
-
-// A run of text: a view into the input, or into an event's arena for a string with escapes.
-struct TextRef {
-    const char* p = nullptr;
-    std::uint32_t n = 0;
-    std::string_view view() const { return p ? std::string_view(p, n) : std::string_view(); }
-};
-
-// A JSON scalar as read. Numbers keep their text as written, so times and ids convert exactly
-// (no double in between); Int/UInt/Float follow nlohmann's classification (an integer that
-// does not fit 64 bits is a Float).
-struct JsonScalar {
-    enum Kind : std::uint8_t { Absent, Null, Bool, Int, UInt, Float, String };
-    Kind kind = Absent;
-    bool boolean = false;
-    std::uint64_t bits = 0; // Int: the value, two's complement; UInt: the value
-    TextRef text;           // Int, UInt, Float: as written; String: decoded
-
-    bool present() const { return kind > Null; }
-    bool isInteger() const { return kind == Int || kind == UInt; }
-};
-
-// The fields of one trace event that the model uses. String fields hold their text (numbers
-// as written; "-0" as "0"); null leaves a field as it was. `args` is the raw JSON text of an
-// object or array value. `badTypes` counts fields of a type the field cannot take (an object
-// where a scalar belongs, a bool for a name, a non-string stack frame...).
-struct JsonEvent {
-    std::uint64_t offset = 0; // of its '{' in the text
-    TextRef ph, name, cat, bp, scope, args;
-    JsonScalar ts, dur, pid, tid, id, bindId, sf;
-    std::vector<TextRef> stack; // "stack": frame names, innermost last as written
-    bool flowIn = false, flowOut = false;
-    std::uint32_t badTypes = 0;
-    // Decoded strings when event() was given no arena (a deque: addresses stay put); made on
-    // first use, so events kept by the thousand with a shared arena stay small.
-    std::unique_ptr<std::deque<std::string>> arena;
-
-    void clear();
-};
 
 // A strict JSON tokenizer over contiguous text: RFC 8259 (UTF-8 checked, no comments, no
 // NaN), numbers that overflow a double refused as nlohmann refuses them. It never reads past
@@ -57,7 +17,7 @@ public:
     // Containers open at once (as nlohmann's SAX path allowed).
     static constexpr int kMaxDepth = 2048;
 
-    // offset: the text offset of begin (for JsonEvent::offset and error offsets).
+    // offset: the text offset of begin (for TraceEvent::offset and error offsets).
     JsonTokenizer(const char* begin, const char* end, std::uint64_t offset = 0)
         : m_begin(begin), m_end(end), m_offset(offset)
     {}
@@ -83,7 +43,7 @@ public:
     const char* skipValue(const char* p, int depth);
     // p at an event's '{' (depth containers open around it): its fields into ev. Decoded
     // strings go into arena when given (one for many events), else into ev.arena.
-    const char* event(const char* p, JsonEvent& ev, int depth,
+    const char* event(const char* p, TraceEvent& ev, int depth,
                       std::deque<std::string>* arena = nullptr);
 
     // Where and why the last failing call stopped.
@@ -105,7 +65,8 @@ private:
     const char* literal(const char* p, const char* word, std::size_t n);
     const char* utf8(const char* s);
     const char* escaped(const char* p, const char* s, TextRef& out, std::deque<std::string>* arena);
-    const char* stackField(const char* p, JsonEvent& ev, int depth, std::deque<std::string>* arena);
+    const char* stackField(const char* p, TraceEvent& ev, int depth,
+                           std::deque<std::string>* arena);
 
     const char* m_begin;
     const char* m_end;

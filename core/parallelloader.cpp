@@ -227,7 +227,7 @@ private:
 // text order.
 struct ChunkOut {
     TraceBuilder part{true};
-    JsonEvent event;               // reused from event to event
+    TraceEvent event;              // reused from event to event
     std::deque<std::string> arena; // decoded strings; a deque keeps their addresses
     const char* end = nullptr;     // ok: the next entry or the array's ']'; else where to resume
     bool afterEntry = false;       // end is after an entry: ',' or ']' comes next

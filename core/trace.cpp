@@ -1,22 +1,37 @@
 #include "core/trace.h"
 
+#include "core/producers/registry.h"
+
 #include <algorithm>
 
 namespace rs {
 
-const char* producerName(Producer p)
+const char* trackRoleName(TrackRole r)
 {
-    switch (p) {
-    case Producer::TorchNpu:
-        return "torch_npu";
-    case Producer::Kineto:
-        return "kineto";
-    default:
+    switch (r) {
+    case TrackRole::Other:
         return "other";
+    case TrackRole::Host:
+        return "host";
+    case TrackRole::Cann:
+        return "cann";
+    case TrackRole::AscendDevice:
+        return "ascend_device";
+    case TrackRole::HcclGroup:
+        return "hccl_group";
+    case TrackRole::HcclPlane:
+        return "hccl_plane";
+    case TrackRole::GpuStream:
+        return "gpu_stream";
+    case TrackRole::Derived:
+        return "derived";
+    case TrackRole::DeviceMetric:
+        return "device_metric";
     }
+    return "other";
 }
 
-Trace::Trace() = default;
+Trace::Trace() : m_producer(&producers::generic()) {}
 
 namespace {
 std::vector<std::uint32_t> flowsOf(const std::vector<std::pair<EventId, std::uint32_t>>& index,
@@ -43,16 +58,15 @@ std::vector<std::uint32_t> Trace::flowsTo(EventId e) const
 std::string_view Trace::argsText(EventId e) const
 {
     const std::uint32_t a = m_slices[e].args;
-    if (a == kNone || a + 1 >= m_argsOffsets.size())
-        return {};
-    return std::string_view(m_argsText).substr(m_argsOffsets[a], m_argsOffsets[a + 1] - m_argsOffsets[a]);
+    if (a == kNone || a + 1 >= m_argsOffsets.size()) return {};
+    return std::string_view(m_argsText)
+        .substr(m_argsOffsets[a], m_argsOffsets[a + 1] - m_argsOffsets[a]);
 }
 
 nlohmann::json Trace::args(EventId e) const
 {
     const std::string_view text = argsText(e);
-    if (text.empty())
-        return nlohmann::json::object();
+    if (text.empty()) return nlohmann::json::object();
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     return j.is_discarded() ? nlohmann::json::object() : j;
 }
@@ -67,20 +81,16 @@ std::uint32_t Trace::eventStackFrame(EventId e) const
 std::string Trace::processLabel(ProcessId p) const
 {
     const Process& proc = m_processes[p];
-    if (proc.name)
-        return str(proc.name);
-    if (proc.pid.empty())
-        return "Global";
+    if (proc.name) return str(proc.name);
+    if (proc.pid.empty()) return "Global";
     return "Process " + proc.pid;
 }
 
 std::string Trace::trackLabel(TrackId t) const
 {
     const Track& track = m_tracks[t];
-    if (track.kind == TrackKind::Counter)
-        return track.tid;
-    if (track.kind == TrackKind::Async)
-        return track.tid + " (async)";
+    if (track.kind == TrackKind::Counter) return track.tid;
+    if (track.kind == TrackKind::Async) return track.tid + " (async)";
     if (track.name) {
         // Kineto writes "stream 7 " with a trailing space.
         std::string n = str(track.name);
@@ -88,16 +98,14 @@ std::string Trace::trackLabel(TrackId t) const
             n.pop_back();
         return n;
     }
-    if (track.tid.empty())
-        return "Process-wide";
+    if (track.tid.empty()) return "Process-wide";
     return "Thread " + track.tid;
 }
 
 EventId Trace::firstSliceEndingAfter(TrackId t, TimeNs time) const
 {
     const Track& track = m_tracks[t];
-    if (track.begin == track.end)
-        return kNone;
+    if (track.begin == track.end) return kNone;
     // Any slice ending after `time` starts after time - maxDur.
     const TimeNs maxDur = t < m_trackMaxDur.size() ? m_trackMaxDur[t] : 0;
     const TimeNs from = time - maxDur;
@@ -114,8 +122,7 @@ EventId Trace::firstSliceEndingAfter(TrackId t, TimeNs time) const
 EventId Trace::sliceAt(TrackId t, TimeNs time) const
 {
     const Track& track = m_tracks[t];
-    if (track.begin == track.end)
-        return kNone;
+    if (track.begin == track.end) return kNone;
     auto sl = trackSlices(t);
     // Last slice starting at or before time; walk up parents until one contains time.
     auto it = std::upper_bound(sl.begin(), sl.end(), time,
@@ -141,8 +148,7 @@ EventId Trace::sliceAt(TrackId t, TimeNs time) const
             }
             cur = s.parent;
         }
-        if (best != kNone && it->start < m_slices[best].start)
-            break;
+        if (best != kNone && it->start < m_slices[best].start) break;
     }
     return best;
 }
@@ -150,18 +156,15 @@ EventId Trace::sliceAt(TrackId t, TimeNs time) const
 ProcessId Trace::findProcess(std::string_view pid) const
 {
     for (ProcessId p = 0; p < m_processes.size(); ++p)
-        if (m_processes[p].pid == pid)
-            return p;
+        if (m_processes[p].pid == pid) return p;
     return kNone;
 }
 
 TrackId Trace::findTrack(ProcessId p, std::string_view tid, TrackKind kind) const
 {
-    if (p >= m_processes.size())
-        return kNone;
+    if (p >= m_processes.size()) return kNone;
     for (TrackId t : m_processes[p].tracks)
-        if (m_tracks[t].kind == kind && m_tracks[t].tid == tid)
-            return t;
+        if (m_tracks[t].kind == kind && m_tracks[t].tid == tid) return t;
     return kNone;
 }
 

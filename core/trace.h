@@ -2,6 +2,7 @@
 
 #include "core/stringpool.h"
 #include "core/timeconv.h"
+#include "core/trackrole.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,29 +17,31 @@
 
 namespace rs {
 
-using EventId = std::uint32_t; // index into Trace::slices()
-using TrackId = std::uint32_t; // index into Trace::tracks()
+class Producer;
+
+using EventId = std::uint32_t;   // index into Trace::slices()
+using TrackId = std::uint32_t;   // index into Trace::tracks()
 using ProcessId = std::uint32_t; // index into Trace::processes()
 constexpr std::uint32_t kNone = 0xffffffffu;
 
 enum SliceFlag : std::uint8_t {
-    kSliceUnterminated = 1 << 0, // B without E: closed at the end of the trace
+    kSliceUnterminated = 1 << 0,   // B without E: closed at the end of the trace
     kSlicePartialOverlap = 1 << 1, // overlaps its parent's end (kept, Kineto GPU streams do this)
-    kSliceFlowOut = 1 << 2, // has an outgoing flow
-    kSliceFlowIn = 1 << 3, // has an incoming flow
-    kSliceInstant = 1 << 4, // i/I/n event (dur 0)
-    kSliceAsync = 1 << 5, // from b/e/n async events
+    kSliceFlowOut = 1 << 2,        // has an outgoing flow
+    kSliceFlowIn = 1 << 3,         // has an incoming flow
+    kSliceInstant = 1 << 4,        // i/I/n event (dur 0)
+    kSliceAsync = 1 << 5,          // from b/e/n async events
 };
 
 // One slice (X, paired B/E, instant, async). 40 bytes; slices of one track are contiguous
 // in Trace::slices(), sorted by start (ties: longer first).
 struct Slice {
     TimeNs start = 0; // ns
-    TimeNs dur = 0; // ns, >= 0
+    TimeNs dur = 0;   // ns, >= 0
     StrId name = 0;
     StrId cat = 0;
     TrackId track = kNone;
-    EventId parent = kNone; // enclosing slice on the same track
+    EventId parent = kNone;     // enclosing slice on the same track
     std::uint32_t args = kNone; // index into the args arena, kNone when the event had none
     std::uint16_t depth = 0;
     char phase = 'X'; // phase as written ('X', 'B', 'i', 'b', ...)
@@ -54,30 +57,32 @@ struct Track {
     ProcessId process = kNone;
     TrackKind kind = TrackKind::Thread;
     std::string tid; // as written (decimal for numbers); for async tracks the async name
-    StrId name = 0; // thread_name metadata, else 0
+    StrId name = 0;  // thread_name metadata, else 0
     int sortIndex = 0;
     bool hasSortIndex = false;
     EventId begin = 0, end = 0; // slice range [begin, end)
     std::uint16_t maxDepth = 0;
-    std::uint32_t counter = kNone; // for Counter tracks: index into Trace::counters()
-    std::uint64_t events = 0; // trace events attributed to this track (all phases)
+    std::uint32_t counter = kNone;     // for Counter tracks: index into Trace::counters()
+    std::uint64_t events = 0;          // trace events attributed to this track (all phases)
+    TrackRole role = TrackRole::Other; // decided by the producer when the trace is built
 };
 
 struct Process {
     std::string pid; // as written (decimal for numbers, also above 2^32)
     bool pidIsNumber = true;
-    StrId name = 0; // process_name metadata, else 0
+    StrId name = 0;                  // process_name metadata, else 0
     std::vector<std::string> labels; // process_labels
     int sortIndex = 0;
     bool hasSortIndex = false;
-    std::vector<TrackId> tracks; // thread tracks first (by sort index, then tid), then async, counters
+    std::vector<TrackId>
+        tracks; // thread tracks first (by sort index, then tid), then async, counters
     std::uint64_t events = 0;
 };
 
 struct CounterSeries {
     ProcessId process = kNone;
-    StrId name = 0; // event name
-    StrId key = 0; // args key ("value" for single-key counters as written)
+    StrId name = 0;         // event name
+    StrId key = 0;          // args key ("value" for single-key counters as written)
     std::vector<TimeNs> ts; // sorted
     std::vector<double> values;
 };
@@ -102,16 +107,13 @@ struct StackFrame {
     std::uint32_t parent = kNone; // index into Trace::stackFrames()
 };
 
-enum class Producer { TorchNpu, Kineto, Other };
-const char* producerName(Producer p);
-
 struct LoadStats {
-    std::uint64_t events = 0; // entries of the event array that were objects
+    std::uint64_t events = 0;                    // entries of the event array that were objects
     std::map<std::string, std::uint64_t> phases; // per phase as written, e.g. "X" -> 4384
     std::uint64_t unknownPhase = 0;
-    std::uint64_t badFields = 0; // events dropped or fixed for a bad ts/dur/pid/...
-    std::uint64_t unmatchedEnd = 0; // E without B
-    std::uint64_t unterminated = 0; // B without E
+    std::uint64_t badFields = 0;     // events dropped or fixed for a bad ts/dur/pid/...
+    std::uint64_t unmatchedEnd = 0;  // E without B
+    std::uint64_t unterminated = 0;  // B without E
     std::uint64_t danglingFlows = 0; // flow steps with no slice to bind to
     std::uint64_t bytesRead = 0;
     bool truncated = false;
@@ -159,7 +161,9 @@ public:
     const nlohmann::json& metadata() const { return m_metadata; }
 
     const std::string& path() const { return m_path; }
-    Producer producer() const { return m_producer; }
+    // Who wrote it (core/producers/): its name, roles and analysis. Never null.
+    const Producer& producer() const { return *m_producer; }
+    TrackRole role(TrackId t) const { return m_tracks[t].role; }
     std::optional<int> rank() const { return m_rank; }
     TimeNs startNs() const { return m_start; }
     TimeNs endNs() const { return m_end; }
@@ -200,7 +204,7 @@ private:
     std::vector<TimeNs> m_trackMaxDur; // per track, for firstSliceEndingAfter
     nlohmann::json m_metadata = nlohmann::json::object();
     std::string m_path;
-    Producer m_producer = Producer::Other;
+    const Producer* m_producer;
     std::optional<int> m_rank;
     TimeNs m_start = 0, m_end = 0;
     LoadStats m_stats;

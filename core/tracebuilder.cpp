@@ -1,6 +1,6 @@
 #include "core/tracebuilder.h"
 
-#include "core/analysis/producers/producer.h"
+#include "core/producers/registry.h"
 #include "core/workpool.h"
 
 #include <algorithm>
@@ -251,7 +251,7 @@ TrackId TraceBuilder::track(ProcessId p, const std::string& tid, TrackKind kind)
     return id;
 }
 
-TrackId TraceBuilder::threadTrack(const JsonEvent& ev, ProcessId p)
+TrackId TraceBuilder::threadTrack(const TraceEvent& ev, ProcessId p)
 {
     const JsonScalar& tid = ev.tid;
     if (!tid.isInteger()) return track(p, valueText(tid), TrackKind::Thread);
@@ -266,10 +266,16 @@ TrackId TraceBuilder::threadTrack(const JsonEvent& ev, ProcessId p)
     return t;
 }
 
-std::optional<TimeNs> TraceBuilder::time(const JsonScalar& v, const char* field)
+std::optional<TimeNs> TraceBuilder::time(const JsonScalar& v, const char* field, bool ns)
 {
-    constexpr std::int64_t kMax = kMaxAbsTimeNs / 1000; // sums and differences stay in int64
     const auto i = static_cast<std::int64_t>(v.bits);
+    if (ns) { // a database's integer ns, exact
+        if (v.kind == JsonScalar::Int || v.kind == JsonScalar::UInt)
+            if (i <= kMaxAbsTimeNs && i >= -kMaxAbsTimeNs && (v.kind == JsonScalar::Int || i >= 0))
+                return i;
+        return std::nullopt;
+    }
+    constexpr std::int64_t kMax = kMaxAbsTimeNs / 1000; // sums and differences stay in int64
     switch (v.kind) {
     case JsonScalar::Int:
         if (i > kMax || i < -kMax) break;
@@ -308,7 +314,7 @@ EventId TraceBuilder::pushSlice(const Slice& s)
     return static_cast<EventId>(m_trace->m_slices.size() - 1);
 }
 
-void TraceBuilder::addEvent(const JsonEvent& ev)
+void TraceBuilder::addEvent(const TraceEvent& ev)
 {
     LoadStats& stats = m_trace->m_stats;
     ++stats.events;
@@ -329,7 +335,7 @@ void TraceBuilder::addEvent(const JsonEvent& ev)
         addMetadataEvent(ev, p);
         return;
     }
-    auto ts = time(ev.ts, "ts");
+    auto ts = time(ev.ts, "ts", ev.nsTimes);
     if (!ts) {
         ++stats.badFields;
         return;
@@ -355,7 +361,8 @@ void TraceBuilder::addEvent(const JsonEvent& ev)
         s.phase = c;
         s.args = storeArgs(ev.args.view());
         if (c == 'X') {
-            auto dur = ev.dur.present() ? time(ev.dur, "dur") : std::optional<TimeNs>(0);
+            auto dur =
+                ev.dur.present() ? time(ev.dur, "dur", ev.nsTimes) : std::optional<TimeNs>(0);
             if (!dur || *dur < 0 || !ev.dur.present()) {
                 ++stats.badFields;
                 dur = 0;
@@ -449,7 +456,7 @@ void TraceBuilder::endSlice(std::vector<EventId>& open, TimeNs ts, std::string_v
     if (s.args == kNone) s.args = storeArgs(args);
 }
 
-void TraceBuilder::addMetadataEvent(const JsonEvent& ev, ProcessId p)
+void TraceBuilder::addMetadataEvent(const TraceEvent& ev, ProcessId p)
 {
     nlohmann::json args = nlohmann::json::parse(ev.args.view(), nullptr, false);
     if (!args.is_object()) {
@@ -509,7 +516,7 @@ CounterSeries& TraceBuilder::series(const CounterKey& key)
     return m_trace->m_counters[it->second];
 }
 
-void TraceBuilder::addCounter(const JsonEvent& ev, ProcessId p, TimeNs ts)
+void TraceBuilder::addCounter(const TraceEvent& ev, ProcessId p, TimeNs ts)
 {
     nlohmann::json args = nlohmann::json::parse(ev.args.view(), nullptr, false);
     if (!args.is_object()) {
@@ -548,7 +555,7 @@ void TraceBuilder::addCounter(const JsonEvent& ev, ProcessId p, TimeNs ts)
     }
 }
 
-void TraceBuilder::addFlowStep(const JsonEvent& ev, TrackId t, TimeNs ts, StrId cat)
+void TraceBuilder::addFlowStep(const TraceEvent& ev, TrackId t, TimeNs ts, StrId cat)
 {
     const JsonScalar& idv = ev.id.present() ? ev.id : ev.bindId;
     if (!idv.present()) {
@@ -566,7 +573,7 @@ void TraceBuilder::addFlowStep(const JsonEvent& ev, TrackId t, TimeNs ts, StrId 
     m_flows.push_back(f);
 }
 
-void TraceBuilder::addAsync(const JsonEvent& ev, ProcessId p, TimeNs ts)
+void TraceBuilder::addAsync(const TraceEvent& ev, ProcessId p, TimeNs ts)
 {
     const std::string_view name = ev.name.view(), cat = ev.cat.view();
     const TrackId t =
@@ -1209,8 +1216,12 @@ std::shared_ptr<Trace> TraceBuilder::finish()
     inParallel([&] { nestSlices(0, split); }, [&] { nestSlices(split, TrackId(nt)); });
     bindFlows(newIndex);
     resolveStackFrames(newIndex);
-    // Producer knowledge lives in the analysis' producer module: one place decides.
-    tr.m_producer = analysis::detectProducer(tr, m_sawStringTs);
+    // Who wrote it: the source says (a database), else the registry asks the producers what the
+    // content shows. Its roles of the tracks are decided once, here.
+    tr.m_producer = m_producer ? m_producer : &producers::recognise(tr, {m_sawStringTs});
+    const std::vector<TrackRole> roles = tr.m_producer->trackRoles(tr);
+    for (std::size_t t = 0; t < nt && t < roles.size(); ++t)
+        tr.m_tracks[t].role = roles[t];
 
     // Time span over slices and counters.
     TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = std::numeric_limits<TimeNs>::min();

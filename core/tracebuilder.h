@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/jsontokenizer.h"
 #include "core/trace.h"
+#include "core/traceevent.h"
 
 #include <array>
 #include <memory>
@@ -11,7 +11,8 @@
 
 namespace rs {
 
-// Builds an immutable Trace from tokenized events (JsonEvent), in any order: fed directly
+// Builds an immutable Trace from events (TraceEvent: the JSON tokenizer's, a database
+// reader's), in any order: fed directly
 // (addEvent, then finish), or piece by piece through partial builders it absorbs in text
 // order (the loader: each piece built on a pool thread). A partial builder is absorbed, never
 // finished. Costs: addEvent O(1) amortized; absorb O(piece); finish O(n log n) on the pool.
@@ -38,11 +39,17 @@ public:
 
     // A partial builder keeps the event's args as a view: its text must stay readable until
     // absorb().
-    void addEvent(const JsonEvent& ev);
+    void addEvent(const TraceEvent& ev);
     // A top-level key other than the event array ("displayTimeUnit", "stackFrames", ...).
     void addMetadata(const std::string& key, nlohmann::json value);
     void addWarning(std::string text);
+    // Fields a source met with a type or value they cannot take, that gave no event (a
+    // database row whose time is no integer): counted as the JSON reader counts its own.
+    void addBadFields(std::uint64_t n) { m_trace->m_stats.badFields += n; }
     void setPath(std::string path);
+    // The producer, when the source knows it (a database); otherwise finish() asks the registry
+    // what the content shows.
+    void setProducer(const Producer& producer) { m_producer = &producer; }
     void setRank(int rank);
     // Used by finish() when neither setRank() nor the trace's distributedInfo gave a rank.
     void setFallbackRank(std::optional<int> rank) { m_fallbackRank = rank; }
@@ -127,17 +134,17 @@ private:
     ProcessId process(const JsonScalar& pid);
     ProcessId processByText(std::string text, bool numeric);
     TrackId track(ProcessId p, const std::string& tid, TrackKind kind);
-    TrackId threadTrack(const JsonEvent& ev, ProcessId p);
-    std::optional<TimeNs> time(const JsonScalar& v, const char* field);
+    TrackId threadTrack(const TraceEvent& ev, ProcessId p);
+    std::optional<TimeNs> time(const JsonScalar& v, const char* field, bool ns);
     std::uint32_t storeArgs(std::string_view text);
     EventId pushSlice(const Slice& s);
-    void addMetadataEvent(const JsonEvent& ev, ProcessId p);
+    void addMetadataEvent(const TraceEvent& ev, ProcessId p);
     static void addLabel(Process& p, std::string label);
     void endSlice(std::vector<EventId>& open, TimeNs ts, std::string_view args);
     CounterSeries& series(const CounterKey& key);
-    void addCounter(const JsonEvent& ev, ProcessId p, TimeNs ts);
-    void addFlowStep(const JsonEvent& ev, TrackId t, TimeNs ts, StrId cat);
-    void addAsync(const JsonEvent& ev, ProcessId p, TimeNs ts);
+    void addCounter(const TraceEvent& ev, ProcessId p, TimeNs ts);
+    void addFlowStep(const TraceEvent& ev, TrackId t, TimeNs ts, StrId cat);
+    void addAsync(const TraceEvent& ev, ProcessId p, TimeNs ts);
     void closeOpenSlices();
     void sortTracksAndSlices();
     void nestSlices(TrackId from, TrackId to);
@@ -189,6 +196,7 @@ private:
     std::string m_key; // scratch
     bool m_sawStringTs = false;
     std::optional<int> m_fallbackRank;
+    const Producer* m_producer = nullptr;
     std::uint64_t m_metaConflicts = 0; // process/thread renamed to something else
 };
 

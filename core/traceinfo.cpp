@@ -1,4 +1,5 @@
 #include "core/traceinfo.h"
+#include "core/producers/producer.h"
 
 #include <charconv>
 #include <sstream>
@@ -23,14 +24,11 @@ nlohmann::json idJson(const std::string& text, bool numeric)
 namespace {
 bool isNumber(const std::string& s)
 {
-    if (s.empty())
-        return false;
+    if (s.empty()) return false;
     std::size_t i = s[0] == '-' ? 1 : 0;
-    if (i == s.size())
-        return false;
+    if (i == s.size()) return false;
     for (; i < s.size(); ++i)
-        if (s[i] < '0' || s[i] > '9')
-            return false;
+        if (s[i] < '0' || s[i] > '9') return false;
     return true;
 }
 } // namespace
@@ -42,7 +40,8 @@ nlohmann::json traceInfoJson(const Trace& trace, const std::string& path)
     json j;
     j["path"] = path;
     j["file"] = trace.path();
-    j["producer"] = producerName(trace.producer());
+    j["producer"] = std::string(trace.producer().name());
+    j["format"] = std::string(trace.producer().format());
     j["rank"] = trace.rank() ? json(*trace.rank()) : json(nullptr);
     j["events"] = st.events;
     json phases = json::object();
@@ -64,13 +63,11 @@ nlohmann::json traceInfoJson(const Trace& trace, const std::string& path)
         pj["name"] = proc.name ? json(trace.str(proc.name)) : json(nullptr);
         pj["label"] = trace.processLabel(p);
         pj["events"] = proc.events;
-        if (!proc.labels.empty())
-            pj["labels"] = proc.labels;
+        if (!proc.labels.empty()) pj["labels"] = proc.labels;
         json threads = json::array();
         for (TrackId t : proc.tracks) {
             const Track& tr = trace.tracks()[t];
-            if (tr.kind != TrackKind::Thread)
-                continue;
+            if (tr.kind != TrackKind::Thread) continue;
             json tj;
             tj["tid"] = idJson(tr.tid, isNumber(tr.tid));
             tj["name"] = tr.name ? json(trace.str(tr.name)) : json(nullptr);
@@ -91,9 +88,10 @@ std::string traceInfoText(const Trace& trace, const std::string& path)
     const LoadStats& st = trace.stats();
     std::ostringstream o;
     o << path << "\n";
-    if (trace.path() != path)
-        o << "  file:      " << trace.path() << "\n";
-    o << "  producer:  " << producerName(trace.producer()) << "\n";
+    if (trace.path() != path) o << "  file:      " << trace.path() << "\n";
+    o << "  producer:  " << trace.producer().name();
+    if (trace.producer().format() != "json") o << " (" << trace.producer().format() << ")";
+    o << "\n";
     o << "  rank:      " << (trace.rank() ? std::to_string(*trace.rank()) : std::string("unknown"))
       << "\n";
     o << "  events:    " << st.events << " (";
@@ -103,8 +101,8 @@ std::string traceInfoText(const Trace& trace, const std::string& path)
         first = false;
     }
     o << ")\n";
-    o << "  span:      " << formatDuration(trace.endNs() - trace.startNs()) << " (" << trace.startNs()
-      << " .. " << trace.endNs() << " ns)\n";
+    o << "  span:      " << formatDuration(trace.endNs() - trace.startNs()) << " ("
+      << trace.startNs() << " .. " << trace.endNs() << " ns)\n";
     o << "  processes: " << trace.processes().size() << "\n";
     for (ProcessId p = 0; p < trace.processes().size(); ++p) {
         const Process& proc = trace.processes()[p];
@@ -112,8 +110,7 @@ std::string traceInfoText(const Trace& trace, const std::string& path)
           << "]  " << proc.events << " events\n";
         for (TrackId t : proc.tracks) {
             const Track& tr = trace.tracks()[t];
-            if (tr.kind != TrackKind::Thread)
-                continue;
+            if (tr.kind != TrackKind::Thread) continue;
             o << "      " << trace.trackLabel(t) << "  [tid " << (tr.tid.empty() ? "\"\"" : tr.tid)
               << "]  " << tr.events << " events\n";
         }

@@ -1,11 +1,7 @@
 #include "core/traceloader.h"
 
 #include "core/parallelloader.h"
-
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
-#include <QRegularExpression>
+#include "core/producers/registry.h"
 
 #include <algorithm>
 
@@ -29,60 +25,14 @@ std::uint64_t defaultMemoryBudget()
     return budget;
 }
 
-std::optional<int> rankFromProfilerInfo(const std::string& folder)
-{
-    QDir dir(QString::fromStdString(folder));
-    const QStringList infos = dir.entryList({"profiler_info_*.json"}, QDir::Files, QDir::Name);
-    for (const QString& name : infos) {
-        QFile f(dir.filePath(name));
-        if (f.open(QIODevice::ReadOnly) && f.size() < (16 << 20)) {
-            const QByteArray bytes = f.readAll();
-            auto j = nlohmann::json::parse(bytes.constBegin(), bytes.constEnd(), nullptr, false);
-            if (j.is_object()) {
-                auto it = j.find("rank_id");
-                if (it != j.end() && it->is_number_integer() && it->get<int>() >= 0)
-                    return it->get<int>();
-            }
-        }
-        static const QRegularExpression re("profiler_info_(\\d+)\\.json");
-        auto m = re.match(name);
-        if (m.hasMatch()) return m.captured(1).toInt();
-    }
-    return std::nullopt;
-}
-
 ResolvedPath resolveTracePath(const std::string& path)
 {
+    producers::Resolved found = producers::resolve(path);
     ResolvedPath r;
-    const QFileInfo info(QString::fromStdString(path));
-    if (!info.exists()) {
-        r.error = path + ": no such file or directory";
-        return r;
-    }
-    if (!info.isDir()) {
-        r.file = path;
-        // A trace_view.json inside an ASCEND_PROFILER_OUTPUT folder: rank from the run folder.
-        const QDir parent = info.dir();
-        if (info.fileName() == "trace_view.json" && parent.dirName() == "ASCEND_PROFILER_OUTPUT") {
-            QDir run = parent;
-            if (run.cdUp()) r.rank = rankFromProfilerInfo(run.path().toStdString());
-        }
-        return r;
-    }
-    const QDir dir(info.absoluteFilePath());
-    if (dir.exists("ASCEND_PROFILER_OUTPUT/trace_view.json")) {
-        r.file = dir.filePath("ASCEND_PROFILER_OUTPUT/trace_view.json").toStdString();
-        r.rank = rankFromProfilerInfo(dir.path().toStdString());
-        return r;
-    }
-    if (dir.exists("trace_view.json")) {
-        r.file = dir.filePath("trace_view.json").toStdString();
-        QDir run = dir;
-        if (run.cdUp()) r.rank = rankFromProfilerInfo(run.path().toStdString());
-        return r;
-    }
-    r.error = path + ": a folder with no trace (expected a torch_npu *_ascend_pt folder with "
-                     "ASCEND_PROFILER_OUTPUT/trace_view.json)";
+    r.error = std::move(found.error);
+    r.file = std::move(found.source.file);
+    r.rank = found.source.rank;
+    r.reader = found.producer;
     return r;
 }
 
@@ -95,7 +45,7 @@ LoadResult loadTrace(const std::string& path, const LoadOptions& options, LoadPr
         r.message = where.error;
         return r;
     }
-    LoadResult r = loadTraceFile(where.file, where.rank, options, progress);
+    LoadResult r = where.reader->read({where.file, where.rank}, options, progress);
     if (!r.message.empty() && !r.cancelled() && r.message.rfind(where.file, 0) != 0)
         r.message = where.file + ": " + r.message;
     return r;

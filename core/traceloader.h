@@ -11,6 +11,8 @@
 
 namespace rs {
 
+class Producer;
+
 struct LoadOptions {
     // Refuse traces whose model is projected to need more than this; 0 = 75% of physical memory.
     std::uint64_t maxMemoryBytes = 0;
@@ -59,16 +61,16 @@ struct LoadResult {
 };
 
 // A path as given by a user: a .json/.json.gz file, a torch_npu "*_ascend_pt" folder or its
-// ASCEND_PROFILER_OUTPUT folder. Returns the trace file, and the rank when the folder says.
+// ASCEND_PROFILER_OUTPUT folder (text or database export), an ascend_pytorch_profiler_N.db.
+// Returns the file to read, the rank when the layout says, and the producer that reads it
+// (core/producers/registry.h).
 struct ResolvedPath {
     std::string file;
     std::optional<int> rank;
     std::string error;
+    const Producer* reader = nullptr; // set unless error
 };
 ResolvedPath resolveTracePath(const std::string& path);
-
-// Rank from a torch_npu "profiler_info_N.json" in a folder (rank_id, else N), if any.
-std::optional<int> rankFromProfilerInfo(const std::string& folder);
 
 std::uint64_t defaultMemoryBudget();
 

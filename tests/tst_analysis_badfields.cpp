@@ -4,6 +4,7 @@
 
 #include "core/analysis/analyzer.h"
 #include "core/analysis/reportjson.h"
+#include "core/producers/producer.h"
 #include "tests/testutil.h"
 
 #include <QtTest>
@@ -278,7 +279,7 @@ private slots:
         const std::string k = key.toStdString();
         ReportPtr rep = analyzeText(kinetoTrace(k, v.v, onCopy));
         QVERIFY(rep);
-        QCOMPARE(rep->trace->producer(), Producer::Kineto);
+        QCOMPARE(rep->trace->producer().id(), std::string_view("kineto"));
         QCOMPARE(int(rep->collectives.size()), 1);
         const bool numeric =
             k == "In msg nelems" || k == "Group size" || k == "world_size" || k == "bytes";

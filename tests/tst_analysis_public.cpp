@@ -2,6 +2,7 @@
 // producers' own summaries (step_trace_time.csv, communication.json).
 
 #include "core/analysis/analyzer.h"
+#include "core/producers/producer.h"
 #include "tests/testutil.h"
 
 #include <QDir>
@@ -179,6 +180,40 @@ private slots:
         ReportPtr rep = analyzePublic(run);
         QVERIFY(rep);
         compareSteps(*rep, test::publicTrace(run + "/ASCEND_PROFILER_OUTPUT/step_trace_time.csv"));
+    }
+
+    // Two generations of the text export (tests/data/torchnpu_2024/SOURCES.md): CANN of 2024
+    // (Task Type "Other", msprof's memory-copy records) and the public runs' at Level2.
+    void stepTraceOfBothGenerations_data()
+    {
+        QTest::addColumn<QString>("dir");
+        for (const char* d : {"torchnpu_2024/level1/rank0", "torchnpu_2024/level1/rank1",
+                              "torchnpu_2024/level0/rank0", "torchnpu_2024/level0/rank1",
+                              "torchnpu_2025_level2/rank0", "torchnpu_2025_level2/rank1"})
+            QTest::newRow(d) << QString(d);
+    }
+
+    void stepTraceOfBothGenerations()
+    {
+        QFETCH(QString, dir);
+        LoadResult r = loadTrace(test::testDataPath(dir + "/trace_view.json.gz").toStdString());
+        QVERIFY2(r.complete(), r.message.c_str());
+        QCOMPARE(r.trace->producer().id(), std::string_view("torch_npu"));
+        ReportPtr rep = analyze(r.trace);
+        compareSteps(*rep, test::testDataPath(dir + "/step_trace_time.csv"));
+        // Tighter than the 2% the files are held to: within 0.01% (the port differs from
+        // torch_npu's float sums by rounding only).
+        const auto expected = readStepTrace(test::testDataPath(dir + "/step_trace_time.csv"));
+        for (const StepStats& s : rep->steps) {
+            const auto& want = expected.at(s.step);
+            for (const auto& [col, ns] : {std::pair<const char*, TimeNs>{"Computing", s.computing},
+                                          {"Free", s.free},
+                                          {"Overlapped", s.overlapped}}) {
+                const double w = want.at(col), got = double(ns) / 1000;
+                QVERIFY2(std::abs(got - w) <= 1e-4 * std::abs(w) + 0.01,
+                         qPrintable(QString("%1: %2 µs, file %3 µs").arg(col).arg(got).arg(w)));
+            }
+        }
     }
 
     void level1Bandwidth_data()

@@ -8,6 +8,7 @@
 #include "core/compare/stepalign.h"
 #include "core/job/crossrank.h"
 #include "core/job/jobloader.h"
+#include "core/producers/producer.h"
 #include "tests/testutil.h"
 
 #include <QDir>
@@ -516,7 +517,7 @@ private slots:
         t.close();
         const LoadResult loaded = loadTrace(run.toStdString());
         QVERIFY(loaded.trace);
-        QCOMPARE(loaded.trace->producer(), Producer::TorchNpu);
+        QCOMPARE(loaded.trace->producer().id(), std::string_view("torch_npu"));
         QCOMPARE(*worldSizeOf({loaded.trace}), 16); // highest global rank 15, plus one
         QVERIFY(QFile::remove(run + "/profiler_metadata.json"));
         QFile g(run + "/profiler_metadata.json");

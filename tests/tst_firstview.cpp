@@ -48,7 +48,6 @@ std::pair<nlohmann::json, nlohmann::json> firstSliceOf(const std::string& name)
 // Slices on the tracks the activity is measured on, and how many lie inside [a, b].
 std::pair<int, int> deviceSlicesInside(const Trace& t, TimeNs a, TimeNs b)
 {
-    using analysis::TrackRole;
     const auto roles = analysis::trackRoles(t);
     int all = 0, inside = 0;
     for (TrackId k = 0; k < t.tracks().size(); ++k) {

@@ -1,7 +1,9 @@
 // Hostile and odd input: every case must give a clear message and, where possible, a partial
 // trace, in bounded time and memory; never a crash or a hang. Big inputs are generated here.
+#include "core/producers/torchnpudb/dbreader.h"
 #include "core/traceloader.h"
 #include "tests/support/gzip.h"
+#include "tests/support/sqlitefixture.h"
 #include "tests/testutil.h"
 
 #include <QElapsedTimer>
@@ -71,6 +73,41 @@ std::uint32_t walkLength(const rs::Trace& t, std::uint32_t frame)
         if (++steps > t.stackFrames().size()) return rs::kNone; // a cycle: the walk never ends
     return steps;
 }
+
+// torch_npu's database tables as the reader reads them (schema 1.0.0), a few rows each: an
+// HCCL op with a plane task, a kernel, the CANN launch, a torch op, a counter.
+const char* kDbSchema = R"(
+CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);
+CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER,
+  globalTaskId INTEGER, globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER,
+  taskId INTEGER, modelId INTEGER);
+CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY, taskType INTEGER);
+CREATE TABLE COMMUNICATION_TASK_INFO (name INTEGER, globalTaskId INTEGER, taskType INTEGER,
+  planeId INTEGER, groupName INTEGER, notifyId INTEGER, srcRank INTEGER, dstRank INTEGER,
+  transportType INTEGER, size INTEGER, dataType INTEGER, linkType INTEGER, opId INTEGER);
+CREATE TABLE COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER,
+  connectionId INTEGER, groupName INTEGER, opId INTEGER PRIMARY KEY, dataType INTEGER,
+  algType INTEGER, count NUMERIC);
+CREATE TABLE CANN_API (startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER,
+  connectionId INTEGER PRIMARY KEY, name INTEGER);
+CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER,
+  name INTEGER, sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER,
+  inputShapes INTEGER, callchainId INTEGER, type INTEGER);
+CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER);
+CREATE TABLE NPU_MEM (type INTEGER, ddr NUMERIC, hbm NUMERIC, timestampNs INTEGER, deviceId INTEGER);
+INSERT INTO STRING_IDS VALUES (1,'hcom_allReduce__1_0_1'),(2,'group'),(3,'Memcpy'),
+  (4,'MatMul'),(5,'KERNEL_AICORE'),(6,'launch'),(7,'aten::mm'),(8,'SDMA'),(9,'app'),
+  (10,'MESH-RING'),(11,'ProfilerStep#3');
+INSERT INTO TASK VALUES (1000,2000,0,7,1,42,5,4294967295,2,1,4294967295),
+  (3000,3500,0,8,2,42,8,0,3,2,4294967295);
+INSERT INTO COMPUTE_TASK_INFO VALUES (4,1,5);
+INSERT INTO COMMUNICATION_TASK_INFO VALUES (1,2,3,0,2,1,0,1,0,4096,4,1,1);
+INSERT INTO COMMUNICATION_OP VALUES (1,2900,3600,8,2,1,4,10,1024);
+INSERT INTO CANN_API VALUES (500,900,10000,180388626432,7,6),(2800,2850,10000,180388626432,8,6);
+INSERT INTO PYTORCH_API VALUES ('100','4000',180388626432,NULL,11,-1,0,NULL,NULL,NULL,50001),
+  ('400','950',180388626432,NULL,7,-1,0,NULL,NULL,NULL,50001);
+INSERT INTO NPU_MEM VALUES (9,0,1048576,1500,0);
+)";
 
 const char* kEvents = R"([
 {"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":10},
@@ -667,6 +704,129 @@ private slots:
                 QVERIFY2(walkLength(*r.trace, f) != rs::kNone, qPrintable(name));
             QVERIFY2(r.complete() || !r.trace->warnings().empty(), qPrintable(name));
         }
+    }
+
+    // torch_npu's database export: another schema, missing tables, damaged, truncated or
+    // not a database at all gives a clear message naming the file (and the table); rows of
+    // the wrong type are counted, never thrown; nothing hangs and nothing is written.
+    void databases()
+    {
+        QTemporaryDir dir;
+        auto path = [&](const char* name) { return dir.filePath(name); };
+        auto load = [](const QString& p) { return rs::loadTrace(p.toStdString()); };
+
+        // The fixture loads: an op with its plane task, a kernel with its launch flow.
+        const QString good = path("ascend_pytorch_profiler_3.db");
+        QCOMPARE(rs::test::execSql(good, kDbSchema), std::string());
+        LoadResult r = load(good);
+        QVERIFY2(r.complete(), warningsOf(r).c_str());
+        QCOMPARE(r.trace->rank(), std::optional<int>(3)); // the N of the name
+        QCOMPARE(r.trace->slices().size(),
+                 std::size_t(12)); // 2 tasks, a plane task, the op, 2 CANN, 2 torch ops, 4 lanes
+        QVERIFY(!r.trace->flows().empty());
+
+        // Empty file: an empty database, no tables.
+        writeFile(dir, "ascend_pytorch_profiler_0.db", "");
+        r = load(path("ascend_pytorch_profiler_0.db"));
+        QVERIFY(r.failed());
+        QVERIFY2(contains(r.message, "ascend_pytorch_profiler_0.db") &&
+                     contains(r.message, "no table TASK"),
+                 r.message.c_str());
+
+        // Not a database.
+        writeFile(dir, "ascend_pytorch_profiler_1.db",
+                  std::string(kEvents) + std::string(4096, ' '));
+        r = load(path("ascend_pytorch_profiler_1.db"));
+        QVERIFY(r.failed());
+        QVERIFY2(contains(r.message, "ascend_pytorch_profiler_1.db") &&
+                     contains(r.message, "not a database"),
+                 r.message.c_str());
+
+        // Another schema: a table without a column the reader needs.
+        const QString other = path("ascend_pytorch_profiler_2.db");
+        QCOMPARE(rs::test::execSql(other, "CREATE TABLE STRING_IDS (id INTEGER, value TEXT);"
+                                          "CREATE TABLE TASK (begin INTEGER, endNs INTEGER);"),
+                 std::string());
+        r = load(other);
+        QVERIFY(r.failed());
+        QVERIFY2(contains(r.message, "table TASK has no column startNs"), r.message.c_str());
+
+        // STRING_IDS missing.
+        const QString noStrings = path("ascend_pytorch_profiler_4.db");
+        QCOMPARE(rs::test::execSql(noStrings, "CREATE TABLE CANN_API (startNs INTEGER, endNs "
+                                              "INTEGER, type INTEGER, globalTid INTEGER, "
+                                              "connectionId INTEGER, name INTEGER);"),
+                 std::string());
+        r = load(noStrings);
+        QVERIFY(r.failed());
+        QVERIFY2(contains(r.message, "STRING_IDS"), r.message.c_str());
+
+        // Every value of the wrong type or out of range: loads, counted.
+        const QString wrong = path("ascend_pytorch_profiler_5.db");
+        QCOMPARE(rs::test::execSql(wrong, kDbSchema), std::string());
+        QCOMPARE(rs::test::execSql(
+                     wrong,
+                     "INSERT INTO TASK VALUES ('x',2000,'dev',X'00ff',NULL,-1,999,-5,1e300,"
+                     "'',NULL),(9223372036854775807,-9223372036854775808,0,0,0,0,0,0,0,0,0);"
+                     "INSERT INTO PYTORCH_API VALUES ('1.5e3','abc',NULL,99,123456,X'01','z',"
+                     "77,88,5,50002),('10','5',-1,-1,-1,NULL,NULL,NULL,NULL,NULL,NULL);"
+                     "INSERT INTO COMMUNICATION_OP VALUES (NULL,1,2,3,999,2,NULL,NULL,'many');"
+                     "INSERT INTO CANN_API VALUES (1,2,NULL,NULL,99,NULL);"
+                     "INSERT INTO CONNECTION_IDS VALUES (99,7),(99,8),('a',NULL);"
+                     "INSERT INTO NPU_MEM VALUES (NULL,'x',NULL,NULL,-3);"),
+                 std::string());
+        r = load(wrong);
+        QVERIFY2(r.complete(), warningsOf(r).c_str());
+        QVERIFY(r.trace->stats().badFields > 0);
+        QVERIFY(anyWarning(*r.trace, "bad field"));
+
+        // Truncated and damaged copies of the fixture, grown first so a cut meets table pages.
+        const QString big = path("big.db");
+        std::string rows = kDbSchema;
+        rows += "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
+                "INSERT INTO TASK SELECT 10000 + i * 10, 10005 + i * 10, 0, 7, 1, 42, 5, "
+                "4294967295, 2, i, 4294967295 FROM n;";
+        QCOMPARE(rs::test::execSql(big, rows), std::string());
+        QFile bf(big);
+        QVERIFY(bf.open(QIODevice::ReadOnly));
+        const QByteArray bytes = bf.readAll();
+        for (double cut : {0.1, 0.5, 0.9}) {
+            const QString p = path("ascend_pytorch_profiler_6.db");
+            QFile::remove(p);
+            writeFile(dir, "ascend_pytorch_profiler_6.db",
+                      bytes.left(int(bytes.size() * cut)).toStdString());
+            QElapsedTimer timer;
+            timer.start();
+            r = load(p);
+            QVERIFY(timer.elapsed() < 30000);
+            QVERIFY2(r.complete() || contains(r.message, "ascend_pytorch_profiler_6.db"),
+                     r.message.c_str());
+            if (!r.complete())
+                QVERIFY2(contains(r.message, "damaged or truncated") ||
+                             contains(r.message, "table"),
+                         r.message.c_str());
+        }
+        QByteArray damaged = bytes;
+        for (int i = int(damaged.size() / 3); i < int(damaged.size() / 3) + 8192; i += 7)
+            damaged[i] = char(damaged[i] ^ 0x5a);
+        QFile::remove(path("ascend_pytorch_profiler_7.db"));
+        writeFile(dir, "ascend_pytorch_profiler_7.db", damaged.toStdString());
+        r = load(path("ascend_pytorch_profiler_7.db"));
+        QVERIFY2(r.complete() || contains(r.message, "ascend_pytorch_profiler_7.db"),
+                 r.message.c_str());
+
+        // Cancelled before it starts.
+        rs::LoadProgress progress;
+        progress.cancel = true;
+        r = rs::loadTrace(big.toStdString(), {}, &progress);
+        QVERIFY(r.cancelled());
+
+        // Over the memory budget: refused up front with the estimate.
+        LoadOptions tiny;
+        tiny.maxMemoryBytes = 1 << 20;
+        r = rs::torchnpudb::readDatabase(big.toStdString(), std::nullopt, tiny, nullptr);
+        QVERIFY(r.failed());
+        QVERIFY2(contains(r.message, "memory budget"), r.message.c_str());
     }
 
     void malformedInTheMiddle()

@@ -168,15 +168,15 @@ private slots:
         QVERIFY(after > 0);
         int comm = 0, compute = 0;
         for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
-            const TrackRole role = trackRole(t, tr);
+            const TrackRole role = t.role(tr);
             const TimelineLayout* layout = w.timeline()->renderer().layout();
             const bool shown = layout->rowOfTrack(tr) >= 0;
             // The host rows it keeps show only the steps (their ProfilerStep depth).
-            if (shown && role == TrackRole::Other) {
+            if (shown && !isDeviceRole(role)) {
                 QCOMPARE(layout->rows()[std::size_t(layout->rowOfTrack(tr))].role, RowRole::Steps);
                 continue;
             }
-            if (shown) (role == TrackRole::Communication ? comm : compute)++;
+            if (shown) (isCommunicationRole(role) ? comm : compute)++;
         }
         QVERIFY(comm >= 8); // every rank keeps its collectives
         QVERIFY(compute >= 8);

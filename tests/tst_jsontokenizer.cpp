@@ -68,7 +68,7 @@ std::string scalarText(const JsonScalar& v)
     return "?";
 }
 
-OracleEvent asOracle(const JsonEvent& e)
+OracleEvent asOracle(const TraceEvent& e)
 {
     OracleEvent o;
     o.ph = e.ph.view();
@@ -114,7 +114,7 @@ Tokenized tokenize(const std::string& text)
         out.error = tok.errorText();
         return out;
     };
-    JsonEvent ev;
+    TraceEvent ev;
     // The entries of an array at p (past '['); returns past ']'.
     auto array = [&](const char* p, int depth) -> const char* {
         p = tok.ws(p);
@@ -385,7 +385,7 @@ private slots:
             "\"flow_out\":1,"
             "\"name\":null,\"ts\":{\"bad\":1},\"other\":[{}]}";
         JsonTokenizer tok(text.data(), text.data() + text.size(), 100);
-        JsonEvent ev;
+        TraceEvent ev;
         const char* q = tok.event(text.data(), ev, 1);
         QVERIFY2(q == text.data() + text.size(), tok.errorText().c_str());
         QCOMPARE(ev.offset, std::uint64_t(100));
@@ -412,7 +412,7 @@ private slots:
     {
         const std::string text = "{\"ph\":\"X\" \"name\":\"c\"}";
         JsonTokenizer tok(text.data(), text.data() + text.size());
-        JsonEvent ev;
+        TraceEvent ev;
         QVERIFY(!tok.event(text.data(), ev, 1));
         QVERIFY(!tok.ranOut());
         QCOMPARE(tok.offsetOf(tok.errorAt()), std::uint64_t(10));

@@ -6,6 +6,7 @@
 #include "bench/tracegen_large.h"
 #include "core/bytesource.h"
 #include "core/parallelloader.h"
+#include "core/producers/producer.h"
 #include "core/tracebuilder.h"
 #include "core/traceloader.h"
 #include "core/workpool.h"
@@ -41,7 +42,7 @@ std::string fingerprint(const LoadResult& r, bool rawArgs = false)
         o << "phase " << ph << " " << n << "\n";
     for (const std::string& w : t.warnings())
         o << "warning " << w << "\n";
-    o << "producer " << producerName(t.producer()) << " rank " << t.rank().value_or(-1) << " span "
+    o << "producer " << t.producer().id() << " rank " << t.rank().value_or(-1) << " span "
       << t.startNs() << " " << t.endNs() << "\n";
     for (const Process& p : t.processes()) {
         o << "process " << p.pid << " " << p.pidIsNumber << " " << t.str(p.name) << " "
@@ -136,7 +137,7 @@ std::optional<LoadResult> oracleLoad(const std::string& text, const std::string&
     b.setPath(name);
     if (rank) b.setRank(*rank);
     for (const test::OracleEvent& e : doc.events) {
-        JsonEvent ev;
+        TraceEvent ev;
         ev.ph = ref(e.ph);
         ev.name = ref(e.name);
         ev.cat = ref(e.cat);

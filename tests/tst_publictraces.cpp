@@ -1,5 +1,6 @@
 // Every real trace under ../shared/traces/public loads with the counts and names that its
 // SOURCES.md states.
+#include "core/producers/producer.h"
 #include "core/traceinfo.h"
 #include "core/traceloader.h"
 #include "tests/testutil.h"
@@ -22,8 +23,7 @@ std::set<std::string> processNames(const Trace& t)
 {
     std::set<std::string> names;
     for (const Process& p : t.processes())
-        if (p.name)
-            names.insert(t.str(p.name));
+        if (p.name) names.insert(t.str(p.name));
     return names;
 }
 
@@ -33,8 +33,7 @@ std::set<std::string> threadLabels(const Trace& t, const std::string& process)
     for (ProcessId p = 0; p < t.processes().size(); ++p)
         if (t.str(t.processes()[p].name) == process)
             for (TrackId tr : t.processes()[p].tracks)
-                if (t.tracks()[tr].kind == TrackKind::Thread)
-                    names.insert(t.trackLabel(tr));
+                if (t.tracks()[tr].kind == TrackKind::Thread) names.insert(t.trackLabel(tr));
     return names;
 }
 
@@ -51,8 +50,7 @@ TracePtr load(const QString& relative)
 {
     const QString path = test::publicTrace(relative);
     LoadResult r = loadTrace(path.toStdString());
-    if (!r.complete())
-        qWarning("%s", r.message.c_str());
+    if (!r.complete()) qWarning("%s", r.message.c_str());
     return r.complete() ? r.trace : nullptr;
 }
 
@@ -74,11 +72,12 @@ private slots:
         QCOMPARE(phase(t, "s"), 606u);
         QCOMPARE(phase(t, "f"), 611u);
         QCOMPARE(phase(t, "M"), 80u);
-        QCOMPARE(t.producer(), Producer::TorchNpu);
+        QCOMPARE(t.producer().id(), std::string_view("torch_npu"));
         QCOMPARE(*t.rank(), 0);
-        const std::set<std::string> expected{"Python", "CANN", "Ascend Hardware", "HCCL",
-                                             "Overlap Analysis", "HBM", "LLC", "NPU MEM",
-                                             "Stars Soc Info", "Acc PMU", "QoS", "AI Core Freq"};
+        const std::set<std::string> expected{
+            "Python", "CANN",        "Ascend Hardware", "HCCL",           "Overlap Analysis",
+            "HBM",    "LLC",         "NPU MEM",         "Stars Soc Info", "Acc PMU",
+            "QoS",    "AI Core Freq"};
         QCOMPARE(processNames(t), expected);
         const auto hccl = threadLabels(t, "HCCL");
         QVERIFY(hccl.count("Group 0 Communication"));
@@ -98,8 +97,7 @@ private slots:
         // The first op starts at a string ts with nanosecond digits, kept exactly.
         bool exact = false;
         for (const Slice& s : t.slices())
-            if (t.str(s.name) == "hcom_allReduce__586_0_1")
-                exact = s.start % 1000 != 0;
+            if (t.str(s.name) == "hcom_allReduce__586_0_1") exact = s.start % 1000 != 0;
         QVERIFY(exact);
         // Big pids stay exact (above 2^32).
         bool bigPid = false;
@@ -109,8 +107,7 @@ private slots:
         // Flows with ids above 2^53 bind: 4 async_npu flows end on the hcom ops.
         std::size_t toHcom = 0;
         for (const Flow& f : t.flows())
-            if (t.str(t.slice(f.to).name).rfind("hcom_allReduce", 0) == 0)
-                ++toHcom;
+            if (t.str(t.slice(f.to).name).rfind("hcom_allReduce", 0) == 0) ++toHcom;
         QVERIFY2(toHcom >= 8, std::to_string(toHcom).c_str()); // HostToDevice + async_npu
         std::size_t bigId = 0;
         for (const Flow& f : t.flows())
@@ -135,7 +132,8 @@ private slots:
         QCOMPARE(phase(t, "f"), 611u);
         QCOMPARE(phase(t, "M"), 63u);
         QCOMPARE(countNamed(t, "Memcpy"), size_t(0));
-        QCOMPARE(threadLabels(t, "HCCL"), (std::set<std::string>{"Group 0 Communication", "Plane 0"}));
+        QCOMPARE(threadLabels(t, "HCCL"),
+                 (std::set<std::string>{"Group 0 Communication", "Plane 0"}));
         // The CANN pid has thread names and flow starts but no process name and no X events.
         const ProcessId cann = t.findProcess("3089232096");
         QVERIFY(cann != kNone);
@@ -170,7 +168,7 @@ private slots:
         QCOMPARE(phase(t, "f"), 9195u);
         QCOMPARE(phase(t, "M"), 38u);
         QCOMPARE(phase(t, "i"), 2u);
-        QCOMPARE(t.producer(), Producer::Kineto);
+        QCOMPARE(t.producer().id(), std::string_view("kineto"));
         QCOMPARE(*t.rank(), 0);
         QCOMPARE(t.metadata()["displayTimeUnit"].get<std::string>(), std::string("ms"));
         QCOMPARE(processNames(t), (std::set<std::string>{"python3.10"}));
@@ -178,7 +176,11 @@ private slots:
         for (TrackId tr = 0; tr < t.tracks().size(); ++tr)
             stream40 = stream40 || t.trackLabel(tr) == "stream 40"; // trailing space trimmed
         QVERIFY(stream40);
-        QVERIFY(countNamed(t, "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)") > 0);
+        QVERIFY(
+            countNamed(
+                t,
+                "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)") >
+            0);
         QCOMPARE(countNamed(t, "Memcpy DtoD (Device -> Device)"), size_t(960));
         QCOMPARE(countNamed(t, "cudaMemcpyAsync"), size_t(960));
         for (int s = 4; s <= 6; ++s)
@@ -203,7 +205,8 @@ private slots:
         QVERIFY(gpu != kNone);
         std::set<std::string> streams;
         for (TrackId tr : t.processes()[gpu].tracks)
-            if (t.tracks()[tr].kind == TrackKind::Thread && t.tracks()[tr].end > t.tracks()[tr].begin)
+            if (t.tracks()[tr].kind == TrackKind::Thread &&
+                t.tracks()[tr].end > t.tracks()[tr].begin)
                 streams.insert(t.tracks()[tr].tid);
         QCOMPARE(streams, (std::set<std::string>{"7", "20", "21", "22"}));
     }
@@ -225,7 +228,8 @@ private slots:
 
     void kinetoMi300x()
     {
-        TracePtr t0 = load("kineto_rccl_mi300x_ddp_with_stack_tracelens/resnet_act_checkpoint.json.gz");
+        TracePtr t0 =
+            load("kineto_rccl_mi300x_ddp_with_stack_tracelens/resnet_act_checkpoint.json.gz");
         QVERIFY(t0);
         const Trace& t = *t0;
         QCOMPARE(t.stats().events, 56451u);

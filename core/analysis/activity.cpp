@@ -13,21 +13,14 @@ constexpr int kBins = 2000;
 constexpr double kOutlierShare = 0.01; // a group this small at an end is an outlier ...
 constexpr int kGapBins = kBins / 10;   // ... when this wide an idle gap separates it
 
-bool isActivityRole(analysis::TrackRole r)
-{
-    using analysis::TrackRole;
-    return r == TrackRole::AscendDevice || r == TrackRole::HcclGroup || r == TrackRole::HcclPlane ||
-           r == TrackRole::GpuStream;
-}
-
 } // namespace
 
 std::optional<std::pair<TimeNs, TimeNs>> activityExtent(const Trace& trace)
 {
-    const std::vector<analysis::TrackRole> roles = analysis::trackRoles(trace);
+    const std::vector<TrackRole> roles = analysis::trackRoles(trace);
     std::vector<TrackId> tracks;
     for (TrackId t = 0; t < trace.tracks().size(); ++t)
-        if (t < roles.size() && isActivityRole(roles[t]) && !trace.trackSlices(t).empty())
+        if (t < roles.size() && isDeviceRole(roles[t]) && !trace.trackSlices(t).empty())
             tracks.push_back(t);
     if (tracks.empty())
         for (TrackId t = 0; t < trace.tracks().size(); ++t)

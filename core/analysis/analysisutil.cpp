@@ -1,6 +1,6 @@
 #include "core/analysis/analysisutil.h"
 
-#include "core/analysis/producers/producer.h"
+#include "core/analysis/producermodel.h"
 
 #include <algorithm>
 #include <cctype>
@@ -31,7 +31,11 @@ std::string squash(std::string_view s)
 
 std::vector<TrackRole> trackRoles(const Trace& trace)
 {
-    return producerModel(trace.producer()).trackRoles(trace);
+    std::vector<TrackRole> roles;
+    roles.reserve(trace.tracks().size());
+    for (const Track& t : trace.tracks())
+        roles.push_back(t.role);
+    return roles;
 }
 
 void FieldErrors::add(std::string_view key)

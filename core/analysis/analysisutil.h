@@ -17,20 +17,8 @@
 
 namespace rs::analysis {
 
-// What a track is, from its process and thread names, or from its slices' categories when
-// the trace has no names (Kineto without metadata).
-enum class TrackRole : std::uint8_t {
-    Other,
-    Host,         // a host thread (Kineto CPU thread, torch_npu Python)
-    Cann,         // torch_npu CANN host thread (shares tids with Python)
-    AscendDevice, // torch_npu Ascend Hardware stream
-    HcclGroup,    // torch_npu HCCL "Group N Communication"
-    HcclPlane,    // torch_npu HCCL "Plane N"
-    GpuStream,    // Kineto GPU stream
-    Derived       // torch_npu Overlap Analysis and other producer results: never inputs
-};
-
-// The roles of a trace's tracks, as its producer's model decides (producers/producer.h).
+// The roles of a trace's tracks (Track::role, decided by its producer at load), indexed by
+// TrackId: the analysis keeps them beside its other per-track state.
 std::vector<TrackRole> trackRoles(const Trace& trace);
 
 // Args of the wrong JSON type met by the analysis (a "count" that is an object, a "size(Byte)"

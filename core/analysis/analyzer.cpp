@@ -1,7 +1,7 @@
 #include "core/analysis/analyzer.h"
 
 #include "core/analysis/presentation.h"
-#include "core/analysis/producers/producer.h"
+#include "core/analysis/producermodel.h"
 #include "core/analysis/rules/rules.h"
 #include "core/analysis/steps.h"
 
@@ -118,11 +118,11 @@ ReportPtr analyze(TracePtr trace, const AnalysisOptions& options)
     if (!trace) return rep;
     rep->trace = trace;
     const Trace& t = *trace;
-    const ProducerModel& model = producerModel(t.producer());
+    const ProducerModel& model = producerModel(t);
     FieldErrors errors;
     AnalysisContext ctx(t, rep->options);
     ctx.errors = &errors;
-    ctx.roles = model.trackRoles(t);
+    ctx.roles = trackRoles(t);
     const StringPool& sp = t.strings();
     ctx.nameClass.assign(sp.size(), 0);
     for (StrId i = 0; i < sp.size(); ++i)

@@ -1,5 +1,5 @@
 #include "core/analysis/analyzer.h"
-#include "core/analysis/producers/producer.h"
+#include "core/analysis/producermodel.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -52,8 +52,8 @@ std::vector<StackEntry> callStack(const Trace& trace, EventId e, std::size_t max
 {
     std::vector<StackEntry> out;
     if (e >= trace.slices().size() || maxDepth == 0) return out;
-    const analysis::ProducerModel& model = analysis::producerModel(trace.producer());
-    const auto roles = model.trackRoles(trace);
+    const analysis::ProducerModel& model = analysis::producerModel(trace);
+    const auto roles = analysis::trackRoles(trace);
     const StrId catPy = trace.strings().find("python_function");
     std::unordered_set<EventId> visited;
     bool haveCallStack = false, haveFrames = false;
@@ -92,7 +92,7 @@ std::vector<StackEntry> callStack(const Trace& trace, EventId e, std::size_t max
             }
         }
 
-        const bool device = analysis::isDeviceRole(roles[s.track]);
+        const bool device = isDeviceRole(roles[s.track]);
         EventId next = kNone;
         if ((s.flags & kSliceFlowIn) && (device || s.parent == kNone)) {
             int best = 99;

@@ -494,7 +494,7 @@ void inputText(std::ostringstream& o, const ReportInput& in)
         withCopy += c.memcpyCount > 0;
     }
     o << in.path << " (" << (known ? rankText(reportRank(rep)) : "rank ?") << ", "
-      << (known ? producerName(reportProducer(rep)) : "?") << ")\n";
+      << (known ? reportProducerName(rep) : "?") << ")\n";
     o << "  collectives: " << rep.collectives.size() << ", with internal memcpy: " << withCopy
       << ", anomalous: " << anomalous << ", waiting: " << waiting << "\n";
     for (const SignatureGroup& g : rep.signatures) {

@@ -1,4 +1,5 @@
 #include "core/analysis/report.h"
+#include "core/producers/producer.h"
 
 #include <algorithm>
 #include <cctype>
@@ -107,7 +108,7 @@ TraceFacts traceFacts(const AnalysisReport& r)
     TraceFacts f;
     f.path = t.path();
     f.rank = t.rank();
-    f.producer = t.producer();
+    f.producer = t.producer().name();
     f.events = t.stats().events;
     f.warnings = t.warnings();
     f.baseTimeNs = baseTimeOf(t);
@@ -145,10 +146,10 @@ std::optional<TimeNs> reportBaseTimeNs(const AnalysisReport& r)
     return r.facts ? r.facts->baseTimeNs : std::nullopt;
 }
 
-Producer reportProducer(const AnalysisReport& r)
+std::string reportProducerName(const AnalysisReport& r)
 {
-    if (r.trace) return r.trace->producer();
-    return r.facts ? r.facts->producer : Producer::Other;
+    if (r.trace) return std::string(r.trace->producer().name());
+    return r.facts ? r.facts->producer : std::string("other");
 }
 
 } // namespace rs

@@ -219,7 +219,7 @@ struct EventFacts {
 struct TraceFacts {
     std::string path;
     std::optional<int> rank;
-    Producer producer = Producer::Other;
+    std::string producer = "other";    // Producer::name() of who wrote it ("torch_npu")
     std::uint64_t events = 0;          // LoadStats::events
     std::vector<std::string> warnings; // the load's warnings
     std::optional<TimeNs> baseTimeNs;  // Kineto's baseTimeNanoseconds: the job's shared clock
@@ -258,6 +258,6 @@ TraceFacts traceFacts(const AnalysisReport& r);
 // The cheap ones, without building the event table.
 std::optional<int> reportRank(const AnalysisReport& r);
 std::optional<TimeNs> reportBaseTimeNs(const AnalysisReport& r);
-Producer reportProducer(const AnalysisReport& r);
+std::string reportProducerName(const AnalysisReport& r);
 
 } // namespace rs

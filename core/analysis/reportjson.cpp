@@ -53,7 +53,7 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobRep
         nlohmann::json in = {{"path", inputs[i].path},
                              {"rank", t ? optInt(t->rank) : nlohmann::json(nullptr)},
                              {"events", t ? t->events : 0},
-                             {"producer", t ? producerName(t->producer) : "unknown"}};
+                             {"producer", t ? t->producer : std::string("unknown")}};
         nlohmann::json warnings = nlohmann::json::array();
         if (t) {
             for (const std::string& w : t->warnings)
@@ -655,7 +655,7 @@ void inputText(Text& t, const std::string& path, const AnalysisReport& rep, cons
     o.key("bad_fields").integer(rep.badFields);
     o.key("events").integer(facts ? facts->events : std::uint64_t(0));
     o.key("path").string(path);
-    o.key("producer").string(facts ? producerName(facts->producer) : "unknown");
+    o.key("producer").string(facts ? facts->producer : std::string("unknown"));
     if (facts)
         o.key("rank").optInt(facts->rank);
     else

@@ -3,7 +3,7 @@
 // Per-step figures with torch_npu's definitions (computing, communication, overlapped,
 // communication not overlapped, free), computed from the device timeline.
 
-#include "core/analysis/producers/producer.h"
+#include "core/analysis/producermodel.h"
 #include "core/analysis/report.h"
 
 #include <vector>

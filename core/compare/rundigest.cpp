@@ -1,5 +1,7 @@
 #include "core/compare/rundigest.h"
 
+#include "core/producers/registry.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -71,21 +73,12 @@ std::optional<int> worldSizeInFile(const std::filesystem::path& file)
     return worldSizeInMetadata(j);
 }
 
-// torch_npu keeps run metadata beside the trace (<run>/ASCEND_PROFILER_OUTPUT/trace_view.json):
-// <run>/profiler_metadata.json, where frameworks record distributed_args, and
-// <run>/profiler_info_N.json.
-std::optional<int> worldSizeBesideTrace(const std::string& tracePath)
+// The run metadata a producer keeps beside its trace (torch_npu: profiler_metadata.json, where
+// frameworks record distributed_args, and profiler_info_N.json).
+std::optional<int> worldSizeBeside(const Producer& producer, const std::string& tracePath)
 {
-    namespace fs = std::filesystem;
-    fs::path run = fs::path(tracePath).parent_path();
-    if (run.filename() == "ASCEND_PROFILER_OUTPUT") run = run.parent_path();
-    if (auto n = worldSizeInFile(run / "profiler_metadata.json")) return n;
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(run, ec)) {
-        const std::string name = entry.path().filename().string();
-        if (name.rfind("profiler_info", 0) == 0 && entry.path().extension() == ".json")
-            if (auto n = worldSizeInFile(entry.path())) return n;
-    }
+    for (const std::string& file : producer.runMetadataFiles(tracePath))
+        if (auto n = worldSizeInFile(file)) return n;
     return std::nullopt;
 }
 
@@ -102,8 +95,9 @@ int rankOf(const AnalysisReport& r, std::size_t index)
 std::optional<int> worldSizeOfSummaries(const std::vector<ReportPtr>& ranks)
 {
     for (const ReportPtr& r : ranks)
-        if (r && r->facts && r->facts->producer == Producer::TorchNpu && !r->facts->path.empty())
-            if (auto n = worldSizeBesideTrace(r->facts->path)) return n;
+        if (r && r->facts && !r->facts->path.empty())
+            if (auto n = worldSizeBeside(producers::byName(r->facts->producer), r->facts->path))
+                return n;
     return std::nullopt;
 }
 
@@ -119,8 +113,7 @@ void addOps(const Trace& t, const std::vector<EventId>& collectiveEvents,
 {
     const auto sl = t.slices();
     const StringPool& sp = t.strings();
-    // Kineto's device categories; torch_npu puts every device task in "Ascend Hardware"
-    // (a merged job names it "Rank N · Ascend Hardware").
+    // Kineto's device categories; torch_npu puts every device task on Ascend Hardware streams.
     std::vector<StrId> deviceCats;
     for (const char* c : {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"})
         if (const StrId id = sp.find(c); id != StrId(0xffffffffu)) deviceCats.push_back(id);
@@ -130,8 +123,7 @@ void addOps(const Trace& t, const std::vector<EventId>& collectiveEvents,
     for (TrackId tr = 0; tr < tracks.size(); ++tr) {
         const Track& track = tracks[tr];
         if (track.kind == TrackKind::Counter) continue;
-        const bool ascendDevice = track.process != kNone && track.process < t.processes().size() &&
-                                  endsWith(t.processLabel(track.process), "Ascend Hardware");
+        const bool ascendDevice = track.role == TrackRole::AscendDevice;
         for (EventId e = track.begin; e < track.end; ++e) {
             const Slice& s = sl[e];
             if (s.dur <= 0) continue;
@@ -156,9 +148,7 @@ void addOps(const Trace& t, const std::vector<EventId>& collectiveEvents,
         const Track& track = tracks[sl[e].track];
         const bool device =
             std::find(deviceCats.begin(), deviceCats.end(), sl[e].cat) != deviceCats.end() ||
-            (track.process < t.processes().size() &&
-             (endsWith(t.processLabel(track.process), "HCCL") ||
-              endsWith(t.processLabel(track.process), "Ascend Hardware")));
+            track.role == TrackRole::AscendDevice || isCommunicationRole(track.role);
         if (!device) continue;
         const std::string name = collectivePattern(t.str(sl[e].name));
         OpDigest& d = out[name];
@@ -259,8 +249,8 @@ std::optional<int> worldSizeOf(const std::vector<TracePtr>& rankTraces)
         if (t)
             if (auto n = worldSizeInMetadata(t->metadata())) return n;
     for (const TracePtr& t : rankTraces)
-        if (t && t->producer() == Producer::TorchNpu && !t->path().empty())
-            if (auto n = worldSizeBesideTrace(t->path())) return n;
+        if (t && !t->path().empty())
+            if (auto n = worldSizeBeside(t->producer(), t->path())) return n;
     return std::nullopt;
 }
 
@@ -289,12 +279,12 @@ RunDigest digestRun(const RunSide& side)
         rankIds.insert(rank);
         if (side.fromSummaries) {
             // The summary's facts: its trace (if any) is the viewer's small one of named events.
-            if (r.facts) producers.insert(producerName(r.facts->producer));
+            if (r.facts) producers.insert(r.facts->producer);
         } else if (r.trace) {
-            producers.insert(producerName(r.trace->producer()));
+            producers.insert(std::string(r.trace->producer().name()));
             traces.push_back(r.trace);
         } else if (r.facts) {
-            producers.insert(producerName(r.facts->producer));
+            producers.insert(r.facts->producer);
         }
         for (const StepStats& s : r.steps) {
             const TimeNs busy = s.busyEnd - s.busyStart;

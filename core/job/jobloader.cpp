@@ -4,6 +4,7 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
+#include "core/producers/registry.h"
 #include "core/workpool.h"
 
 #include <algorithm>
@@ -24,35 +25,21 @@ std::optional<int> rankFromName(const std::string& name)
 
 namespace {
 
-bool isTraceFile(const QFileInfo& f)
-{
-    const QString n = f.fileName().toLower();
-    return f.isFile() && (n.endsWith(".json") || n.endsWith(".json.gz")) &&
-           !n.startsWith("profiler_info") && !n.startsWith("profiler_metadata") &&
-           !n.endsWith(".ringscope.json") && !n.startsWith("communication");
-}
-
-bool isAscendRun(const QDir& d)
-{
-    return d.exists("ASCEND_PROFILER_OUTPUT/trace_view.json") || d.exists("trace_view.json");
-}
-
 void addInput(std::vector<RankInput>& out, const QFileInfo& info)
 {
     RankInput in;
     in.path = info.absoluteFilePath().toStdString();
-    if (info.isDir()) {
-        const ResolvedPath r = resolveTracePath(in.path);
-        in.rank = r.rank;
-    }
+    // What the layout says (profiler_info_N.json beside a torch_npu export), else the name.
+    in.rank = resolveTracePath(in.path).rank;
     if (!in.rank) in.rank = rankFromName(info.fileName().toStdString());
     out.push_back(std::move(in));
 }
 
-// A folder: a run itself, or a job holding runs, trace files or rank sub-folders.
+// A folder: a run itself, or a job holding runs, trace files or rank sub-folders. What a run
+// folder and a rank file are is each producer's to say (core/producers/).
 void expandFolder(std::vector<RankInput>& out, const QDir& dir, int levels)
 {
-    if (isAscendRun(dir)) {
+    if (producers::isRunFolder(dir)) {
         addInput(out, QFileInfo(dir.absolutePath()));
         return;
     }
@@ -60,11 +47,11 @@ void expandFolder(std::vector<RankInput>& out, const QDir& dir, int levels)
         dir.entryInfoList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
     for (const QFileInfo& e : entries) {
         if (e.isDir()) {
-            if (isAscendRun(QDir(e.absoluteFilePath())))
+            if (producers::isRunFolder(QDir(e.absoluteFilePath())))
                 addInput(out, e);
             else if (levels > 0)
                 expandFolder(out, QDir(e.absoluteFilePath()), levels - 1);
-        } else if (isTraceFile(e)) {
+        } else if (producers::isRankFile(e)) {
             addInput(out, e);
         }
     }
@@ -162,18 +149,8 @@ std::uint64_t fileBytes(const std::string& path)
 
 std::uint64_t projectedRankBytes(const std::string& path)
 {
-    // Measured ratios of model to file size: about 1 for JSON, 12 for gzip.
     const ResolvedPath r = resolveTracePath(path);
-    const QFileInfo f(QString::fromStdString(r.file.empty() ? path : r.file));
-    const auto size = static_cast<std::uint64_t>(std::max<qint64>(f.size(), 0));
-    QFile file(f.absoluteFilePath());
-    bool gz = false;
-    if (file.open(QIODevice::ReadOnly)) {
-        const QByteArray head = file.read(2);
-        gz = head.size() == 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
-             static_cast<unsigned char>(head[1]) == 0x8b;
-    }
-    return gz ? size * 12 : size;
+    return r.reader ? r.reader->projectedModelBytes(r.file) : 0;
 }
 
 std::vector<LoadResult> loadRanks(const std::vector<RankInput>& inputs, const LoadOptions& options,

@@ -5,6 +5,7 @@
 #include "core/job/jobnotes.h"
 #include "core/job/jobpipeline.h"
 #include "core/jsontokenizer.h"
+#include "core/producers/registry.h"
 #include "core/workpool.h"
 
 #include <QDir>
@@ -292,11 +293,10 @@ Severity severityFromName(const std::string& s)
     return Severity::Warning;
 }
 
-Producer producerFromName(const std::string& s)
+// A producer's name as the registry knows it: a name it does not know reads "other".
+std::string producerFromName(const std::string& s)
 {
-    if (s == producerName(Producer::TorchNpu)) return Producer::TorchNpu;
-    if (s == producerName(Producer::Kineto)) return Producer::Kineto;
-    return Producer::Other;
+    return std::string(producers::byName(s).name());
 }
 
 Collective readCollective(Reader& rd, const json& o)
@@ -1424,9 +1424,8 @@ json rankSummaryToJson(const AnalysisReport& rep, const std::string& path)
     facts.path = path;
     json j;
     j["schema"] = kRankSummarySchema;
-    json in = {{"path", facts.path},        {"producer", producerName(facts.producer)},
-               {"events", facts.events},    {"warnings", facts.warnings},
-               {"start_ns", facts.startNs}, {"end_ns", facts.endNs}};
+    json in = {{"path", facts.path},         {"producer", facts.producer}, {"events", facts.events},
+               {"warnings", facts.warnings}, {"start_ns", facts.startNs},  {"end_ns", facts.endNs}};
     put(in, "rank", facts.rank);
     if (facts.baseTimeNs) in["base_time_ns"] = *facts.baseTimeNs;
     j["trace"] = std::move(in);

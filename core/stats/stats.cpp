@@ -1,8 +1,9 @@
 #include "core/stats/stats.h"
 
 #include "core/analysis/analysisutil.h"
-#include "core/analysis/producers/producer.h"
+#include "core/analysis/producermodel.h"
 #include "core/compare/rundigest.h"
+#include "core/producers/generic/model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,8 +15,6 @@
 #include <unordered_map>
 
 namespace rs {
-
-using analysis::TrackRole;
 
 const char* statsGroupName(StatsGroup g)
 {
@@ -122,7 +121,7 @@ public:
     bool busyTrack(TrackId tr, bool device) const
     {
         const TrackRole r = m_roles[tr];
-        return device ? analysis::isDeviceRole(r) : (r == TrackRole::Host || r == TrackRole::Cann);
+        return device ? isDeviceRole(r) : (r == TrackRole::Host || r == TrackRole::Cann);
     }
     // Tracks a group's members can be on.
     bool groupTrack(TrackId tr, StatsGroup by) const

@@ -20,7 +20,7 @@ struct OracleEvent {
     bool flowIn = false, flowOut = false;
     std::vector<std::string> stack;
     nlohmann::json args; // null when absent (or not an object/array)
-    // Fields of a type they cannot take (JsonEvent::badTypes): a container or a bool where a
+    // Fields of a type they cannot take (TraceEvent::badTypes): a container or a bool where a
     // string belongs, a container for a number field, a non-bool flow_in/flow_out, a scalar
     // args or stack, a stack frame that is not a string.
     std::uint32_t badTypes = 0;

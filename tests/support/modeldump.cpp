@@ -1,4 +1,5 @@
 #include "tests/support/modeldump.h"
+#include "core/producers/producer.h"
 
 #include <QCryptographicHash>
 
@@ -46,7 +47,7 @@ std::vector<ModelSection> dumpModel(const Trace& t)
         out.push_back({name, n, o.str()});
     };
     section("meta", [&](std::ostringstream& o, std::size_t& n) {
-        o << "producer " << producerName(t.producer()) << "\n";
+        o << "producer " << t.producer().id() << "\n";
         o << "rank " << (t.rank() ? std::to_string(*t.rank()) : std::string("-")) << "\n";
         o << "span " << t.startNs() << " " << t.endNs() << "\n";
         n = 3;

@@ -1,4 +1,5 @@
 #include "ui/export/exportcomposer.h"
+#include "core/producers/producer.h"
 
 #include "core/analysis/analyzer.h"
 #include "ui/plots/stepsview.h"
@@ -307,7 +308,7 @@ double ExportComposer::paintTitleBlock(QPainter& p, const QRectF& area)
         sub = QString("%1 – %2 (%3 shown of %4) · %5 · %6 events")
                   .arg(qs(formatDuration(t0)), qs(formatDuration(t1)), qs(formatDuration(t1 - t0)),
                        qs(formatDuration(m_trace->endNs() - m_trace->startNs())),
-                       QString::fromLatin1(producerName(m_trace->producer())))
+                       QString::fromUtf8(m_trace->producer().name()))
                   .arg(QLocale(QLocale::English).toString(qulonglong(m_trace->stats().events)));
         if (!m_layoutNote.isEmpty()) sub += QStringLiteral(" · ") + m_layoutNote;
     }

@@ -376,48 +376,23 @@ TimelineLayout::TimelineLayout(const TimelineIndex& index, const LayoutOptions& 
                             : 0;
 }
 
-namespace {
-
-bool containsWord(const std::string& text, std::initializer_list<const char*> words)
-{
-    std::string lower = text;
-    for (char& c : lower)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    for (const char* w : words)
-        if (lower.find(w) != std::string::npos) return true;
-    return false;
-}
-
-} // namespace
-
-TrackRole trackRole(const Trace& trace, TrackId t)
-{
-    const Track& track = trace.tracks()[t];
-    const std::string proc = track.process != kNone ? trace.processLabel(track.process) : "";
-    const std::string label = trace.trackLabel(t);
-    if (containsWord(proc, {"hccl", "hcom", "nccl"}) ||
-        containsWord(label, {"hccl", "hcom", "nccl", "communication"}))
-        return TrackRole::Communication;
-    // Kineto names device processes "GPU 0" (threads "stream 7"); torch_npu "Ascend Hardware".
-    if (containsWord(proc, {"ascend hardware", "gpu", "npu ", "device"}) &&
-        track.kind != TrackKind::Counter)
-        return TrackRole::Compute;
-    if (containsWord(label, {"computing"})) return TrackRole::Compute;
-    // Device streams of a process with another name (Kineto "stream 7").
-    if (track.kind != TrackKind::Counter && containsWord(label, {"stream"}))
-        return TrackRole::Compute;
-    return TrackRole::Other;
-}
-
 TrackClass trackClass(const Trace& trace, TrackId t)
 {
-    const TrackRole role = trackRole(trace, t);
-    if (role == TrackRole::Communication) return TrackClass::Communication;
-    if (role == TrackRole::Compute) return TrackClass::Device;
-    const Track& track = trace.tracks()[t];
-    const std::string proc = track.process != kNone ? trace.processLabel(track.process) : "";
-    if (containsWord(proc, {"ascend hardware", "gpu", "npu ", "device"})) return TrackClass::Device;
-    return TrackClass::Host;
+    auto deviceLike = [](TrackRole r) {
+        return isDeviceRole(r) || r == TrackRole::DeviceMetric || r == TrackRole::Derived;
+    };
+    const TrackRole role = trace.role(t);
+    if (isCommunicationRole(role)) return TrackClass::Communication;
+    // The kind of the track's process: its other threads (an HCCL thread with no name) are
+    // of the kind its group and planes are.
+    bool device = deviceLike(role);
+    const ProcessId p = trace.tracks()[t].process;
+    if (p != kNone)
+        for (TrackId o : trace.processes()[p].tracks) {
+            if (isCommunicationRole(trace.role(o))) return TrackClass::Communication;
+            device = device || deviceLike(trace.role(o));
+        }
+    return device ? TrackClass::Device : TrackClass::Host;
 }
 
 std::vector<bool> trackFilterMask(const Trace& trace, const TrackFilterSpec& f, QString* regexError)
@@ -511,13 +486,13 @@ std::vector<CompactPicks> compactPicks(const Trace& trace, const AnalysisReport*
     for (TrackId t = 0; t < n; ++t) {
         if (tracks[t].kind == TrackKind::Counter || tracks[t].end <= tracks[t].begin) continue;
         const std::size_t g = static_cast<std::size_t>(groupOf(t));
-        const TrackRole role = trackRole(trace, t);
-        // Collectives first; without a report the "Communication" thread over its planes.
+        const TrackRole role = trace.role(t);
+        // Collectives first; without a report the group thread over its planes.
         if (collectives[t] > 0)
             comm[g].offer(t, 1e12 + collectives[t]);
-        else if (role == TrackRole::Communication)
-            comm[g].offer(t, containsWord(trace.trackLabel(t), {"communication"}) ? 1 : 0);
-        if (role == TrackRole::Compute) {
+        else if (isCommunicationRole(role))
+            comm[g].offer(t, role == TrackRole::HcclGroup ? 1 : 0);
+        if (role == TrackRole::AscendDevice || role == TrackRole::GpuStream) {
             double busy = 0; // top-level time: nested slices would count twice
             for (const Slice& s : trace.trackSlices(t))
                 if (s.parent == kNone) busy += static_cast<double>(s.dur);

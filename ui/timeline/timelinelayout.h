@@ -171,15 +171,9 @@ private:
     int m_hidden = 0;
 };
 
-// Compact mode: at most three rows per rank: its communication row (the track with the most
-// collectives, else an HCCL / hcom / NCCL / Communication one), its busiest compute row (Ascend
-// Hardware stream, GPU kernel stream) and, when it has flagged ops, the row of their extra
-// internal memcpy. processGroup gives each process's rank (job block); empty: one rank.
-enum class TrackRole : std::uint8_t { Other, Communication, Compute };
-TrackRole trackRole(const Trace& trace, TrackId t);
-// The kind of process a track belongs to, for the track filter: communication (trackRole
-// Communication), device (compute streams and anything else of an Ascend Hardware / GPU
-// process, counters included), else host.
+// The kind of a track for the track filter, from the roles (Track::role) of its process's
+// tracks: communication (a process of HCCL ops and their tasks), device (device streams, device
+// counters, what a producer derived from them), else host.
 enum class TrackClass : std::uint8_t { Host, Device, Communication };
 TrackClass trackClass(const Trace& trace, TrackId t);
 // Tracks the filter lets through: of a kind shown and, with a text, whose track or process
@@ -188,6 +182,10 @@ TrackClass trackClass(const Trace& trace, TrackId t);
 std::vector<bool> trackFilterMask(const Trace& trace, const TrackFilterSpec& filter,
                                   QString* regexError = nullptr);
 
+// Compact mode: at most three rows per rank: its communication row (the track with the most
+// collectives, else its HCCL group thread, else a plane), its busiest device stream (Ascend
+// Hardware, GPU) and, when it has flagged ops, the row of their extra internal memcpy.
+// processGroup gives each process's rank (job block); empty: one rank.
 std::vector<bool> compactTrackFilter(const Trace& trace, const AnalysisReport* report = nullptr,
                                      const std::vector<int>& processGroup = {});
 // The compact job layout's rows: per rank (processGroup's blocks, in order) its steps (the

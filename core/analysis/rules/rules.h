@@ -4,7 +4,7 @@
 // (only the roles of tracks, the shared vocabulary) and write no text themselves
 // (presentation.h). Thresholds and rule ids: docs/analysis.md.
 
-#include "core/analysis/producers/producer.h"
+#include "core/analysis/producermodel.h"
 
 namespace rs::analysis::rules {
 

@@ -1,16 +1,16 @@
 #pragma once
 
-// What a producer (torch_npu/HCCL, Kineto NCCL/RCCL, ...) contributes to the analysis: the
-// roles of its tracks, its collectives with their device tasks, internal memcpy and transfers,
-// which device tasks are computing, and the producer-specific links of a call-stack chain.
-// Everything that knows a producer's names, arg keys and layouts lives behind this interface,
-// one implementation per producer (torchnpu.cpp, kineto.cpp; generic.cpp for traces of
-// unknown origin). The rules that judge collectives and make findings (rules/) and the text
-// (presentation.h) know no producer.
+// What a producer (torch_npu/HCCL, Kineto NCCL/RCCL, ...) contributes to the analysis: its
+// collectives with their device tasks, internal memcpy and transfers, which device tasks are
+// computing, and the producer-specific links of a call-stack chain. Everything that knows a
+// producer's names, arg keys and layouts lives behind this interface, one implementation in
+// each producer's folder (core/producers/<name>/model.cpp), reached by Producer::analysis().
+// The rules that judge collectives and make findings (rules/) and the text (presentation.h)
+// know no producer.
 
 #include "core/analysis/analysisutil.h"
-#include "core/analysis/producers/hcclcomm.h"
 #include "core/analysis/report.h"
+#include "core/producers/torchnpu/hcclcomm.h"
 #include "core/trace.h"
 
 #include <cstdint>
@@ -59,10 +59,7 @@ struct AnalysisContext {
 class ProducerModel {
 public:
     virtual ~ProducerModel() = default;
-    virtual Producer id() const = 0;
 
-    // What each track is (indexed by TrackId).
-    virtual std::vector<TrackRole> trackRoles(const Trace& trace) const = 0;
     // NameClass bits of a string (event name).
     virtual std::uint8_t classifyName(std::string_view name) const = 0;
     // Launches the flows do not give (e.g. Kineto kernels found by correlation id); called
@@ -77,6 +74,12 @@ public:
     // Whether device event e (on an AscendDevice or GpuStream track) is computing for the
     // step figures. Called once per device event after prepareComputing.
     virtual bool isComputing(AnalysisContext& ctx, EventId e) const = 0;
+    // How a step's device time is bounded (steps.h): by its host span, the device work it
+    // launched assigned to it (Host); or as torch_npu's step_trace_time.csv: the device window
+    // of the step's launches, with the whole trace's busy and free sections counted in the
+    // step where they start (Device).
+    enum class StepWindow : std::uint8_t { Host, Device };
+    virtual StepWindow stepWindow() const { return StepWindow::Host; }
     // After the steps and bandwidths are known: the communication matrix (HCCL), the links
     // Kineto collectives are compared with.
     virtual void finishCommunication(AnalysisContext& ctx, AnalysisReport& rep) const
@@ -102,20 +105,10 @@ public:
     }
 };
 
-// The model of a producer; Producer::Other gets the generic model (every known convention).
-const ProducerModel& producerModel(Producer p);
-const ProducerModel& torchNpuModel();
-const ProducerModel& kinetoModel();
-const ProducerModel& genericModel();
-
-// Who wrote a trace, from its process names, metadata keys and categories. `stringTimestamps`:
-// the loader met "ts" written as a string (torch_npu does that). The loader's builder calls it.
-Producer detectProducer(const Trace& trace, bool stringTimestamps);
+// The analysis model of a trace's producer.
+const ProducerModel& producerModel(const Trace& trace);
 
 // Helpers shared by the producers.
-bool isDeviceRole(TrackRole r);
-// Kineto-style roles from the categories of a track's first slices (names are optional there).
-TrackRole roleFromCategories(const Trace& trace, TrackId t);
 // The address args of an event (src, dst, addr...): sets *misaligned when one is not a
 // multiple of `align` (and *badAddress, when given and still 0, to that address); returns the
 // first address met.

@@ -1,4 +1,4 @@
-#include "core/analysis/producers/hcclcomm.h"
+#include "core/producers/torchnpu/hcclcomm.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,11 +1,13 @@
 #pragma once
 
-// The Kineto model's parts, for the generic model that combines every producer's conventions
-// (generic.cpp). Use kinetoModel() otherwise.
+// Kineto's analysis model (NCCL / RCCL collectives as host ops with the kernels and copies
+// they launched). Its parts are also used by the generic model.
 
-#include "core/analysis/producers/producer.h"
+#include "core/analysis/producermodel.h"
 
 namespace rs::analysis {
+
+const ProducerModel& kinetoModel();
 
 std::uint8_t kinetoNameClass(std::string_view name);
 // NCCL kernels whose launch flow is missing: the runtime call with the same correlation id.

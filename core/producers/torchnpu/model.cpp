@@ -2,7 +2,9 @@
 // CANN, Ascend Hardware, HCCL, Overlap Analysis), HCCL ops on "Group N Communication" threads
 // with their tasks on "Plane N" threads (../shared/docs/trace-formats.md, comm-health.md).
 
-#include "core/analysis/producers/torchnpu.h"
+#include "core/producers/torchnpu/model.h"
+
+#include "core/producers/torchnpu/runfolder.h"
 
 #include <algorithm>
 #include <set>
@@ -13,19 +15,6 @@ namespace {
 
 class TorchNpuModel final : public ProducerModel {
 public:
-    Producer id() const override { return Producer::TorchNpu; }
-
-    std::vector<TrackRole> trackRoles(const Trace& trace) const override
-    {
-        const auto& tracks = trace.tracks();
-        std::vector<TrackRole> roles(tracks.size(), TrackRole::Other);
-        for (TrackId t = 0; t < tracks.size(); ++t) {
-            if (tracks[t].kind == TrackKind::Counter) continue;
-            roles[t] = torchNpuRole(trace, t);
-        }
-        return roles;
-    }
-
     std::uint8_t classifyName(std::string_view n) const override { return torchNpuNameClass(n); }
 
     void findCollectives(AnalysisContext& ctx, std::vector<Collective>& out) const override
@@ -50,6 +39,8 @@ public:
 
     int flowRank(std::string_view cat) const override { return torchNpuFlowRank(cat); }
 
+    StepWindow stepWindow() const override { return StepWindow::Device; }
+
     EventId stackContinuation(const Trace& trace, const std::vector<TrackRole>& roles, EventId e,
                               const std::unordered_set<EventId>& visited,
                               const char** kind) const override
@@ -64,7 +55,7 @@ EventId pickHost(const Trace& t, const std::vector<EventId>& launches)
     EventId best = kNone;
     for (EventId h : launches) {
         const ProcessId p = t.tracks()[t.slice(h).track].process;
-        const bool python = p != kNone && torchNpuProcessName(t, p) == "Python";
+        const bool python = p != kNone && torchnpu::processName(t, p) == "Python";
         if (best == kNone || python) best = h;
         if (python) break;
     }
@@ -184,43 +175,6 @@ bool computeTask(std::string_view type, std::string_view name)
 
 } // namespace
 
-std::string_view torchNpuProcessName(const Trace& trace, ProcessId p, std::string_view* prefix)
-{
-    std::string_view name =
-        p != kNone ? std::string_view(trace.str(trace.processes()[p].name)) : std::string_view();
-    std::string_view head;
-    // A job's merged trace names rank r's processes "Rank r · HCCL" or "Trace k (rank r) · HCCL"
-    // (core/job/jobtrace.cpp); the producer's own name follows the first separator.
-    static constexpr std::string_view kSep = " \xc2\xb7 ";
-    if (startsWith(name, "Rank ") || startsWith(name, "Trace ")) {
-        const std::size_t at = name.find(kSep);
-        if (at != std::string_view::npos) {
-            head = name.substr(0, at + kSep.size());
-            name.remove_prefix(at + kSep.size());
-        }
-    }
-    if (prefix) *prefix = head;
-    return name;
-}
-
-TrackRole torchNpuRole(const Trace& trace, TrackId t)
-{
-    const Track& tr = trace.tracks()[t];
-    const std::string_view proc = torchNpuProcessName(trace, tr.process);
-    const std::string& thread = trace.str(tr.name);
-    if (proc == "HCCL") {
-        if (thread.find("Communication") != std::string::npos) return TrackRole::HcclGroup;
-        if (startsWith(thread, "Plane")) return TrackRole::HcclPlane;
-        return TrackRole::Other;
-    }
-    if (proc == "Ascend Hardware") return TrackRole::AscendDevice;
-    if (proc == "CANN") return TrackRole::Cann;
-    if (proc == "Python") return TrackRole::Host;
-    if (proc == "Overlap Analysis") return TrackRole::Derived;
-    // Not one of torch_npu's processes: judge by categories as for any Chrome trace.
-    return roleFromCategories(trace, t);
-}
-
 std::uint8_t torchNpuNameClass(std::string_view n)
 {
     std::uint8_t c = 0;
@@ -276,6 +230,13 @@ bool ascendTaskComputing(AnalysisContext& ctx, EventId e)
         const nlohmann::json a = t.args(e);
         known = computeTask(argStr(a, "Task Type", ctx.errors), t.str(s.name)) ? 1 : 0;
     }
+    // msprof's memory-copy viewer (memory_copy_viewer.py, CANN of 2024) also writes records on
+    // the streams: "MemcopyAsync" with Task Type "other" and "Receive Time" / "Start Time" /
+    // "End Time" args. They come from the runtime's copy tracking, not from the task scheduler,
+    // have no op info, and are never computing (nor busy: the Overlap Analysis lanes leave
+    // them out).
+    if (known == 1 && t.argsText(e).find("\"Receive Time\"") != std::string_view::npos)
+        return false;
     return known == 1;
 }
 
@@ -313,10 +274,10 @@ EventId torchNpuStackContinuation(const Trace& trace, const std::vector<TrackRol
         const std::string& tid = trace.tracks()[s.track].tid;
         // In a job, the Python process of the same rank (same name prefix).
         std::string_view rankPrefix;
-        torchNpuProcessName(trace, trace.tracks()[s.track].process, &rankPrefix);
+        torchnpu::processName(trace, trace.tracks()[s.track].process, &rankPrefix);
         for (ProcessId p = 0; p < trace.processes().size(); ++p) {
             std::string_view prefix;
-            if (torchNpuProcessName(trace, p, &prefix) != "Python" || prefix != rankPrefix)
+            if (torchnpu::processName(trace, p, &prefix) != "Python" || prefix != rankPrefix)
                 continue;
             const TrackId t = trace.findTrack(p, tid);
             if (t == kNone) continue;

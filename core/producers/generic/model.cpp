@@ -2,8 +2,10 @@
 // then Kineto's categories; HCCL ops and NCCL kernels alike), so a trace that lost the marks
 // detection looks for (a tool rewrote it, metadata was stripped) is still analysed.
 
-#include "core/analysis/producers/kineto.h"
-#include "core/analysis/producers/torchnpu.h"
+#include "core/producers/generic/model.h"
+
+#include "core/producers/kineto/model.h"
+#include "core/producers/torchnpu/model.h"
 
 namespace rs::analysis {
 
@@ -11,18 +13,6 @@ namespace {
 
 class GenericModel final : public ProducerModel {
 public:
-    Producer id() const override { return Producer::Other; }
-
-    std::vector<TrackRole> trackRoles(const Trace& trace) const override
-    {
-        const auto& tracks = trace.tracks();
-        std::vector<TrackRole> roles(tracks.size(), TrackRole::Other);
-        for (TrackId t = 0; t < tracks.size(); ++t) {
-            if (tracks[t].kind != TrackKind::Counter) roles[t] = torchNpuRole(trace, t);
-        }
-        return roles;
-    }
-
     std::uint8_t classifyName(std::string_view n) const override
     {
         return torchNpuNameClass(n) | kinetoNameClass(n);

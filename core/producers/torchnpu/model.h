@@ -1,17 +1,14 @@
 #pragma once
 
-// The torch_npu model's parts, for the generic model that combines every producer's
-// conventions (generic.cpp). Use torchNpuModel() otherwise.
+// torch_npu's analysis model (HCCL ops on "Group N Communication" threads with their tasks on
+// "Plane N" threads, Ascend Hardware tasks), shared by its text and database exports. Its parts
+// are also used by the generic model that combines every producer's conventions.
 
-#include "core/analysis/producers/producer.h"
+#include "core/analysis/producermodel.h"
 
 namespace rs::analysis {
 
-// A process's torch_npu name ("HCCL"), also in a job's merged trace where it is written
-// "Rank 3 · HCCL"; prefix receives the rank part ("Rank 3 · ", empty for one rank).
-std::string_view torchNpuProcessName(const Trace& trace, ProcessId p,
-                                     std::string_view* prefix = nullptr);
-TrackRole torchNpuRole(const Trace& trace, TrackId t);
+const ProducerModel& torchNpuModel();
 std::uint8_t torchNpuNameClass(std::string_view name);
 // HCCL ops on HcclGroup tracks with their Plane tasks, copies and transfers.
 void findHcclCollectives(AnalysisContext& ctx, std::vector<Collective>& out);

@@ -2,7 +2,7 @@
 // categories, collectives as host ops (nccl:*, c10d::*, record_param_comms, vllm::*...) with the
 // kernels and copies they launched (flows ac2g / async_cpu_to_gpu, else the correlation id).
 
-#include "core/analysis/producers/kineto.h"
+#include "core/producers/kineto/model.h"
 
 #include <algorithm>
 #include <charconv>
@@ -17,18 +17,6 @@ namespace {
 
 class KinetoModel final : public ProducerModel {
 public:
-    Producer id() const override { return Producer::Kineto; }
-
-    std::vector<TrackRole> trackRoles(const Trace& trace) const override
-    {
-        const auto& tracks = trace.tracks();
-        std::vector<TrackRole> roles(tracks.size(), TrackRole::Other);
-        for (TrackId t = 0; t < tracks.size(); ++t) {
-            if (tracks[t].kind != TrackKind::Counter) roles[t] = roleFromCategories(trace, t);
-        }
-        return roles;
-    }
-
     std::uint8_t classifyName(std::string_view n) const override { return kinetoNameClass(n); }
     void addLaunches(AnalysisContext& ctx) const override { addKinetoLaunches(ctx); }
     void findCollectives(AnalysisContext& ctx, std::vector<Collective>& out) const override

@@ -1,0 +1,104 @@
+#pragma once
+
+// A producer is a tool that writes traces (torch_npu's text export, its database export,
+// PyTorch Kineto, ...). Everything Ringscope knows of one lives in its folder under
+// core/producers/ and is reached through this interface: how its files are recognised (paths
+// and content), how a path resolves to one rank's file and rank id, how the file is read (the
+// JSON reader, or the producer's own), what role each track has (decided once at load, stored
+// in the model), and its analysis extraction (analysis/producermodel.h). The registry
+// (registry.h) lists them; adding a producer is one folder plus one line there
+// (docs/producers.md).
+
+#include "core/traceloader.h"
+#include "core/trackrole.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+class QDir;
+class QFileInfo;
+
+namespace rs {
+
+class Trace;
+namespace analysis {
+class ProducerModel;
+}
+
+// What the JSON reader noticed while reading, for content detection.
+struct ContentClues {
+    bool stringTimestamps = false; // "ts" written as a string (torch_npu writes ns digits)
+};
+
+// One rank's input as a producer reads it.
+struct SourceMatch {
+    std::string file;        // the file its reader opens
+    std::optional<int> rank; // when the folder or file says (profiler_info_N.json, ...)
+};
+
+class Producer {
+public:
+    virtual ~Producer() = default;
+
+    // Registry key, unique and stable ("torch_npu", "torch_npu_db", "kineto", "other").
+    virtual std::string_view id() const = 0;
+    // Who wrote the trace, as reports name it (`info --json` "producer"). Two sources of one
+    // tool share it: torch_npu's text and database exports are both "torch_npu".
+    virtual std::string_view name() const { return id(); }
+    // How its files are stored, as reports name it (`info --json` "format"): "json", "sqlite".
+    virtual std::string_view format() const { return "json"; }
+
+    // --- Paths ---------------------------------------------------------------------------
+    // A file or folder a user gave that this producer reads (a run folder, its output folder,
+    // the trace file itself): the file to open and the rank when the layout says. nullopt when
+    // it is not this producer's.
+    virtual std::optional<SourceMatch> resolve(const QFileInfo& path) const = 0;
+    // A folder that is one rank's run (a job's discovery takes it whole and goes no deeper).
+    virtual bool isRunFolder(const QDir& dir) const
+    {
+        (void)dir;
+        return false;
+    }
+    // A file inside a job folder that is one rank's trace.
+    virtual bool isRankFile(const QFileInfo& file) const
+    {
+        (void)file;
+        return false;
+    }
+    // Resident model bytes a file is projected to need before it is read (the job's budget).
+    virtual std::uint64_t projectedModelBytes(const std::string& file) const;
+    // Files beside a trace that hold its run's metadata (torch_npu's profiler_metadata.json,
+    // where frameworks record the world size).
+    virtual std::vector<std::string> runMetadataFiles(const std::string& file) const
+    {
+        (void)file;
+        return {};
+    }
+
+    // --- Reading -------------------------------------------------------------------------
+    // Reads one rank's file into a trace. The default is the JSON reader (streamed, parallel;
+    // the producer of the result is then decided by content, recognises()).
+    virtual LoadResult read(const SourceMatch& source, const LoadOptions& options,
+                            LoadProgress* progress) const;
+    // For a trace the JSON reader built: whether this producer wrote it. Asked in registry
+    // order; the first that says yes is the trace's producer.
+    virtual bool recognises(const Trace& trace, const ContentClues& clues) const
+    {
+        (void)trace;
+        (void)clues;
+        return false;
+    }
+
+    // --- Model ---------------------------------------------------------------------------
+    // The role of every track (indexed by TrackId); called once when the trace is built.
+    virtual std::vector<TrackRole> trackRoles(const Trace& trace) const = 0;
+
+    // --- Analysis ------------------------------------------------------------------------
+    // Its collectives, copies, computing tasks and call-stack links.
+    virtual const analysis::ProducerModel& analysis() const = 0;
+};
+
+} // namespace rs

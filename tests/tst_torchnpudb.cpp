@@ -1,0 +1,452 @@
+// torch_npu's database export (core/producers/torchnpudb): the public 2-rank runs at levels 0
+// and 2, opened as a user would (rank folder, output folder, the .db file, the job folder) from
+// a copy without analysis.db, and compared with what torch_npu computed in analysis.db: steps
+// (StepTraceTime) within 2%, communication (CommAnalyzerTime, CommAnalyzerBandwidth,
+// CommAnalyzerMatrix) within 1% or 2 µs, the tolerances the text export is held to.
+
+#include "core/analysis/analyzer.h"
+#include "core/job/jobloader.h"
+#include "core/job/jobpipeline.h"
+#include "core/producers/producer.h"
+#include "core/producers/torchnpudb/sqlitedb.h"
+#include "core/traceinfo.h"
+#include "tests/testutil.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+using namespace rs;
+
+namespace {
+
+// A rank folder copied without analysis.db: the answer must come from the profiler db alone.
+bool copyRun(const QString& from, const QString& to)
+{
+    QDirIterator it(from, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString f = it.next();
+        if (QFileInfo(f).fileName() == "analysis.db") continue;
+        const QString rel = QDir(from).relativeFilePath(f);
+        if (!QDir().mkpath(QFileInfo(to + "/" + rel).path())) return false;
+        if (!QFile::copy(f, to + "/" + rel)) return false;
+    }
+    return true;
+}
+
+struct Oracle {
+    // StepTraceTime: step -> column -> µs.
+    std::map<int, std::map<std::string, double>> steps;
+    // CommAnalyzerTime: op -> column -> ms.
+    std::map<std::string, std::map<std::string, double>> time;
+    struct Band {
+        std::string op, transport;
+        double sizeMb, timeMs, gbps, largeRatio;
+        int count; // tasks of this packet size
+    };
+    std::vector<Band> bandwidth;
+    struct Link {
+        std::string opGroup, opName, transport;
+        int src, dst;
+        double sizeMb, timeMs, gbps;
+    };
+    std::vector<Link> matrix;
+};
+
+Oracle readOracle(const QString& analysisDb)
+{
+    Oracle o;
+    sqlite::Database db;
+    if (!db.open(analysisDb.toStdString())) return o;
+    auto rows = [&](const char* table, const char* sql, auto&& fn) {
+        if (!db.hasTable(table)) return;
+        sqlite::Statement st = db.prepare(sql, table);
+        while (st.valid() && st.step())
+            fn(st);
+    };
+    rows("StepTraceTime",
+         "SELECT step, computing, communication_not_overlapped, overlapped, communication, free "
+         "FROM StepTraceTime",
+         [&](sqlite::Statement& st) {
+             auto& s = o.steps[int(st.integer(0).value_or(-1))];
+             const char* cols[] = {"computing", "communication_not_overlapped", "overlapped",
+                                   "communication", "free"};
+             for (int i = 0; i < 5; ++i)
+                 s[cols[i]] = st.real(i + 1).value_or(NAN);
+         });
+    rows("CommAnalyzerTime",
+         "SELECT hccl_op_name, elapse_time, transit_time, wait_time, synchronization_time, "
+         "idle_time FROM CommAnalyzerTime",
+         [&](sqlite::Statement& st) {
+             auto& t = o.time[std::string(st.text(0))];
+             const char* cols[] = {"elapse", "transit", "wait", "synchronization", "idle"};
+             for (int i = 0; i < 5; ++i)
+                 t[cols[i]] = st.real(i + 1).value_or(NAN);
+         });
+    rows("CommAnalyzerBandwidth",
+         "SELECT hccl_op_name, transport_type, transit_size, transit_time, bandwidth, "
+         "large_packet_ratio, count FROM CommAnalyzerBandwidth",
+         [&](sqlite::Statement& st) {
+             o.bandwidth.push_back({std::string(st.text(0)), std::string(st.text(1)),
+                                    st.real(2).value_or(NAN), st.real(3).value_or(NAN),
+                                    st.real(4).value_or(NAN), st.real(5).value_or(NAN),
+                                    int(st.integer(6).value_or(0))});
+         });
+    rows("CommAnalyzerMatrix",
+         "SELECT hccl_op_name, op_name, transport_type, src_rank, dst_rank, transit_size, "
+         "transit_time, bandwidth FROM CommAnalyzerMatrix",
+         [&](sqlite::Statement& st) {
+             o.matrix.push_back({std::string(st.text(0)), std::string(st.text(1)),
+                                 std::string(st.text(2)), int(st.integer(3).value_or(-1)),
+                                 int(st.integer(4).value_or(-1)), st.real(5).value_or(NAN),
+                                 st.real(6).value_or(NAN), st.real(7).value_or(NAN)});
+         });
+    return o;
+}
+
+// Within 1% or 2 µs (the time breakdown's tolerance against the text export's files).
+bool timeClose(double gotNs, double wantMs)
+{
+    const double want = wantMs * 1e6;
+    return std::abs(gotNs - want) <= std::max(2000.0, 0.01 * std::abs(want));
+}
+
+bool close(double got, double want)
+{
+    return std::abs(got - want) <= std::max(1e-4, 0.01 * std::abs(want));
+}
+
+const Collective* byName(const AnalysisReport& rep, const std::string& name)
+{
+    for (const Collective& c : rep.collectives)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+const TransferStat* transfer(const Collective& c, const std::string& name)
+{
+    for (const TransferStat& t : c.transfers)
+        if (t.name == name) return &t;
+    return nullptr;
+}
+
+} // namespace
+
+class TestTorchNpuDb : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_tmp;
+
+    // The public run copied once without analysis.db; the rank folder's path.
+    QString run(const QString& level, int rank)
+    {
+        const QString to = m_tmp.path() + "/" + level;
+        const QString rankDir = to + QString("/rank%1_ascend_pt").arg(rank);
+        if (!QDir(to).exists())
+            copyRun(test::publicTrace("ascend_torchnpu_db_" + level + "_2rank"), to);
+        return rankDir;
+    }
+
+    ReportPtr analyzeRun(const QString& path)
+    {
+        LoadResult r = loadTrace(path.toStdString());
+        if (!r.complete()) qWarning("%s: %s", qPrintable(path), r.message.c_str());
+        return r.complete() ? analyze(r.trace) : nullptr;
+    }
+
+private slots:
+    void init() { RS_REQUIRE_PUBLIC_TRACES(); }
+
+    void runs_data()
+    {
+        QTest::addColumn<QString>("level");
+        QTest::addColumn<int>("rank");
+        QTest::newRow("level0 rank0") << "level0" << 0;
+        QTest::newRow("level0 rank1") << "level0" << 1;
+        QTest::newRow("level2 rank0") << "level2" << 0;
+        QTest::newRow("level2 rank1") << "level2" << 1;
+    }
+
+    // The timeline the text export shows, from the database alone.
+    void opensEveryWay_data() { runs_data(); }
+    void opensEveryWay()
+    {
+        QFETCH(QString, level);
+        QFETCH(int, rank);
+        const QString dir = run(level, rank);
+        QVERIFY(!QFile::exists(dir + "/ASCEND_PROFILER_OUTPUT/analysis.db"));
+        const QString db =
+            dir + QString("/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_%1.db").arg(rank);
+        for (const QString& path : {dir, dir + "/ASCEND_PROFILER_OUTPUT", db}) {
+            LoadResult r = loadTrace(path.toStdString());
+            QVERIFY2(r.complete(), qPrintable(path + ": " + QString::fromStdString(r.message)));
+            const Trace& t = *r.trace;
+            QCOMPARE(t.producer().id(), std::string_view("torch_npu_db"));
+            QCOMPARE(t.producer().name(), std::string_view("torch_npu"));
+            QCOMPARE(t.rank(), std::optional<int>(rank));
+            QCOMPARE(t.path(), db.toStdString());
+            QVERIFY(t.warnings().empty());
+            std::map<std::string, int> procs;
+            for (const Process& p : t.processes())
+                ++procs[t.str(p.name)];
+            for (const char* p : {"Python", "CANN", "Ascend Hardware", "HCCL", "Overlap Analysis"})
+                QVERIFY2(procs.count(p), p);
+            // Roles decided at load, as for the text export.
+            std::map<TrackRole, int> roles;
+            for (const Track& tr : t.tracks())
+                ++roles[tr.role];
+            QVERIFY(roles[TrackRole::Host] > 0);
+            QVERIFY(roles[TrackRole::Cann] > 0);
+            QVERIFY(roles[TrackRole::AscendDevice] > 0);
+            QCOMPARE(roles[TrackRole::HcclGroup], 1);
+            // Exact ns times: the first hcom op as COMMUNICATION_OP holds it.
+            bool found = false;
+            for (const Slice& s : t.slices())
+                if (t.str(s.name) == (level == "level2" ? "hcom_allReduce__865_0_1" : "")) {
+                    QCOMPARE(s.start, TimeNs(rank == 0 ? 1736414119678212551 : s.start));
+                    found = true;
+                }
+            QVERIFY(found || level == "level0");
+            // Flows: launches to tasks and torch ops to their tasks.
+            std::map<std::string, int> flows;
+            for (const Flow& f : t.flows())
+                ++flows[t.str(f.cat)];
+            QVERIFY(flows["HostToDevice"] > 100);
+            QVERIFY(flows["async_npu"] > 100);
+            QVERIFY(flows["async_task_queue"] > 100);
+        }
+    }
+
+    void collectives_data() { runs_data(); }
+    void collectives()
+    {
+        QFETCH(QString, level);
+        QFETCH(int, rank);
+        ReportPtr rep = analyzeRun(run(level, rank));
+        QVERIFY(rep);
+        QCOMPARE(int(rep->collectives.size()), 4);
+        for (const Collective& c : rep->collectives) {
+            QCOMPARE(c.kind, CollectiveKind::AllReduce);
+            QCOMPARE(c.algorithm, std::string("MESH-RING"));
+            QCOMPARE(c.dtype, std::string("FP32"));
+            QCOMPARE(c.bytes, c.count * 4);
+            QCOMPARE(c.step, std::optional<int>(50));
+            QVERIFY(c.hostEvent != kNone);
+            if (level == "level2") {
+                // The Memcpy tasks of COMMUNICATION_TASK_INFO inside the op, with their sizes.
+                QCOMPARE(c.memcpyCount, 9);
+                QCOMPARE(c.groupSize, 8);
+                QVERIFY(!c.transfers.empty());
+            } else {
+                QCOMPARE(c.memcpyCount, 0); // level0 keeps no HCCL tasks
+            }
+        }
+        // The HCCL op's call stack reaches the Python op that launched it.
+        const auto chain = callStack(*rep->trace, rep->collectives.front().event);
+        QVERIFY(chain.size() >= 2);
+    }
+
+    void stepsMatchAnalysisDb_data() { runs_data(); }
+    void stepsMatchAnalysisDb()
+    {
+        QFETCH(QString, level);
+        QFETCH(int, rank);
+        ReportPtr rep = analyzeRun(run(level, rank));
+        QVERIFY(rep);
+        const Oracle o = readOracle(test::publicTrace(
+            QString(
+                "ascend_torchnpu_db_%1_2rank/rank%2_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db")
+                .arg(level)
+                .arg(rank)));
+        QVERIFY(!o.steps.empty());
+        QCOMPARE(rep->steps.size(), o.steps.size());
+        for (const StepStats& s : rep->steps) {
+            QVERIFY(o.steps.count(s.step));
+            const auto& want = o.steps.at(s.step);
+            const std::pair<const char*, TimeNs> cols[] = {
+                {"computing", s.computing},
+                {"communication_not_overlapped", s.communicationNotOverlapped},
+                {"overlapped", s.overlapped},
+                {"communication", s.communication},
+                {"free", s.free}};
+            for (const auto& [name, ns] : cols) {
+                const double got = double(ns) / 1000.0, w = want.at(name);
+                QVERIFY2(std::abs(got - w) <= 0.02 * std::abs(w) + 0.001,
+                         qPrintable(QString("step %1 %2: %3 µs, analysis.db %4 µs")
+                                        .arg(s.step)
+                                        .arg(name)
+                                        .arg(got, 0, 'f', 3)
+                                        .arg(w, 0, 'f', 3)));
+            }
+        }
+    }
+
+    void communicationMatchesAnalysisDb_data()
+    {
+        QTest::addColumn<int>("rank");
+        QTest::newRow("level2 rank0") << 0;
+        QTest::newRow("level2 rank1") << 1;
+    }
+    void communicationMatchesAnalysisDb()
+    {
+        QFETCH(int, rank);
+        ReportPtr rep = analyzeRun(run("level2", rank));
+        QVERIFY(rep);
+        const Oracle o = readOracle(test::publicTrace(
+            QString("ascend_torchnpu_db_level2_2rank/rank%1_ascend_pt/ASCEND_PROFILER_OUTPUT/"
+                    "analysis.db")
+                .arg(rank)));
+        QCOMPARE(o.time.size(), std::size_t(4));
+        int values = 0, within = 0;
+        auto check = [&](bool ok, const QString& what) {
+            ++values;
+            within += ok;
+            if (!ok) qInfo("off: %s", qPrintable(what));
+        };
+        for (const auto& [op, cols] : o.time) {
+            const Collective* c = byName(*rep, op);
+            QVERIFY2(c && c->timeInfo, op.c_str());
+            const CommTimeInfo& t = *c->timeInfo;
+            const std::pair<const char*, TimeNs> times[] = {
+                {"elapse", t.elapseNs},
+                {"transit", t.transitNs},
+                {"wait", t.waitNs},
+                {"synchronization", t.synchronizationNs},
+                {"idle", t.idleNs}};
+            for (const auto& [k, ns] : times)
+                check(timeClose(double(ns), cols.at(k)), QString("%1 %2: %3 ns, analysis.db %4 ms")
+                                                             .arg(op.c_str(), k)
+                                                             .arg(ns)
+                                                             .arg(cols.at(k)));
+        }
+        // Per op and transport: size, time and bandwidth (one row per packet size).
+        std::set<std::pair<std::string, std::string>> seen;
+        for (const Oracle::Band& b : o.bandwidth) {
+            if (!seen.insert({b.op, b.transport}).second) continue;
+            const Collective* c = byName(*rep, b.op);
+            QVERIFY2(c, b.op.c_str());
+            const TransferStat* got = transfer(*c, b.transport);
+            if (b.sizeMb == 0) {
+                QVERIFY(!got || got->bytes == 0);
+                continue;
+            }
+            QVERIFY2(got, (b.op + " " + b.transport).c_str());
+            check(std::abs(double(got->bytes) - b.sizeMb * 1e6) <= 0.5,
+                  QString::fromStdString(b.op + " " + b.transport + " size"));
+            check(timeClose(double(got->ns), b.timeMs),
+                  QString::fromStdString(b.op + " " + b.transport + " time"));
+            check(close(got->gbps(), b.gbps),
+                  QString::fromStdString(b.op + " " + b.transport + " bandwidth"));
+            // SDMA aggregates the links: no packet ratio of its own (as for communication.json).
+            if (b.transport == "SDMA")
+                QVERIFY(std::isnan(got->largePacketRatio));
+            else
+                check(close(got->largePacketRatio, b.largeRatio),
+                      QString::fromStdString(b.op + " " + b.transport + " large packets"));
+        }
+        // The matrix: per op group and link.
+        for (const Oracle::Link& l : o.matrix) {
+            const MatrixEntry* got = nullptr;
+            for (const MatrixEntry& m : rep->matrix)
+                if (m.opGroup == l.opGroup && m.src == l.src && m.dst == l.dst) got = &m;
+            const QString what = QString("%1 %2-%3").arg(l.opGroup.c_str()).arg(l.src).arg(l.dst);
+            QVERIFY2(got, qPrintable(what));
+            QCOMPARE(got->transport, l.transport);
+            check(std::abs(double(got->bytes) - l.sizeMb * 1e6) <= 0.5, what + " size");
+            check(timeClose(double(got->ns), l.timeMs), what + " time");
+            check(close(got->gbps, l.gbps), what + " bandwidth");
+            if (!l.opName.empty()) QCOMPARE(got->opName.value_or("?"), l.opName);
+        }
+        QCOMPARE(rep->matrix.size(), o.matrix.size());
+        QVERIFY(values > 100);
+        // At least 99% of the values within tolerance (as for the text export's files).
+        QVERIFY2(within * 100 >= values * 99,
+                 qPrintable(QString("%1 of %2").arg(within).arg(values)));
+    }
+
+    // A job folder of database ranks, and one that mixes a text rank with a database rank.
+    void jobs()
+    {
+        const QString dir = run("level2", 0);
+        std::string error;
+        auto inputs = discoverJob({QFileInfo(dir).path().toStdString()}, &error);
+        QCOMPARE(int(inputs.size()), 2);
+        QCOMPARE(inputs[0].rank, std::optional<int>(0));
+        QCOMPARE(inputs[1].rank, std::optional<int>(1));
+        JobLoadResult job = loadJob(inputs);
+        QVERIFY(job.errors.empty());
+        QCOMPARE(int(job.traces.size()), 2);
+        QVERIFY(formsOneJob(job.traces));
+
+        QTemporaryDir mixed;
+        QVERIFY(copyRun(test::publicTrace("ascend_torchnpu_level1_2rank/rank0_ascend_pt"),
+                        mixed.path() + "/rank0_ascend_pt"));
+        QVERIFY(copyRun(dir.section('/', 0, -2) + "/rank1_ascend_pt",
+                        mixed.path() + "/rank1_ascend_pt"));
+        inputs = discoverJob({mixed.path().toStdString()}, &error);
+        QCOMPARE(int(inputs.size()), 2);
+        job = loadJob(inputs);
+        QVERIFY(job.errors.empty());
+        QCOMPARE(job.traces[0]->producer().id(), std::string_view("torch_npu"));
+        QCOMPARE(job.traces[1]->producer().id(), std::string_view("torch_npu_db"));
+        QVERIFY(formsOneJob(job.traces));
+    }
+
+    // The database is read as it is: never written, never locked (a job may still write it).
+    void readOnlyWithoutLocks()
+    {
+        const QString db =
+            run("level2", 1) + "/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db";
+        const QByteArray before = [&] {
+            QFile f(db);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        }();
+        // A writer holds an exclusive lock for as long as the load takes.
+        sqlite::Database writer;
+        QVERIFY(writer.open(db.toStdString()) || true);
+        QProcess sqlite;
+        sqlite.start("sqlite3", {db});
+        const bool haveCli = sqlite.waitForStarted(3000);
+        if (haveCli) {
+            sqlite.write("PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE; SELECT 1;\n");
+            QVERIFY(sqlite.waitForReadyRead(5000));
+        }
+        QElapsedTimer timer;
+        timer.start();
+        LoadResult r = loadTrace(db.toStdString());
+        QVERIFY2(r.complete(), r.message.c_str());
+        QVERIFY(timer.elapsed() < 30000);
+        if (haveCli) {
+            sqlite.write("ROLLBACK;\n.quit\n");
+            sqlite.waitForFinished(5000);
+        }
+        QFile f(db);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), before);
+        QVERIFY(!QFile::exists(db + "-journal"));
+        QVERIFY(!QFile::exists(db + "-wal"));
+    }
+
+    // info --json fields of a database rank.
+    void info()
+    {
+        const std::string path = run("level2", 0).toStdString();
+        LoadResult r = loadTrace(path);
+        QVERIFY(r.complete());
+        const nlohmann::json j = traceInfoJson(*r.trace, path);
+        QCOMPARE(j["producer"].get<std::string>(), std::string("torch_npu"));
+        QCOMPARE(j["format"].get<std::string>(), std::string("sqlite"));
+        QCOMPARE(j["rank"].get<int>(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTorchNpuDb)
+#include "tst_torchnpudb.moc"
