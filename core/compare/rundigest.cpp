@@ -101,11 +101,6 @@ std::optional<int> worldSizeOfSummaries(const std::vector<ReportPtr>& ranks)
     return std::nullopt;
 }
 
-bool endsWith(std::string_view s, std::string_view suffix)
-{
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // Total device time per name over one trace. collectiveEvents (sorted) are counted under
 // their pattern; other slices count when they are device work.
 void addOps(const Trace& t, const std::vector<EventId>& collectiveEvents,
