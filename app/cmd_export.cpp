@@ -12,6 +12,7 @@
 #include "ui/theme/theme.h"
 
 #include <QCommandLineParser>
+#include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
 
@@ -182,9 +183,10 @@ int exportImage(const QStringList& args)
     if (result.traces.size() == 1) {
         report = result.reports.front();
     } else {
-        const std::string name = paths.size() == 1
-                                     ? QFileInfo(paths.front()).absoluteFilePath().toStdString()
-                                     : result.traces.front()->path();
+        const std::string name =
+            paths.size() == 1
+                ? QDir::cleanPath(QFileInfo(paths.front()).absoluteFilePath()).toStdString()
+                : result.traces.front()->path();
         session = buildJobSession(std::move(result), name);
         report = session->combined;
     }
@@ -260,6 +262,20 @@ int exportImage(const QStringList& args)
     composer.setOptions(options);
     // The tracks pinned and filtered in the viewer (saved in the sidecar) render the same way.
     composer.renderer().setTrackViewState(store.trackState());
+    if (session) {
+        // Each process's rank: finding labels stay on their rank's rows, and a job taller than
+        // the picture folds to the compact job layout so that every rank shows.
+        std::vector<int> ranks(trace->processes().size(), 0);
+        for (ProcessId p = 0; p < ranks.size(); ++p)
+            ranks[p] = std::max(0, session->job.blockOfProcess(p));
+        composer.renderer().setProcessRanks(std::move(ranks));
+        if (!parser.isSet("composite")) {
+            const QString note = composer.fitRanksToHeight();
+            if (!note.isEmpty())
+                std::cerr << "ringscope export: " << note.toStdString() << ", to show all "
+                          << session->job.rankCount() << " ranks\n";
+        }
+    }
     QString error;
     const bool ok = parser.isSet("composite") ? composer.writeComposite(out, &error)
                                               : composer.writeTimeline(out, &error);

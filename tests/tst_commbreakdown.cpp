@@ -11,6 +11,7 @@
 #include "ui/panes/commbreakdown.h"
 #include "ui/panes/detailspane.h"
 #include "ui/settings/linkpeaksdialog.h"
+#include "ui/theme/theme.h"
 #include "ui/timeline/timelineview.h"
 
 #include <QSettings>
@@ -206,6 +207,42 @@ private slots:
         QCOMPARE(o.linkPeaks.at("HCCS"), 30.0);
         QSettings().clear();
         QVERIFY(linkpeaks::analysisOptions().linkPeaks.empty());
+    }
+
+    // Issue 26.8: the bar filled under the light theme takes the dark theme's inks after a
+    // switch (the idle segment was left near-white).
+    void idleSegmentFollowsTheTheme()
+    {
+        applyTheme(Theme::Light);
+        const ReportPtr rep = seedReport(false, 1);
+        const Collective* widest = nullptr;
+        for (const Collective& c : rep->collectives)
+            if (c.timeInfo && (!widest || c.timeInfo->idleNs * widest->timeInfo->elapseNs >
+                                              widest->timeInfo->idleNs * c.timeInfo->elapseNs))
+                widest = &c;
+        // Wide enough to sample (over 1% of the op: 7 px of the 700 px pane).
+        QVERIFY(widest && widest->timeInfo->idleNs * 100 > widest->timeInfo->elapseNs);
+        DetailsPane pane;
+        pane.resize(700, 400);
+        pane.setTrace(rep->trace);
+        pane.setReport(rep);
+        pane.setEvent(widest->event);
+        pane.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&pane));
+        CommBreakdown* b = pane.commBreakdown();
+        auto idleInk = [&] {
+            const QImage img = b->grab().toImage();
+            const QRect r = b->layoutFor(b->width()).segments[3];
+            return img.pixelColor(r.center() * img.devicePixelRatio());
+        };
+        QCOMPARE(idleInk(), ThemePalette::light().breakdownIdle);
+        applyTheme(Theme::Dark);
+        QCoreApplication::processEvents();
+        QCOMPARE(idleInk(), ThemePalette::dark().breakdownIdle);
+        QCOMPARE(b->segments()[3].color, ThemePalette::dark().breakdownIdle);
+        applyTheme(Theme::Light);
+        QCoreApplication::processEvents();
+        QCOMPARE(idleInk(), ThemePalette::light().breakdownIdle);
     }
 
     void settingsChangeUtilization()

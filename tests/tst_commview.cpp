@@ -15,6 +15,7 @@
 
 #include <qcustomplot.h>
 
+#include <QCheckBox>
 #include <QDockWidget>
 #include <QSettings>
 #include <QSignalSpy>
@@ -142,7 +143,10 @@ private slots:
         QVERIFY(w.isJob());
         CommMatrixView* view = w.commView();
         QVERIFY(view);
+        // A job opens with the panes folded: the user clicks the tab, which unfolds them.
+        w.setPanesCollapsed(false);
         w.bottomTabs()->setCurrentWidget(view);
+        QTest::qWait(50);
         QCOMPARE(view->model()->ranks().size(), std::size_t(8));
         QVERIFY(view->model()->globalRanks());
         view->plot()->replot();
@@ -213,9 +217,66 @@ private slots:
         CommMatrixModel model;
         model.setReports(s->perRank);
         QVERIFY(model.globalRanks());
-        // Each rank's self link maps its own group rank; peers 2-7 have no loaded rank.
+        // Issue 26.6: by default only the loaded ranks, rows and columns; what they sent to
+        // ranks 2-7 (no loaded rank) is named, not drawn.
+        QCOMPARE(model.ranks(), (std::vector<int>{0, 1}));
+        QCOMPARE(model.unloadedRanks(), (std::vector<int>{2, 3, 4, 5, 6, 7}));
+        QVERIFY(model.unloadedBytes() > 0);
+        QVERIFY2(model.rankNote().contains(QStringLiteral("not loaded (2, 3, 4, 5, 6, 7")),
+                 qPrintable(model.rankNote()));
+        QVERIFY(model.cell(0, 1) && model.cell(1, 0) && model.cell(0, 0));
+        // Shown on request, each rank's self link maps its own group rank.
+        model.setShowUnloaded(true);
+        QCOMPARE(model.ranks().size(), std::size_t(8));
         QVERIFY2(model.rankNote().contains(QStringLiteral("2, 3")), qPrintable(model.rankNote()));
         compareEntries(model, s->perRank, sameRank);
+    }
+
+    // Issue 26.6: a rank's traffic with itself (its LOCAL self link) is no link: the heatmap
+    // draws it apart and leaves it out of the colour scale, its cell and tooltip say "self".
+    void selfTrafficApartFromTheLinks()
+    {
+        QTemporaryDir dir;
+        gen::SeedCaseOptions o;
+        o.ranks = 8;
+        o.steps = 3;
+        o.badSteps = {1};
+        QVERIFY(gen::writeSeedCaseJob(dir.path().toStdString(), o));
+        const JobSessionPtr s = openJob({dir.path().toStdString()});
+        QVERIFY(s);
+        CommMatrixView view;
+        view.resize(1600, 1000); // cells wide enough for their values
+        view.setReports(s->perRank);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        CommMatrixModel* m = view.model();
+        QVERIFY(m->unloadedRanks().empty());
+        QVERIFY(!view.unloadedRanksBox()->isVisible());
+        // The copying rank's self traffic is the largest figure of the matrix...
+        const CommCell* self = m->cell(o.badRank, o.badRank);
+        QVERIFY(self && CommMatrixModel::isSelf(*self));
+        std::uint64_t links = 0;
+        for (int a : m->ranks())
+            for (int b : m->ranks())
+                if (a != b && m->cell(a, b)) links = std::max(links, m->cell(a, b)->bytes);
+        QVERIFY(self->bytes > links);
+        // ...but not on the scale: its top is the busiest link.
+        QVERIFY2(std::abs(view.scaleUpper() - double(links) / 1e6) < 1e-6,
+                 qPrintable(QString::number(view.scaleUpper())));
+        const int i = m->indexOfRank(o.badRank);
+        QVERIFY(std::isnan(view.colorMap()->data()->cell(i, i)));
+        bool labelled = false;
+        for (QCPItemText* t : view.cellLabels())
+            labelled = labelled || t->text().startsWith(QStringLiteral("self\n"));
+        QVERIFY(labelled);
+        view.plot()->replot();
+        QTRY_VERIFY(view.visibleCellLabels() > 0);
+        for (QCPItemText* t : view.cellLabels()) // the self cells' two lines fit like the others
+            if (t->text().startsWith(QStringLiteral("self\n"))) QVERIFY(t->visible());
+        QVERIFY(m->tooltip(*self).contains(QStringLiteral("itself")));
+        // Its transfers are still listed when clicked.
+        QVERIFY(view.selectCell(o.badRank, o.badRank));
+        QVERIFY(view.transferList()->topLevelItemCount() > 0);
     }
 
     void seedJobGlobalRanks()
@@ -364,7 +425,9 @@ private slots:
             QVERIFY(view.visibleCellLabels() > 0);
             for (QCPItemText* t : view.cellLabels()) {
                 if (!t->visible()) continue;
-                const QRect br = QFontMetrics(t->font()).boundingRect(t->text());
+                // A self cell's label has two lines ("self", its value).
+                const QRect br = QFontMetrics(t->font()).boundingRect(
+                    QRect(0, 0, 100000, 100000), Qt::AlignLeft | Qt::AlignTop, t->text());
                 QVERIFY2(br.width() < cw && br.height() < ch, qPrintable(t->text()));
             }
         }

@@ -262,6 +262,91 @@ private slots:
         QCOMPARE(d.resolved.size(), size_t(2));
     }
 
+    // Issue 26.12: the same job profiled by torch_npu and by Kineto is the same problem: its
+    // collectives pair by kind, group, size and order (not by the producers' op names), its
+    // findings persist, and rules one producer cannot evaluate are set apart.
+    void acrossProducersTheSameJobMatches()
+    {
+        QTemporaryDir root;
+        gen::SeedCaseOptions o;
+        o.ranks = 8;
+        o.steps = 6;
+        o.badSteps = {2, 4};
+        const QString npu = writeSeed(root, "npu", o);
+        o.kineto = true;
+        const QString kineto = writeSeed(root, "kineto", o);
+        QVERIFY(!npu.isEmpty() && !kineto.isEmpty());
+        const RunComparison c = compareRuns(digestPath(npu), digestPath(kineto));
+        QVERIFY(c.crossProducer);
+        // One AllReduce group, 48 -> 48 (not "48 -> 0" and "0 -> 48").
+        QCOMPARE(c.collectives.size(), size_t(1));
+        const CollectiveDelta& g = c.collectives.front();
+        QCOMPARE(g.kind, CollectiveKind::AllReduce);
+        QCOMPARE(g.pattern, std::string("hcom_allReduce__#_#_#"));
+        QCOMPARE(g.afterPattern, std::string("ncclKernel_AllReduce_RING_LL_Sum_float"));
+        QCOMPARE(g.matchedBy, std::string("shape"));
+        QCOMPARE(g.beforeCount, 48);
+        QCOMPARE(g.afterCount, 48);
+        QCOMPARE(g.beforeExtraMemcpyNs, g.afterExtraMemcpyNs);
+        QVERIFY(withinNoise(*g.deltaNs(), g.beforeMeanNs));
+        // The delaying rank, its extra copy and the waits are the same findings on both sides.
+        for (const char* rule : {"collective-extra-memcpy", "job-rank-delays-collective",
+                                 "unaligned-address", "job-slow-rank"}) {
+            QVERIFY2(findChange(c.persisting, rule, 0), rule);
+            QVERIFY2(!findChange(c.resolved, rule, 0) && !findChange(c.added, rule, 0), rule);
+        }
+        for (int r = 1; r < 8; ++r)
+            QVERIFY(findChange(c.persisting, "collective-waiting", r));
+        QVERIFY2(c.added.empty(), c.added.empty() ? "" : c.added.front().finding.key().c_str());
+        // HCCL's synchronization time has no Kineto counterpart: not "resolved".
+        QVERIFY(!c.notComparable.empty());
+        for (const FindingChange& x : c.notComparable)
+            QCOMPARE(x.finding.rule, std::string("sync-dominated"));
+        for (const FindingChange& x : c.resolved)
+            QVERIFY2(x.finding.rule == "link-underutilized", x.finding.key().c_str());
+        // The collective's device time pairs too: no "-12.8 s" / "+12.4 s" for one op.
+        for (const OpDelta& op : c.ops)
+            QVERIFY2(op.name != "ncclKernel_AllReduce_RING_LL_Sum_float", op.name.c_str());
+        // JSON: added fields, none renamed; the text names both patterns once.
+        const auto j = compareToJson(c);
+        QCOMPARE(j["collectives"].size(), size_t(1));
+        QCOMPARE(j["collectives"][0]["name_pattern"].get<std::string>(), g.pattern);
+        QCOMPARE(j["collectives"][0]["after_name_pattern"].get<std::string>(), g.afterPattern);
+        QCOMPARE(j["collectives"][0]["matched_by"].get<std::string>(), std::string("shape"));
+        QCOMPARE(j["collectives"][0]["after_count"].get<int>(), 48);
+        QVERIFY(j["cross_producer"].get<bool>());
+        QVERIFY(!j["findings_not_comparable"].empty());
+        const std::string text = compareToText(c);
+        QVERIFY2(text.find("48 -> 48") != std::string::npos, text.c_str());
+        QVERIFY(text.find("0 -> 48") == std::string::npos);
+        QVERIFY(text.find("48 -> 0") == std::string::npos);
+        QVERIFY(text.find("-0.0%") == std::string::npos && text.find("+0.0%") == std::string::npos);
+        // The same producer still pairs by pattern (the seed case's fix is unchanged).
+        const RunComparison same = compareRuns(digestPath(npu), digestPath(npu));
+        QCOMPARE(same.collectives.front().matchedBy, std::string("pattern"));
+        QVERIFY(!same.crossProducer && same.notComparable.empty());
+    }
+
+    // Deltas under the noise of the measurement are neutral.
+    void deltasWithinNoise()
+    {
+        QVERIFY(withinNoise(8));
+        QVERIFY(withinNoise(-999));
+        QVERIFY(!withinNoise(1000));
+        QVERIFY(withinNoise(2'000'000, TimeNs(587'000'000))); // 0.3% of the step
+        QVERIFY(!withinNoise(66'000'000, TimeNs(587'000'000)));
+        QVERIFY(!withinNoise(-5000, TimeNs(100'000)));
+        RunDigest a, b;
+        a.stepMeanNs = 587'000'000;
+        b.stepMeanNs = 587'000'000 - 8;
+        a.stepSamples = b.stepSamples = 1;
+        const RunComparison c = compareRuns(a, b);
+        const std::string text = compareToText(c);
+        QVERIFY2(text.find("(0.0%)") != std::string::npos, text.c_str());
+        QVERIFY(text.find("-0.0%") == std::string::npos);
+        QVERIFY(compareToJson(c)["steps"]["delta_within_noise"].get<bool>());
+    }
+
     void missingStepsAreNull()
     {
         RunDigest before, after;

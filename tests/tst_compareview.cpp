@@ -18,6 +18,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QMenuBar>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTableWidget>
@@ -204,6 +205,81 @@ private slots:
         QVERIFY(!w.writeImage(out.filePath("c.bmp"), &error));
         if (!qEnvironmentVariableIsEmpty("RINGSCOPE_SHOTS"))
             w.grab().save(qEnvironmentVariable("RINGSCOPE_SHOTS") + "/compare.png");
+    }
+
+    // Issue 26.11: the window opens on the rank that copies (here rank 3, not the first rank
+    // that waited for it), and the exported image draws the timelines' names in their own
+    // font, not the headline's large bold one that cut their underscores off.
+    void opensOnTheFlaggedRankAndKeepsNames()
+    {
+        auto r = std::make_unique<Runs>();
+        gen::SeedCaseOptions o;
+        o.ranks = 4;
+        o.steps = 4;
+        o.badSteps = {1, 3};
+        o.badRank = 3;
+        r->before = r->root.filePath("before");
+        r->after = r->root.filePath("after");
+        QVERIFY(gen::writeSeedCaseJob(r->before.toStdString(), o));
+        o.badSteps.clear();
+        QVERIFY(gen::writeSeedCaseJob(r->after.toStdString(), o));
+        CompareWindow w;
+        w.resize(1400, 950);
+        w.show();
+        w.compare(r->before, r->after);
+        QVERIFY2(waitLoaded(w), qPrintable(w.lastError()));
+        const Collective* ob =
+            w.beforeRun()->session->combined->collectiveOf(w.beforeView()->selectedEvent());
+        const Collective* oa =
+            w.afterRun()->session->combined->collectiveOf(w.afterView()->selectedEvent());
+        QVERIFY(ob && oa);
+        QVERIFY(ob->anomalous);
+        QCOMPARE(*ob->rank, 3);
+        QCOMPARE(*oa->rank, 3);
+        // Its row is on screen in both panes.
+        for (TimelineView* v : {w.beforeView(), w.afterView()}) {
+            const QRectF box = v->timelineGeometry().eventRect(v->selectedEvent());
+            QVERIFY(!box.isEmpty() && v->timelineGeometry().plotRect().intersects(box));
+        }
+        // The SVG: the op's name is drawn whole, in a font that is neither the headline's size
+        // nor bold.
+        QTemporaryDir out;
+        QString error;
+        QVERIFY2(w.writeImage(out.filePath("c.svg"), &error), qPrintable(error));
+        QFile svg(out.filePath("c.svg"));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(svg.readAll());
+        const QString name = QString::fromStdString(ob->name);
+        QVERIFY2(name.contains('_'), qPrintable(name));
+        const qsizetype at = text.indexOf(name);
+        QVERIFY2(at > 0, qPrintable(name));
+        // The group that draws it carries the font.
+        const qsizetype group = text.lastIndexOf(QStringLiteral("<g "), at);
+        const QString attrs = text.mid(group, text.indexOf('>', group) - group);
+        QVERIFY2(!attrs.contains(QStringLiteral("font-weight=\"700\"")), qPrintable(attrs));
+        const QRegularExpression size(QStringLiteral("font-size=\"([0-9.]+)\""));
+        const auto m = size.match(attrs);
+        QVERIFY2(m.hasMatch(), qPrintable(attrs));
+        QVERIFY2(m.captured(1).toDouble() < 13, qPrintable(attrs));
+    }
+
+    // Issue 26.12: a delta under the noise of the measurement is neutral in the table (not
+    // red for +8 ns, no "-0.0%"); one above it keeps its colour.
+    void deltasWithinNoiseAreNeutral()
+    {
+        RunDigest a, b;
+        a.steps = {{40, 1, 587'000'000}, {41, 1, 587'000'000}};
+        b.steps = {{40, 1, 587'000'008}, {41, 1, 650'000'000}};
+        const RunComparison c = compareRuns(a, b);
+        CompareTableModel m;
+        m.setComparison(&c);
+        QCOMPARE(m.rowCount(), 2);
+        const QModelIndex d0 = m.index(0, CompareTableModel::Delta);
+        QCOMPARE(m.data(d0, Qt::DisplayRole).toString(), QStringLiteral("+8 ns"));
+        QVERIFY(!m.data(d0, Qt::ForegroundRole).isValid());
+        QCOMPARE(m.data(m.index(0, CompareTableModel::DeltaPct), Qt::DisplayRole).toString(),
+                 QStringLiteral("0.0%"));
+        QVERIFY(m.data(m.index(1, CompareTableModel::Delta), Qt::ForegroundRole).isValid());
     }
 
     void kinetoRunsAndLoadErrors()

@@ -5,8 +5,10 @@
 #include "bench/tracegen_seed.h"
 #include "core/analysis/analyzer.h"
 #include "core/annotations/findingannotations.h"
+#include "core/job/jobloader.h"
 #include "tests/testutil.h"
 #include "ui/export/exportcomposer.h"
+#include "ui/job/jobsession.h"
 
 #include <QDir>
 #include <QFile>
@@ -16,6 +18,9 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <map>
+#include <set>
 
 using namespace rs;
 
@@ -255,6 +260,166 @@ private slots:
         QCOMPARE(run({trace, "--out", out, "--finding", "99"}), 2);
         QCOMPARE(run({trace, "--out", out, "--step", "7"}), 2);
         QCOMPARE(run({trace, "--out", out, "--step", "42", "--finding", "1"}), 2);
+    }
+
+    // Issue 26.9: a job's export shows every rank, in the compact job layout when the tracks
+    // do not fit the height asked for (--height honoured).
+    void jobExportShowsEveryRank()
+    {
+        QTemporaryDir dir;
+        gen::SeedCaseOptions o;
+        o.ranks = 8;
+        QVERIFY(gen::writeSeedCaseJob(dir.path().toStdString(), o));
+        std::string error;
+        const auto inputs = discoverJob({dir.path().toStdString()}, &error);
+        QCOMPARE(inputs.size(), std::size_t(8));
+        const JobSessionPtr s = buildJobSession(inputs, dir.path().toStdString(), nullptr);
+        QVERIFY(s && s->job.trace);
+        const ReportPtr report = s->combined;
+        AnnotationStore store;
+        store.setTrace(report->trace);
+        store.setAutomatic(findingAnnotations(*report));
+        for (const int height : {1200, 700}) {
+            ExportComposer composer(report->trace, report, &store);
+            std::vector<int> ranks(report->trace->processes().size(), 0);
+            for (ProcessId p = 0; p < ranks.size(); ++p)
+                ranks[p] = std::max(0, s->job.blockOfProcess(p));
+            composer.renderer().setProcessRanks(ranks);
+            ExportOptions opt;
+            opt.width = 1600;
+            opt.height = height;
+            opt.focus = report->findings.front().events.front();
+            opt.t0 = report->findings.front().start - 100'000'000;
+            opt.t1 = report->findings.front().end + 100'000'000;
+            composer.setOptions(opt);
+            const QString note = composer.fitRanksToHeight();
+            QVERIFY2(note.contains(QStringLiteral("compact")), qPrintable(note));
+            QString err;
+            const QString file = dir.filePath(QStringLiteral("job%1.png").arg(height));
+            QVERIFY2(composer.writeTimeline(file, &err), qPrintable(err));
+            QCOMPARE(QImage(file).height(), height);
+            // Every rank has its collectives' row whole inside the picture's tracks.
+            const TimelineGeometry& g = composer.lastGeometry();
+            const QRectF plot = g.plotRect();
+            std::set<int> shown;
+            for (std::size_t i = 0; i < g.layout->rows().size(); ++i) {
+                const TimelineRow& row = g.layout->rows()[i];
+                const QRectF r = g.rowRect(int(i));
+                if (row.role == RowRole::Communication && r.top() >= plot.top() - 0.5 &&
+                    r.bottom() <= plot.bottom() + 0.5)
+                    shown.insert(row.rank);
+            }
+            QCOMPARE(int(shown.size()), 8);
+            // Labels stay in free space: none covers a bar.
+            const std::vector<QRectF> bars = composer.renderer().occupiedRects(g);
+            for (const PaintedAnnotation& a : composer.lastAnnotations()) {
+                if (a.label.isEmpty()) continue;
+                const QRectF local = a.label.translated(-composer.lastTimelineOrigin());
+                for (const QRectF& b : bars)
+                    QVERIFY2(!local.intersects(b), qPrintable(store.find(a.id)->text.c_str()));
+            }
+        }
+        // The command line says so and honours --height.
+        const QString exe = test::binaryDir() + "/app/ringscope";
+        if (!QFile::exists(exe)) QSKIP("the ringscope binary is not built");
+        QProcess p;
+        const QString out = dir.filePath("cli.png");
+        p.start(exe, {"export", dir.path() + "/", "--out", out, "--finding", "1",
+                      "--annotate-findings", "--height", "1200"});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY(p.readAllStandardError().contains("to show all 8 ranks"));
+        QCOMPARE(QImage(out).size(), QSize(1600, 1200));
+    }
+
+    // Issue 26.10: the report shows its evidence whole: the source frame's name, the finding
+    // titles (wrapped, never "…"), step labels that do not run together, the spread table
+    // inside its room.
+    void compositeShowsEvidenceWhole_data()
+    {
+        QTest::addColumn<int>("steps");
+        QTest::newRow("6 steps") << 6;
+        QTest::newRow("40 steps") << 40;
+    }
+    void compositeShowsEvidenceWhole()
+    {
+        QFETCH(int, steps);
+        gen::SeedCaseOptions o;
+        o.ranks = 2;
+        o.steps = steps;
+        LoadResult r = test::loadText(gen::seedCaseTrace(o, 0));
+        QVERIFY(r.complete());
+        const ReportPtr report = analyze(r.trace);
+        AnnotationStore store;
+        store.setTrace(report->trace);
+        store.setAutomatic(findingAnnotations(*report));
+        ExportComposer composer(report->trace, report, &store);
+        ExportOptions opt;
+        opt.width = 1000;
+        opt.height = 800;
+        const Finding& f = report->findings.front();
+        opt.focus = f.events.front();
+        opt.t0 = f.start - (f.end - f.start) / 2;
+        opt.t1 = f.end + (f.end - f.start) / 2;
+        composer.setOptions(opt);
+        QTemporaryDir dir;
+        QString err;
+        QVERIFY2(composer.writeComposite(dir.filePath("c.svg"), &err), qPrintable(err));
+        QFile svg(dir.filePath("c.svg"));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        // The text the picture draws, in order, one space between its pieces.
+        QString all;
+        static const QRegularExpression text(QStringLiteral("<text[^>]*>([^<]*)</text>"));
+        for (auto it = text.globalMatch(QString::fromUtf8(svg.readAll())); it.hasNext();)
+            all += it.next().captured(1).trimmed() + QLatin1Char(' ');
+        all.replace(QStringLiteral("&gt;"), QStringLiteral(">"));
+        all = all.simplified();
+        QVERIFY2(all.contains(QStringLiteral("custom_attention_forward")), qPrintable(all));
+        QVERIFY(all.contains(QStringLiteral("attention.py(57)")));
+        // The title block's findings: the top three of those in the range.
+        int listed = 0;
+        for (const Finding& g : report->findings) {
+            if (g.end < opt.t0 || g.start > opt.t1 || listed == 3) continue;
+            ++listed;
+            const QString title = QString::fromStdString(g.title).simplified();
+            QVERIFY2(all.contains(title), qPrintable(title));
+        }
+        QVERIFY(listed > 0);
+        // Step numbers apart from each other; the spread table inside the plot, apart from
+        // the other texts.
+        const auto texts = composer.lastStepPlotTexts();
+        const QRect plotRect(QPoint(0, 0), composer.lastStepPlotSize());
+        // Tick labels of one axis row (the steps under the lower chart share a top).
+        std::map<int, std::vector<QRect>> rows;
+        for (const plots::PlotText& t : texts)
+            if (t.kind == plots::PlotText::TickLabel) rows[t.rect.top()].push_back(t.rect);
+        std::size_t most = 0;
+        for (const auto& [top, rects] : rows) {
+            most = std::max(most, rects.size());
+            for (std::size_t i = 0; i < rects.size(); ++i)
+                for (std::size_t j = i + 1; j < rects.size(); ++j)
+                    QVERIFY2(
+                        !rects[i].adjusted(-2, 0, 2, 0).intersects(rects[j]),
+                        qPrintable(QStringLiteral("%1 steps: tick labels overlap").arg(steps)));
+        }
+        QVERIFY(most >= 3);
+        bool spread = false;
+        for (const plots::PlotText& t : texts) {
+            if (t.kind != plots::PlotText::TextElement || !t.text.startsWith("Spread")) continue;
+            spread = true;
+            QVERIFY2(plotRect.contains(t.rect),
+                     qPrintable(QStringLiteral("spread %1,%2 %3x%4 in %5x%6")
+                                    .arg(t.rect.x())
+                                    .arg(t.rect.y())
+                                    .arg(t.rect.width())
+                                    .arg(t.rect.height())
+                                    .arg(plotRect.width())
+                                    .arg(plotRect.height())));
+            for (const plots::PlotText& u : texts)
+                if (u.owner != t.owner && u.kind != plots::PlotText::LegendItem)
+                    QVERIFY2(!t.rect.intersects(u.rect), qPrintable(u.text));
+        }
+        QVERIFY(spread);
     }
 
     // Every option the help text mentions is one the command defines (no `--event`).

@@ -192,6 +192,38 @@ private slots:
                                                       .arg(double(b - a) / 1e6)
                                                       .arg(double(span) / 1e6)));
     }
+
+    // Issue 26.5: a Kineto trace whose host threads fill the first screen opens with its GPU
+    // streams in view, on their busiest span.
+    void kinetoOpensOnTheDeviceTracks()
+    {
+        RS_REQUIRE_PUBLIC_TRACES();
+        const QString path = test::publicTrace(QStringLiteral(
+            "kineto_rccl_mi300x_ddp_with_stack_tracelens/resnet_act_checkpoint.json.gz"));
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy loaded(&w, &MainWindow::traceLoaded);
+        w.openPaths({path});
+        QVERIFY(loaded.wait(180000));
+        TimelineView* tl = w.timeline();
+        const Trace& t = *w.trace();
+        const TimelineGeometry g = tl->timelineGeometry();
+        int device = 0;
+        for (std::size_t i = 0; i < g.layout->rows().size(); ++i) {
+            const TimelineRow& row = g.layout->rows()[i];
+            if (row.kind != RowKind::Slices || trackClass(t, row.track) == TrackClass::Host)
+                continue;
+            const QRectF r = g.rowRect(int(i));
+            device += r.top() >= g.plotRect().top() && r.bottom() <= g.plotRect().bottom() + 1;
+        }
+        QVERIFY2(device >= 2, "the GPU streams are on the first screen");
+        // Horizontally on the device activity, which the view shows whole.
+        const auto act = tl->renderer().index()->activity();
+        QVERIFY(act);
+        QVERIFY(tl->visibleStart() <= act->first && tl->visibleEnd() >= act->second);
+    }
 };
 
 QTEST_MAIN(TstFirstView)

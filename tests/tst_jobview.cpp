@@ -82,6 +82,15 @@ private slots:
         QCOMPARE(s->job.rankCount(), std::size_t(8));
         QVERIFY(s->jobReport);
         QVERIFY(!w.isLoading());
+        // It opens on every rank (the compact job layout, issue 26.2); the groups below are
+        // those of the expanded view.
+        QVERIFY(w.compactAction()->isChecked());
+        std::set<int> compactRanks;
+        for (const TimelineRow& row : w.timeline()->renderer().layout()->rows())
+            compactRanks.insert(row.rank);
+        QCOMPARE(compactRanks, (std::set<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+        w.compactAction()->setChecked(false);
+        QSettings().remove(QStringLiteral("view/jobCompact"));
         QVERIFY2(w.statusText().contains(QStringLiteral("8 ranks")), qPrintable(w.statusText()));
         QVERIFY(w.statusText().contains(QStringLiteral("events")));
         QCOMPARE(w.recentFiles().value(0), QFileInfo(m_dir.path()).absoluteFilePath());
@@ -150,6 +159,7 @@ private slots:
                 n += row.kind != RowKind::ProcessHeader;
             return n;
         };
+        w.compactAction()->setChecked(false); // a job opens compact: from the expanded view
         const int before = countRows();
         w.compactAction()->setChecked(true);
         QVERIFY(w.timeline()->compact());
@@ -159,8 +169,13 @@ private slots:
         int comm = 0, compute = 0;
         for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
             const TrackRole role = t.role(tr);
-            const bool shown = w.timeline()->renderer().layout()->rowOfTrack(tr) >= 0;
-            if (!isDeviceRole(role)) QVERIFY2(!shown, t.trackLabel(tr).c_str());
+            const TimelineLayout* layout = w.timeline()->renderer().layout();
+            const bool shown = layout->rowOfTrack(tr) >= 0;
+            // The host rows it keeps show only the steps (their ProfilerStep depth).
+            if (shown && !isDeviceRole(role)) {
+                QCOMPARE(layout->rows()[std::size_t(layout->rowOfTrack(tr))].role, RowRole::Steps);
+                continue;
+            }
             if (shown) (isCommunicationRole(role) ? comm : compute)++;
         }
         QVERIFY(comm >= 8); // every rank keeps its collectives
@@ -170,6 +185,7 @@ private slots:
             QVERIFY(w.timeline()->renderer().layout()->rowOfTrack(t.slice(c.event).track) >= 0);
         w.compactAction()->setChecked(false);
         QCOMPARE(countRows(), before);
+        QSettings().remove(QStringLiteral("view/jobCompact"));
     }
 
     void offsetsMoveOneRankExactly()
@@ -305,14 +321,20 @@ private slots:
         QCOMPARE(w.jobSession()->job.rankCount(), std::size_t(2));
         QCOMPARE(w.jobSession()->job.rankIds, (std::vector<int>{0, 1}));
         // Compact on Kineto ranks: the GPU streams (NCCL and compute kernels) stay, host threads
-        // go.
+        // show only their steps (the ProfilerStep depth), one row each.
         w.timeline()->setCompact(true);
         const Trace& t = *w.trace();
         const TimelineLayout* layout = w.timeline()->renderer().layout();
-        int hidden = 0;
-        for (TrackId tr = 0; tr < t.tracks().size(); ++tr)
-            hidden += layout->rowOfTrack(tr) < 0 && t.tracks()[tr].end > t.tracks()[tr].begin;
-        QVERIFY(hidden > 0);
+        int steps = 0;
+        for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+            const int row = layout->rowOfTrack(tr);
+            if (row < 0 || trackClass(t, tr) != TrackClass::Host) continue;
+            const TimelineRow& r = layout->rows()[std::size_t(row)];
+            QCOMPARE(r.role, RowRole::Steps);
+            QCOMPARE(r.depths, 1);
+            ++steps;
+        }
+        QCOMPARE(steps, 2);
         QVERIFY(!w.report()->collectives.empty());
         for (const Collective& c : w.report()->collectives)
             QVERIFY(layout->rowOfTrack(t.slice(c.event).track) >= 0);

@@ -109,6 +109,9 @@ private slots:
         // Clicking that frame selects and reveals it in the timeline.
         w.bottomTabs()->setCurrentWidget(w.callStackPane());
         QTreeWidget* tree = w.callStackPane()->tree();
+        // The panes unfolded with the selection: let their layout settle before aiming.
+        QVERIFY(QTest::qWaitForWindowExposed(tree));
+        QTest::qWait(50);
         QTreeWidgetItem* item = tree->topLevelItem(host);
         tree->scrollToItem(item);
         QTest::mouseClick(tree->viewport(), Qt::LeftButton, {},

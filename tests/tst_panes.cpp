@@ -26,6 +26,13 @@ const char* kJson = R"([
  {"ph":"f","name":"ac2g","cat":"ac2g","id":7,"pid":2,"tid":7,"ts":30,"bp":"e"}
 ])";
 
+// An op inside a Python frame inside ProfilerStep#40.
+const char* kStepJson = R"([
+ {"ph":"X","name":"ProfilerStep#40","pid":1,"tid":1,"ts":0,"dur":1000},
+ {"ph":"X","name":"train.py(88): train_step","pid":1,"tid":1,"ts":10,"dur":900},
+ {"ph":"X","name":"c10d::allreduce_","pid":1,"tid":1,"ts":20,"dur":100}
+])";
+
 EventId named(const Trace& t, const std::string& n)
 {
     for (EventId e = 0; e < t.slices().size(); ++e)
@@ -130,6 +137,29 @@ private slots:
         });
         QCOMPARE(pane.entries().size(), std::size_t(1));
         QVERIFY(pane.text().contains(QStringLiteral("custom frame [python]")));
+    }
+
+    // Issue 26.8: a ProfilerStep#N slice around the op is no frame of its call: the chain
+    // leaves it out and the header names the step.
+    void callStackLeavesOutTheStep()
+    {
+        LoadResult r = test::loadText(kStepJson);
+        QVERIFY(r.trace);
+        CallStackPane pane;
+        pane.setTrace(r.trace);
+        pane.setEvent(named(*r.trace, "c10d::allreduce_"));
+        QCOMPARE(pane.entries().size(), std::size_t(2));
+        QCOMPARE(QString::fromStdString(pane.entries().back().text),
+                 QStringLiteral("train.py(88): train_step"));
+        QCOMPARE(pane.tree()->topLevelItemCount(), 2);
+        QVERIFY2(pane.text().contains(QStringLiteral("2 frames")), qPrintable(pane.text()));
+        QVERIFY2(pane.text().contains(QStringLiteral("in ProfilerStep#40")),
+                 qPrintable(pane.text()));
+        for (const StackEntry& e : pane.entries())
+            QVERIFY(e.text.rfind("ProfilerStep#", 0) != 0);
+        // The step itself selected is its own first row.
+        pane.setEvent(named(*r.trace, "ProfilerStep#40"));
+        QCOMPARE(pane.entries().size(), std::size_t(1));
     }
 
     void findingsListAndActivation()

@@ -275,6 +275,64 @@ private slots:
                  qPrintable(why));
     }
 
+    // Issue 26.7: a plain drag over the tracks makes an area (as in Perfetto) and its
+    // statistics show at once; its label sits in the ruler, over no track; the middle button
+    // pans, never far before 0 s.
+    void plainDragMakesAnAreaAndShowsItsStatistics()
+    {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, m_file));
+        QVERIFY(w.panesCollapsed());
+        TimelineView* tl = w.timeline();
+        const Trace& t = *w.trace();
+        const TrackId s7 = trackWithTid(t, "7"), s8 = trackWithTid(t, "8");
+        tl->zoomToRange(t.startNs(), t.endNs());
+        const TimelineGeometry g = tl->timelineGeometry();
+        const QRectF r7 = g.trackRect(s7), r8 = g.trackRect(s8);
+        QVERIFY(!r7.isEmpty() && !r8.isEmpty());
+        const QPoint a(int(g.xOf(t.startNs() + 30000)), int(std::min(r7.top(), r8.top()) + 2));
+        const QPoint b(int(g.xOf(t.startNs() + 65000)),
+                       int(std::max(r7.bottom(), r8.bottom()) - 2));
+        QSignalSpy areas(tl, &TimelineView::areaSelected);
+        QTest::mousePress(tl, Qt::LeftButton, {}, a);
+        QTest::mouseMove(tl, (a + b) / 2);
+        QTest::mouseMove(tl, b);
+        QTest::mouseRelease(tl, Qt::LeftButton, {}, b);
+        QCOMPARE(areas.count(), 1);
+        QVERIFY(tl->area().valid());
+        QCOMPARE(tl->area().tracks, (std::vector<TrackId>{std::min(s7, s8), std::max(s7, s8)}));
+        QCOMPARE(tl->visibleStart(), t.startNs()); // a plain drag no longer pans
+        // The aggregates, without opening anything.
+        QVERIFY(!w.panesCollapsed());
+        QCOMPARE(w.bottomTabs()->currentWidget(), static_cast<QWidget*>(w.statsPane()));
+        QCOMPARE(w.statsPane()->scope(), StatsPane::Scope::Selection);
+        QVERIFY(w.statsPane()->proxy()->rowCount() > 0);
+        // The label is in the ruler, over the area.
+        const QRectF label = tl->areaLabelRect(tl->area());
+        QVERIFY(!label.isEmpty());
+        QVERIFY(label.top() >= 0 && label.bottom() <= tl->timelineGeometry().rulerHeight);
+        const QRectF box = tl->areaRect(tl->area());
+        QVERIFY(label.right() > box.left() && label.left() < box.right());
+        // A click is still a click: it clears the area and selects.
+        QTest::mouseClick(tl, Qt::LeftButton, {}, a);
+        QVERIFY(!tl->area().valid());
+
+        // The middle button pans; the view stops a sliver before the trace's start.
+        const TimeNs span = tl->visibleEnd() - tl->visibleStart();
+        const QPoint m(tl->width() / 2, int(r7.center().y()));
+        QTest::mousePress(tl, Qt::MiddleButton, {}, m);
+        QTest::mouseMove(tl, m + QPoint(40, 0));
+        QTest::mouseMove(tl, m + QPoint(tl->width(), 0));
+        QTest::mouseRelease(tl, Qt::MiddleButton, {}, m + QPoint(tl->width(), 0));
+        QVERIFY(tl->visibleStart() < t.startNs());
+        QVERIFY2(t.startNs() - tl->visibleStart() <= span / 50 + 1,
+                 qPrintable(QString::number(t.startNs() - tl->visibleStart())));
+        QCOMPARE(tl->visibleEnd() - tl->visibleStart(), span);
+    }
+
     void occurrencesStepOnTheTimeline()
     {
         MainWindow w;

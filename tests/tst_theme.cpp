@@ -130,8 +130,10 @@ private:
         CommMatrixView* comm = w.commView();
         QCOMPARE(stop0(comm->colorMap()->gradient()), pal.heatLow);
         QCOMPARE(comm->plot()->xAxis->tickLabelColor(), pal.plotText);
+        // Over the ramp in its inks; a rank's self cell (apart from the ramp) in the plot's.
         for (QCPItemText* t : comm->cellLabels())
-            QVERIFY(t->color() == pal.heatTextOnDark || t->color() == pal.heatTextOnLight);
+            QVERIFY(t->color() == pal.heatTextOnDark || t->color() == pal.heatTextOnLight ||
+                    (t->text().startsWith(QStringLiteral("self\n")) && t->color() == pal.plotText));
 
         RankStepHeatmap* heat = w.heatmap();
         QCOMPARE(stop0(heat->colorMap()->gradient()), pal.heatLow);

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <random>
 #include <string>
 
@@ -42,6 +43,16 @@ std::string syntheticJson()
     j += "]";
     return j;
 }
+
+// Counters as torch_npu writes them: the unit in the args key (a delimiter: they hold ")").
+const char* kCounterJson = R"json([
+ {"ph":"M","name":"process_name","pid":5,"args":{"name":"HBM"}},
+ {"ph":"C","name":"HBM 0/Read","pid":5,"ts":0,"args":{"Read(MB/s)":12000.5}},
+ {"ph":"C","name":"HBM 0/Read","pid":5,"ts":10,"args":{"Read(MB/s)":27430}},
+ {"ph":"C","name":"LLC 0 Read/Hit Rate","pid":5,"ts":0,"args":{"Hit Rate(%)":87.26}},
+ {"ph":"C","name":"AI Core Freq","pid":5,"ts":0,"args":{"MHz":1800}},
+ {"ph":"C","name":"mem","pid":5,"ts":0,"args":{"value":0.5}}
+])json";
 
 // A dense trace for the fold LOD: track 1 has 20000 flat slices whose durations and gaps
 // spread log-uniformly over 0 ns .. 1 ms (with zero-length ones), track 2 nests two children
@@ -795,6 +806,26 @@ private slots:
             }
         }
         QVERIFY(met > 0); // some placements met a label
+    }
+
+    // Issue 26.8: a counter's maximum and hover value read with their unit, without exponent
+    // ("max 27,430 MB/s", not "max 2.743e+04").
+    void counterValuesCarryTheirUnit()
+    {
+        LoadResult r = test::loadText(kCounterJson);
+        QVERIFY(r.trace);
+        const Trace& t = *r.trace;
+        std::map<std::string, TrackId> byName;
+        for (TrackId k = 0; k < t.tracks().size(); ++k)
+            if (t.tracks()[k].kind == TrackKind::Counter)
+                byName[t.str(t.counters()[t.tracks()[k].counter].name)] = k;
+        QCOMPARE(counterUnit(t, byName["HBM 0/Read"]), QStringLiteral("MB/s"));
+        QCOMPARE(counterValueText(t, byName["HBM 0/Read"], 27430), QStringLiteral("27,430 MB/s"));
+        QCOMPARE(counterValueText(t, byName["LLC 0 Read/Hit Rate"], 87.26),
+                 QStringLiteral("87.3 %"));
+        QCOMPARE(counterValueText(t, byName["AI Core Freq"], 1800), QStringLiteral("1,800 MHz"));
+        QCOMPARE(counterValueText(t, byName["mem"], 0.5), QStringLiteral("0.500"));
+        QVERIFY(!counterValueText(t, byName["HBM 0/Read"], 2.743e4).contains('e'));
     }
 };
 

@@ -204,10 +204,11 @@ private slots:
         TrackViewState s;
         s.pinned.push_back(trackKey(*m_trace, stream3));
         view.setTrackViewState(s);
-        const QRectF before = view.timelineGeometry().trackRect(stream3);
-        const QRectF otherBefore = view.timelineGeometry().trackRect(thread1);
         auto* bar = view.findChild<QScrollBar*>();
         QVERIFY(bar && bar->maximum() > 100);
+        bar->setValue(0); // the first view scrolled to the device tracks: from the top here
+        const QRectF before = view.timelineGeometry().trackRect(stream3);
+        const QRectF otherBefore = view.timelineGeometry().trackRect(thread1);
         bar->setValue(100);
         QCOMPARE(view.timelineGeometry().trackRect(stream3), before);
         QCOMPARE(view.timelineGeometry().trackRect(thread1).top(), otherBefore.top() - 100);
@@ -238,9 +239,10 @@ private slots:
         area.t0 = m_trace->startNs();
         area.t1 = m_trace->endNs();
         area.tracks = {thread4};
-        view.setArea(area);
         auto* bar = view.findChild<QScrollBar*>();
         QVERIFY(bar);
+        bar->setValue(0); // the first view scrolled to the device tracks: from the top here
+        view.setArea(area);
         const QRectF before = view.areaRect(area);
         QVERIFY(!before.isEmpty());
         // Scroll until Thread 4's top is under the band while its rows still show below it.
@@ -577,6 +579,49 @@ private slots:
         }
     }
 
+    // Issue 26.5: the kind buttons are chips that show only their kind; none checked shows
+    // every track.
+    void kindChipsShowOnlyTheirKind()
+    {
+        TimelineView view;
+        view.resize(1200, 800);
+        view.setTrace(m_trace);
+        TrackFilterBar bar(&view);
+        const Trace& t = *m_trace;
+        auto kinds = [&] {
+            std::set<TrackClass> out;
+            for (const TimelineRow& row : view.renderer().layout()->rows())
+                if (row.track != kNone) out.insert(trackClass(t, row.track));
+            return out;
+        };
+        const std::set<TrackClass> every = kinds();
+        QCOMPARE(every.size(), std::size_t(3));
+        for (TrackClass k : every)
+            QVERIFY(!bar.kindAction(k)->isChecked());
+        bar.kindAction(TrackClass::Device)->setChecked(true);
+        QCOMPARE(kinds(), (std::set<TrackClass>{TrackClass::Device}));
+        QVERIFY(!view.trackViewState().filter.host && view.trackViewState().filter.device &&
+                !view.trackViewState().filter.communication);
+        QVERIFY(bar.hiddenText().endsWith(QStringLiteral("hidden")));
+        bar.kindAction(TrackClass::Communication)->setChecked(true);
+        QCOMPARE(kinds(), (std::set<TrackClass>{TrackClass::Device, TrackClass::Communication}));
+        bar.kindAction(TrackClass::Device)->setChecked(false);
+        QCOMPARE(kinds(), (std::set<TrackClass>{TrackClass::Communication}));
+        bar.kindAction(TrackClass::Communication)->setChecked(false);
+        QCOMPARE(kinds(), every); // none checked: every kind
+        QVERIFY(!view.trackViewState().filter.active());
+        // A state from the sidecar (host hidden) shows as the other kinds' chips.
+        TrackViewState s;
+        s.filter.host = false;
+        view.setTrackViewState(s);
+        QVERIFY(!bar.kindAction(TrackClass::Host)->isChecked());
+        QVERIFY(bar.kindAction(TrackClass::Device)->isChecked());
+        QVERIFY(bar.kindAction(TrackClass::Communication)->isChecked());
+        QVERIFY(!kinds().count(TrackClass::Host));
+        bar.clearFilter();
+        QCOMPARE(kinds(), every);
+    }
+
     void jobPinsAndFilterInTheViewer()
     {
         // A 2-rank job: pin "Rank 1 · HCCL" from the label's context menu path, filter rank 1,
@@ -593,14 +638,18 @@ private slots:
             TimelineView* view = w.timeline();
             const ProcessId p = processNamed(t, hccl1);
             QVERIFY(p != kNone);
+            // The groups as they are (a job opens compact): pins and filters over every track.
+            w.compactAction()->setChecked(false);
             view->togglePinned(p, kNone);
             QVERIFY(view->renderer().isProcessPinned(p));
             QCOMPARE(view->renderer().layout()->rows()[0].process, p);
-            // The filter bar: by kind (communication only), then a text for rank 1.
+            // The filter bar: by kind (communication only: its chip shows only that kind), then
+            // a text for rank 1.
             TrackFilterBar* bar = w.trackFilterBar();
             QVERIFY(bar);
-            bar->kindAction(TrackClass::Host)->setChecked(false);
-            bar->kindAction(TrackClass::Device)->setChecked(false);
+            for (TrackClass k : {TrackClass::Host, TrackClass::Device, TrackClass::Communication})
+                QVERIFY(!bar->kindAction(k)->isChecked()); // none picked: every kind shows
+            bar->kindAction(TrackClass::Communication)->setChecked(true);
             std::set<std::string> want;
             for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
                 const Track& track = t.tracks()[tr];
@@ -646,6 +695,7 @@ private slots:
             w.annotations()->store()->setTrackState({}); // leave the folder as found
             QVERIFY(w.annotations()->save(&w));
         }
+        QSettings().remove(QStringLiteral("view/jobCompact"));
     }
 
     void themeSwitchesRendererPlotsAndExports()

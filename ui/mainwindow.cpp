@@ -49,6 +49,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -68,7 +69,21 @@ namespace rs {
 
 namespace {
 constexpr int kMaxRecent = 10;
+
+// An absolute path without a trailing separator: "job/" names the folder "job", not "".
+QString absolutePath(const QString& path)
+{
+    return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
 }
+
+// The name shown for a trace or job path (its last part, whatever separators end it).
+QString shownName(const QString& path)
+{
+    const QString clean = QDir::cleanPath(path);
+    const QString name = QFileInfo(clean).fileName();
+    return name.isEmpty() ? clean : name;
+}
+} // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 {
@@ -141,6 +156,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     resizeDocks({m_findingsDock}, {330}, Qt::Horizontal);
 
     m_status = new QLabel(this);
+    m_status->setMinimumWidth(1); // a long path must not widen the window (its tooltip has it)
     m_progress = new QProgressBar(this);
     m_progress->setVisible(false);
     m_progress->setMaximumWidth(220);
@@ -152,8 +168,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_warningsButton->setObjectName(QStringLiteral("warningsButton"));
     m_warningsButton->setToolTip(tr("Show every load and analysis warning"));
     m_warningsButton->setVisible(false);
+    m_flaggedLabel = new QLabel(this);
+    m_flaggedLabel->setObjectName(QStringLiteral("flaggedLabel"));
+    m_flaggedLabel->setVisible(false);
+    statusBar()->addPermanentWidget(m_flaggedLabel);
     statusBar()->addPermanentWidget(m_warningsButton);
     connect(m_warningsButton, &QPushButton::clicked, this, &MainWindow::showWarnings);
+    // A tab clicked on the folded panes unfolds them on it.
+    connect(m_tabs, &QTabWidget::tabBarClicked, this, [this](int) { setPanesCollapsed(false); });
+    // An area made shows its aggregates at once (Perfetto's "current selection").
+    connect(m_timeline, &TimelineView::areaSelected, this, [this](const TimelineArea& area) {
+        if (!area.valid()) return;
+        setPanesCollapsed(false);
+        m_tabs->setCurrentWidget(m_stats);
+    });
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelLoad);
@@ -167,6 +195,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_heatmap, &RankStepHeatmap::cellClicked, this, &MainWindow::showRankStep);
 
     connect(m_timeline, &TimelineView::eventSelected, this, &MainWindow::onEventSelected);
+    connect(m_timeline, &TimelineView::flaggedStepped, this,
+            [this](EventId e) { updateFlaggedFeedback(e, true); });
     connect(m_callStack, &CallStackPane::frameActivated, this, &MainWindow::selectEvent);
     connect(m_findings, &FindingsPane::findingActivated, this, &MainWindow::showFinding);
     connect(m_details, &DetailsPane::findingRequested, this, &MainWindow::showFinding);
@@ -275,10 +305,20 @@ void MainWindow::buildMenus()
     m_flows->setCheckable(true);
     m_flows->setChecked(false);
     connect(m_flows, &QAction::toggled, m_timeline, &TimelineView::setShowFlows);
-    m_compact = view->addAction(tr("&Compact (communication + compute rows)"));
+    m_compact = view->addAction(tr("&Compact (per rank: steps, collectives, copies, compute)"));
     m_compact->setCheckable(true);
     m_compact->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
-    connect(m_compact, &QAction::toggled, m_timeline, &TimelineView::setCompact);
+    connect(m_compact, &QAction::toggled, this, [this](bool on) {
+        m_timeline->setCompact(on);
+        // The user's choice, kept apart for jobs (compact by default) and single traces.
+        QSettings().setValue(
+            m_session ? QStringLiteral("view/jobCompact") : QStringLiteral("view/compact"), on);
+    });
+    // The view leaves compact mode to show an event it left out: the menu follows.
+    connect(m_timeline, &TimelineView::compactChanged, this, [this](bool on) {
+        const QSignalBlocker block(m_compact);
+        m_compact->setChecked(on);
+    });
     addMenuAction(view, this, tr("Filter &tracks…"), QKeySequence(tr("Ctrl+Shift+T")), [this] {
         m_trackFilter->show();
         m_trackFilter->focusText();
@@ -302,6 +342,7 @@ void MainWindow::buildMenus()
     view->addAction(m_bottomDock->toggleViewAction());
     addMenuAction(view, this, tr("&Search…"), QKeySequence::Find, [this] {
         m_bottomDock->show();
+        setPanesCollapsed(false);
         m_tabs->setCurrentWidget(m_search);
         m_search->focusInput();
     });
@@ -377,14 +418,14 @@ void MainWindow::openPaths(const QStringList& paths)
     // Several ranks (files, a job folder, rank folders) open as a job; one as a trace.
     std::vector<std::string> given;
     for (const QString& p : paths)
-        given.push_back(QFileInfo(p).absoluteFilePath().toStdString());
+        given.push_back(absolutePath(p).toStdString());
     // Rank summaries (files, or folders holding them) open as a job without traces.
     const bool summaries = std::all_of(given.begin(), given.end(), isRankSummaryPath);
     if (summaries) {
         std::string findError;
         const std::vector<std::string> files = findRankSummaries(given, &findError);
-        const QString name = paths.size() == 1 ? QFileInfo(paths.first()).absoluteFilePath()
-                                               : QFileInfo(paths.first()).absoluteFilePath() +
+        const QString name = paths.size() == 1 ? absolutePath(paths.first())
+                                               : absolutePath(paths.first()) +
                                                      tr(" (+%1 more)").arg(paths.size() - 1);
         startSummaryJob(files, name, paths);
         return;
@@ -392,15 +433,15 @@ void MainWindow::openPaths(const QStringList& paths)
     std::string discoverError;
     const std::vector<RankInput> inputs = discoverJob(given, &discoverError);
     if (inputs.size() >= 2) {
-        const QString name = paths.size() == 1 ? QFileInfo(paths.first()).absoluteFilePath()
-                                               : QFileInfo(paths.first()).absoluteFilePath() +
+        const QString name = paths.size() == 1 ? absolutePath(paths.first())
+                                               : absolutePath(paths.first()) +
                                                      tr(" (+%1 more)").arg(paths.size() - 1);
         startJob(inputs, name, paths);
         return;
     }
     // One rank: the folder holding it resolves to its trace; else the loader reports why not.
     const QString path = inputs.size() == 1 ? QString::fromStdString(inputs.front().path)
-                                            : QFileInfo(paths.first()).absoluteFilePath();
+                                            : absolutePath(paths.first());
     ++m_jobGeneration; // a job still loading or rebuilding is superseded
     if (m_jobProgress) m_jobProgress->requestCancel();
     m_jobLoading = false;
@@ -494,9 +535,12 @@ void MainWindow::showLoaded(const QString& path, std::shared_ptr<LoadResult> res
     m_report.reset();
     m_path = path;
     addRecent(path);
-    setWindowTitle(QStringLiteral("%1 — Ringscope").arg(QFileInfo(path).fileName()));
+    setWindowTitle(QStringLiteral("%1 — Ringscope").arg(shownName(path)));
     m_timeline->setProcessRanks({});
+    setCompactQuietly(QSettings().value(QStringLiteral("view/compact"), false).toBool());
     m_timeline->setTrace(m_trace, std::move(index));
+    updateFlaggedFeedback(kNone, false);
+    setPanesCollapsed(true); // nothing selected yet: the tracks get the height
     m_details->setTrace(m_trace);
     m_callStack->setTrace(m_trace);
     m_search->setTrace(m_trace);
@@ -599,6 +643,7 @@ void MainWindow::showStep(int step)
 
 void MainWindow::onEventSelected(EventId e)
 {
+    if (e != kNone) setPanesCollapsed(false); // what was selected is in the panes
     m_details->setEvent(e);
     m_callStack->setEvent(e);
     // Link the plots: ring the collective, outline the step the event falls in.
@@ -617,7 +662,60 @@ void MainWindow::onEventSelected(EventId e)
             }
     }
     updateJobActions();
+    updateFlaggedFeedback(e, false);
     emit eventSelected(e);
+}
+
+void MainWindow::setCompactQuietly(bool on)
+{
+    const QSignalBlocker block(m_compact); // not the user's choice: nothing saved
+    m_compact->setChecked(on);
+    m_timeline->setCompact(on);
+}
+
+std::optional<int> MainWindow::rankOfEvent(EventId e) const
+{
+    if (!m_trace || e == kNone || e >= m_trace->slices().size()) return std::nullopt;
+    if (m_session) {
+        const int block = m_session->job.blockOfEvent(e);
+        if (block >= 0 && std::size_t(block) < m_session->job.rankIds.size())
+            return m_session->job.rankIds[std::size_t(block)];
+        return std::nullopt;
+    }
+    return m_trace->rank();
+}
+
+void MainWindow::updateFlaggedFeedback(EventId e, bool stepped)
+{
+    m_findings->highlightEvent(e);
+    const auto pos = m_timeline->flaggedPosition(e);
+    const std::optional<int> rank = pos ? rankOfEvent(e) : std::nullopt;
+    // The selection tells first (eventSelected), N / P after it (flaggedStepped).
+    if (!stepped) {
+        m_flaggedRankBefore = m_flaggedRank;
+        m_flaggedRank = rank;
+    }
+    if (!pos) {
+        m_timeline->setFlaggedChip({});
+        m_flaggedLabel->clear();
+        m_flaggedLabel->setVisible(false);
+        return;
+    }
+    QString chip = tr("%1 of %2 flagged").arg(pos->first).arg(pos->second);
+    if (rank) chip += tr(" · rank %1").arg(*rank);
+    m_timeline->setFlaggedChip(chip);
+    QString text = chip;
+    if (const Collective* c = m_report ? m_report->collectiveOf(e) : nullptr) {
+        if (c->step) text += tr(" · step %1").arg(*c->step);
+        text += c->anomalous ? tr(" · copies (delays the others)")
+                : c->waiting ? tr(" · waits for a slower rank")
+                             : tr(" · unaligned transfer");
+    }
+    // N / P go from the delaying rank to the ranks that waited: say when the rank changes.
+    if (stepped && rank && m_flaggedRankBefore && *rank != *m_flaggedRankBefore)
+        text += tr(" · moved from rank %1").arg(*m_flaggedRankBefore);
+    m_flaggedLabel->setText(text);
+    m_flaggedLabel->setVisible(true);
 }
 
 void MainWindow::startJob(const std::vector<RankInput>& inputs, const QString& name,
@@ -633,7 +731,7 @@ void MainWindow::startJob(const std::vector<RankInput>& inputs, const QString& n
     m_lastError.clear();
     QStringList absolute;
     for (const QString& p : paths)
-        absolute << QFileInfo(p).absoluteFilePath();
+        absolute << absolutePath(p);
     m_recentEntry = absolute.join(QLatin1Char('\n'));
     m_status->setText(
         tr("Loading %1 ranks of %2…").arg(inputs.size()).arg(QDir::toNativeSeparators(name)));
@@ -685,7 +783,7 @@ void MainWindow::startSummaryJob(const std::vector<std::string>& summaries, cons
     m_lastError.clear();
     QStringList absolute;
     for (const QString& p : paths)
-        absolute << QFileInfo(p).absoluteFilePath();
+        absolute << absolutePath(p);
     m_recentEntry = absolute.join(QLatin1Char('\n'));
     m_status->setText(tr("Reading %1 rank summaries of %2…")
                           .arg(summaries.size())
@@ -804,10 +902,14 @@ void MainWindow::onJobBuilt(quint64 generation, JobSessionPtr session, bool reof
     } else {
         m_path = QString::fromStdString(m_trace->path());
         if (!m_recentEntry.isEmpty()) addRecent(m_recentEntry);
-        setWindowTitle(tr("%1 — %2 ranks — Ringscope")
-                           .arg(QFileInfo(m_path).fileName())
-                           .arg(session->job.rankCount()));
+        setWindowTitle(
+            tr("%1 — %2 ranks — Ringscope").arg(shownName(m_path)).arg(session->job.rankCount()));
+        // A job opens with every rank in view: the compact job layout, unless the user
+        // turned it off for jobs.
+        setCompactQuietly(QSettings().value(QStringLiteral("view/jobCompact"), true).toBool());
         m_timeline->setTrace(m_trace, session->timelineIndex);
+        updateFlaggedFeedback(kNone, false);
+        setPanesCollapsed(true); // nothing selected yet: every rank gets the height
     }
     m_details->setTrace(m_trace);
     m_callStack->setTrace(m_trace);
@@ -1051,7 +1153,7 @@ void MainWindow::updateStatus()
     }
     const Trace& t = *m_trace;
     QStringList parts;
-    parts << QFileInfo(m_path).fileName();
+    parts << shownName(m_path);
     if (m_session) {
         const auto n = static_cast<int>(m_session->job.rankCount());
         parts << (n == 1 ? tr("1 rank") : tr("%1 ranks").arg(n));
@@ -1102,7 +1204,31 @@ void MainWindow::updateWarnings()
 void MainWindow::showWarnings()
 {
     m_bottomDock->show();
+    setPanesCollapsed(false);
     m_tabs->setCurrentWidget(m_warnings);
+}
+
+void MainWindow::setPanesCollapsed(bool collapsed)
+{
+    if (collapsed == m_panesCollapsed) return;
+    const int bar = m_tabs->tabBar()->sizeHint().height() + 2;
+    if (collapsed) {
+        if (m_bottomDock->height() > bar * 2) m_panesHeight = m_bottomDock->height();
+        // Only the tab bar: the pages keep their minimum sizes, the maximum wins over them.
+        m_tabs->setMaximumHeight(bar);
+        resizeDocks({m_bottomDock}, {bar}, Qt::Vertical);
+    } else {
+        m_tabs->setMaximumHeight(QWIDGETSIZE_MAX);
+        const int want = m_panesHeight > bar * 2 ? m_panesHeight : std::max(260, height() * 3 / 10);
+        resizeDocks({m_bottomDock}, {want}, Qt::Vertical);
+        // The timeline just got shorter: the selection (what unfolded the panes) must stay in
+        // view once the new heights are laid out.
+        QTimer::singleShot(0, this, [this] {
+            if (const EventId e = m_timeline->selectedEvent(); e != kNone)
+                m_timeline->revealEvent(e);
+        });
+    }
+    m_panesCollapsed = collapsed;
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

@@ -6,6 +6,8 @@
 
 #include <QMainWindow>
 
+#include <optional>
+
 class QAction;
 class QLabel;
 class QMenu;
@@ -67,7 +69,15 @@ public:
     // Every load and analysis warning per rank; the status bar's "N warning(s)" opens it.
     WarningsPane* warningsPane() const { return m_warnings; }
     QPushButton* warningsButton() const { return m_warningsButton; }
+    // "3 of 16 flagged · rank 2 …" while a flagged collective is selected (N / P), naming the
+    // rank N / P moved to when it changed.
+    QLabel* flaggedLabel() const { return m_flaggedLabel; }
     void showWarnings();
+    // The bottom panes folded to their tab bar (a trace or job opens so: nothing is selected
+    // yet, and the timeline gets the height); a selection, an area or a tab clicked unfolds
+    // them.
+    void setPanesCollapsed(bool collapsed);
+    bool panesCollapsed() const { return m_panesCollapsed; }
     // Adds a pane as a bottom tab (plots, notes...); its object name is used for the layout.
     void addBottomTab(QWidget* widget, const QString& title);
 
@@ -148,6 +158,12 @@ private:
     void setJobUi(bool job);
     void updateJobNavigation();
     void updateJobActions();
+    // N / P feedback for the selected event: where it is among the flagged collectives, its
+    // rank (and whether N / P just moved to another one), its finding highlighted.
+    void updateFlaggedFeedback(EventId e, bool stepped);
+    std::optional<int> rankOfEvent(EventId e) const;
+    // Compact mode set for a newly opened trace or job (the menu follows, nothing is saved).
+    void setCompactQuietly(bool on);
 
     TraceLoadJob m_job;
     TracePtr m_trace;
@@ -192,6 +208,11 @@ private:
     QLabel* m_status = nullptr;
     WarningsPane* m_warnings = nullptr;
     QPushButton* m_warningsButton = nullptr;
+    QLabel* m_flaggedLabel = nullptr;
+    bool m_panesCollapsed = false;
+    int m_panesHeight = 0; // the unfolded panes' height to come back to
+    // Rank of the selected flagged collective, and of the one selected before it.
+    std::optional<int> m_flaggedRank, m_flaggedRankBefore;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
 };

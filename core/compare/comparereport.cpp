@@ -75,9 +75,18 @@ std::string signedDur(const std::optional<TimeNs>& v)
 std::string pct(const std::optional<double>& v)
 {
     if (!v || !std::isfinite(*v)) return "";
+    // A change that rounds to nothing has no sign: "-0.0%" reads as a loss.
+    if (std::abs(*v) < 0.05) return " (0.0%)";
     char buf[32];
     std::snprintf(buf, sizeof buf, " (%+.1f%%)", *v);
     return buf;
+}
+
+std::string groupName(const CollectiveDelta& g)
+{
+    std::string s = std::string(collectiveKindName(g.kind)) + " " + g.pattern;
+    if (!g.afterPattern.empty() && g.afterPattern != g.pattern) s += " / " + g.afterPattern;
+    return s;
 }
 
 std::string ranksText(const std::vector<int>& ranks)
@@ -200,24 +209,37 @@ Json compareToJson(const RunComparison& c, std::size_t topOps)
                   {"after_mean_ns", opt(c.after.stepMeanNs)},
                   {"delta_ns", opt(c.stepDeltaNs())},
                   {"delta_pct", optDouble(c.stepDeltaPct())},
+                  {"delta_within_noise",
+                   c.stepDeltaNs() ? Json(withinNoise(*c.stepDeltaNs(), c.before.stepMeanNs))
+                                   : Json(nullptr)},
                   {"before_samples", c.before.stepSamples},
                   {"after_samples", c.after.stepSamples},
                   {"per_step", std::move(perStep)}};
     Json cols = Json::array();
     for (const CollectiveDelta& g : c.collectives)
-        cols.push_back({{"kind", collectiveKindName(g.kind)},
-                        {"name_pattern", g.pattern},
-                        {"before_count", g.beforeCount},
-                        {"after_count", g.afterCount},
-                        {"before_mean_ns", opt(g.beforeMeanNs)},
-                        {"after_mean_ns", opt(g.afterMeanNs)},
-                        {"delta_ns", opt(g.deltaNs())},
-                        {"before_extra_memcpy_ns", g.beforeExtraMemcpyNs},
-                        {"after_extra_memcpy_ns", g.afterExtraMemcpyNs}});
+        cols.push_back(
+            {{"kind", collectiveKindName(g.kind)},
+             {"name_pattern", g.pattern},
+             {"before_count", g.beforeCount},
+             {"after_count", g.afterCount},
+             {"before_mean_ns", opt(g.beforeMeanNs)},
+             {"after_mean_ns", opt(g.afterMeanNs)},
+             {"delta_ns", opt(g.deltaNs())},
+             {"before_extra_memcpy_ns", g.beforeExtraMemcpyNs},
+             {"after_extra_memcpy_ns", g.afterExtraMemcpyNs},
+             // Added: the after side's own name for a group paired across producers.
+             {"after_name_pattern", g.afterCount > 0
+                                        ? Json(g.afterPattern.empty() ? g.pattern : g.afterPattern)
+                                        : Json(nullptr)},
+             {"matched_by", g.matchedBy.empty() ? Json(nullptr) : Json(g.matchedBy)},
+             {"delta_within_noise",
+              g.deltaNs() ? Json(withinNoise(*g.deltaNs(), g.beforeMeanNs)) : Json(nullptr)}});
     j["collectives"] = std::move(cols);
     j["findings_resolved"] = findingsJson(c.resolved);
     j["findings_new"] = findingsJson(c.added);
     j["findings_persisting"] = findingsJson(c.persisting);
+    j["findings_not_comparable"] = findingsJson(c.notComparable);
+    j["cross_producer"] = c.crossProducer;
     Json ops = Json::array();
     for (std::size_t i = 0; i < c.ops.size() && (topOps == 0 || i < topOps); ++i) {
         const OpDelta& o = c.ops[i];
@@ -272,23 +294,32 @@ std::string compareToText(const RunComparison& c, std::size_t topOps)
 
     if (!c.collectives.empty()) {
         std::size_t wn = 12;
-        for (const CollectiveDelta& g : c.collectives)
-            wn = std::max(wn, width(collectiveKindName(g.kind)) + 1 + width(g.pattern) + 2);
+        bool paired = false;
+        for (const CollectiveDelta& g : c.collectives) {
+            wn = std::max(wn, width(groupName(g)) + 2);
+            paired = paired || g.matchedBy == "shape";
+        }
         o << "  " << pad("collective", wn) << pad("count", 14) << pad("mean before", 13)
           << pad("mean after", 13) << pad("delta", 13) << "extra memcpy\n";
         for (const CollectiveDelta& g : c.collectives) {
-            o << "  " << pad(std::string(collectiveKindName(g.kind)) + " " + g.pattern, wn)
+            o << "  " << pad(groupName(g), wn)
               << pad(std::to_string(g.beforeCount) + " -> " + std::to_string(g.afterCount), 14)
               << pad(dur(g.beforeMeanNs), 13) << pad(dur(g.afterMeanNs), 13)
               << pad(signedDur(g.deltaNs()), 13) << formatDuration(g.beforeExtraMemcpyNs) << " -> "
               << formatDuration(g.afterExtraMemcpyNs) << "\n";
         }
+        if (paired)
+            o << "  (before / after: one op under each producer's name, paired by kind, group "
+                 "size, payload and order)\n";
         o << "\n";
     }
 
     findingLines(o, "findings resolved", c.resolved, false);
     findingLines(o, "findings new", c.added, false);
     if (!c.persisting.empty()) findingLines(o, "findings in both", c.persisting, true);
+    if (!c.notComparable.empty())
+        findingLines(o, "findings not comparable (the other run's trace lacks what the rule reads)",
+                     c.notComparable, false);
     o << "\n";
 
     if (!c.opsAvailable) {
@@ -300,6 +331,9 @@ std::string compareToText(const RunComparison& c, std::size_t topOps)
           << " rank summaries, which hold no per-op device time (compare the traces for it)\n";
         return o.str();
     }
+    if (c.crossProducer)
+        o << "  ops: " << c.before.producer << " and " << c.after.producer
+          << " name their kernels differently; only the collectives' ops are paired\n";
     std::size_t shown = 0;
     for (const OpDelta& op : c.ops) {
         if (shown >= topOps || op.deltaNs() == 0) break;

@@ -24,7 +24,12 @@ struct StepDelta {
 
 struct CollectiveDelta {
     CollectiveKind kind = CollectiveKind::Other;
-    std::string pattern;
+    std::string pattern;      // the before side's name pattern (the after side's when only it)
+    std::string afterPattern; // the after side's, when it calls the op otherwise
+    // How the two sides' groups were paired: "pattern" (the same op name pattern), "shape"
+    // (another producer's name for the same op: kind, group size, payload and order match),
+    // or "" when only one side has the group.
+    std::string matchedBy;
     int beforeCount = 0, afterCount = 0;
     std::optional<TimeNs> beforeMeanNs, afterMeanNs; // none when the side has no such op
     TimeNs beforeExtraMemcpyNs = 0, afterExtraMemcpyNs = 0;
@@ -48,6 +53,13 @@ struct OpDelta {
     TimeNs deltaNs() const { return afterNs - beforeNs; }
 };
 
+// A delta within the noise of the measurement: under 1 µs (the resolution of Kineto's
+// microsecond clock) or under 0.5% of the before value. Such deltas are neutral: neither
+// faster nor slower, and a percentage that rounds to 0.0 carries no sign.
+bool withinNoise(TimeNs delta, std::optional<TimeNs> before = std::nullopt);
+inline constexpr TimeNs kNoiseFloorNs = 1000;
+inline constexpr double kNoiseFraction = 0.005;
+
 struct RunComparison {
     RunDigest before, after;
     std::optional<TimeNs> stepDeltaNs() const
@@ -64,7 +76,13 @@ struct RunComparison {
     std::vector<FindingChange> resolved;      // keys only before
     std::vector<FindingChange> added;         // keys only after ("findings_new")
     std::vector<FindingChange> persisting;    // keys on both sides
-    std::vector<OpDelta> ops;                 // every op name, largest |delta| first
+    // Findings of a rule the other side's producer cannot evaluate (HCCL's per-task time info
+    // behind sync-dominated: a Kineto trace has none): neither resolved nor new.
+    std::vector<FindingChange> notComparable;
+    // The runs come from different producers (torch_npu against Kineto): collectives are
+    // matched by what they do, kernel names of ops do not match.
+    bool crossProducer = false;
+    std::vector<OpDelta> ops; // every op name, largest |delta| first
     // Both sides know their ops. A side of rank summaries does not (a summary holds no per-op
     // device time): ops is then empty, which means "not available", not "no change".
     bool opsAvailable = true;

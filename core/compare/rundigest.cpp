@@ -260,6 +260,9 @@ RunDigest digestRun(const RunSide& side)
     std::vector<TracePtr> traces;
     std::map<int, StepDigest> steps;
     std::map<std::pair<int, std::string>, CollectiveDigest> groups;
+    // Per group: how often each (group size, payload) occurs, and its earliest position.
+    std::map<std::pair<int, std::string>, std::map<std::pair<int, std::uint64_t>, int>> shapes;
+    std::map<std::pair<int, std::string>, int> firstOrder;
     std::map<std::string, FindingDigest> findings;
     // Distinct traces and the collective events each holds (reports may share a merged trace).
     std::vector<std::pair<const Trace*, std::vector<EventId>>> traceCollectives;
@@ -296,9 +299,14 @@ RunDigest digestRun(const RunSide& side)
             }
             events = &it->second;
         }
-        for (const Collective& c : r.collectives) {
+        for (std::size_t ci = 0; ci < r.collectives.size(); ++ci) {
+            const Collective& c = r.collectives[ci];
             const std::string pattern = collectivePattern(c.name);
-            CollectiveDigest& g = groups[{int(c.kind), pattern}];
+            const std::pair<int, std::string> key{int(c.kind), pattern};
+            CollectiveDigest& g = groups[key];
+            ++shapes[key][{c.groupSize, c.bytes}];
+            if (auto [it, fresh] = firstOrder.try_emplace(key, int(ci)); !fresh)
+                it->second = std::min(it->second, int(ci));
             g.kind = c.kind;
             g.pattern = pattern;
             ++g.count;
@@ -306,6 +314,7 @@ RunDigest digestRun(const RunSide& side)
             g.extraMemcpyNs += c.extraMemcpyNs;
             g.anomalous += c.anomalous;
             ++d.collectiveCount;
+            d.commTimeInfo = d.commTimeInfo || c.timeInfo.has_value();
             d.anomalousCount += c.anomalous;
             d.extraMemcpyNs += c.extraMemcpyNs;
             if (events && c.event != kNone) events->push_back(c.event);
@@ -360,8 +369,17 @@ RunDigest digestRun(const RunSide& side)
         d.steps.push_back(s);
     }
     if (d.stepSamples > 0) d.stepMeanNs = stepSum / d.stepSamples;
-    for (auto& [k, g] : groups)
+    for (auto& [k, g] : groups) {
+        int most = 0;
+        for (const auto& [shape, n] : shapes[k])
+            if (n > most) {
+                most = n;
+                g.groupSize = shape.first;
+                g.bytes = shape.second;
+            }
+        g.order = firstOrder[k];
         d.collectives.push_back(std::move(g));
+    }
     for (auto& [k, f] : findings)
         d.findings.push_back(std::move(f));
 

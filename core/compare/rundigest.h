@@ -50,6 +50,13 @@ struct CollectiveDigest {
     TimeNs extraMemcpyNs = 0; // extra internal memcpy (above the group's baseline), summed
     int anomalous = 0;
     TimeNs meanNs() const { return count > 0 ? sumNs / count : 0; }
+    // What the op does whatever the producer calls it, to match groups across producers
+    // (HCCL's hcom_allReduce__#_#_# is NCCL's ncclKernel_AllReduce_...): the ranks in its
+    // communication group and its payload, the most common among the instances (0: unknown),
+    // and the position of its first instance in its rank's sequence of collectives.
+    int groupSize = 0;
+    std::uint64_t bytes = 0;
+    int order = 0;
 };
 
 // Findings with the same key are the same problem; count says how many instances (one per
@@ -92,6 +99,9 @@ struct RunDigest {
     std::vector<std::string> errors;
     bool fromSummaries = false; // digested from rank summaries: ops and deviceNs unknown
     bool opsAvailable() const { return !fromSummaries; }
+    // Some collective carries HCCL's per-task time info (transit / wait / synchronization):
+    // the rules built on it (sync-dominated, small-packets, unexpected-transport) can fire.
+    bool commTimeInfo = false;
 };
 
 // The op name without its argument list and with digit runs as '#'.

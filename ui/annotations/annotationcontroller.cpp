@@ -60,6 +60,8 @@ AnnotationController::AnnotationController(QMainWindow* window, TimelineView* vi
                     g, m_view->renderer().selectedEvent(), p.font());
                 !name.isEmpty())
                 o.keepClear.push_back(name);
+            // Finding labels go where no bar is: they must not hide what they explain.
+            if (m_store.showAutomatic()) o.occupied = m_view->renderer().occupiedRects(g);
             m_painted = paintAnnotations(p, g, m_store, m_view->renderer().style(), o);
         });
         m_view->installEventFilter(this);
@@ -308,10 +310,14 @@ bool AnnotationController::eventFilter(QObject* watched, QEvent* event)
         return true;
     }
     if (watched == m_view && event->type() == QEvent::ToolTip) {
-        // A finding label left out for want of room shows when its event is hovered.
+        // A finding label left out (or cut to its first line) for want of free space shows
+        // whole when its event or its label is hovered.
         auto* e = static_cast<QHelpEvent*>(event);
         for (const PaintedAnnotation& pa : m_painted) {
-            if (!pa.dropped || !pa.anchor.adjusted(-2, -2, 2, 2).contains(e->pos())) continue;
+            if (!pa.dropped && !pa.shortened) continue;
+            if (!pa.anchor.adjusted(-2, -2, 2, 2).contains(e->pos()) &&
+                !pa.label.contains(e->pos()))
+                continue;
             if (const Annotation* a = m_store.find(pa.id)) {
                 QToolTip::showText(e->globalPos(), qs(a->text), m_view);
                 return true;
@@ -430,6 +436,8 @@ bool AnnotationController::exportTo(const QString& file, double scale, bool comp
         o.maxAutoHeight = static_cast<int>(16000 / std::max(1.0, scale));
     }
     composer.setOptions(o);
+    // A job taller than a picture may be: compact rows per rank, every rank in it.
+    if (!composite && !visibleAreaOnly()) composer.fitRanksToHeight();
     return composite ? composer.writeComposite(file, error) : composer.writeTimeline(file, error);
 }
 

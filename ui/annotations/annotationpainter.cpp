@@ -19,11 +19,21 @@ constexpr double kGap = 6; // between a label and what it points at
 struct Placer {
     QRectF bounds;
     std::vector<QRectF> taken;
+    std::vector<QRectF> occupied; // bars: free space only (while strict)
+    bool strict = false;
+    // The bars of the area being searched (placeWithin): a dense frame has thousands of runs,
+    // a rank's band a fraction of them.
+    std::vector<QRectF> nearby;
+    bool useNearby = false;
 
     bool fits(const QRectF& r) const { return fitsIn(r, bounds); }
     bool fitsIn(const QRectF& r, const QRectF& area) const
     {
         if (!area.contains(r)) return false;
+        const std::vector<QRectF>& bars = useNearby ? nearby : occupied;
+        if (strict &&
+            std::any_of(bars.begin(), bars.end(), [&](const QRectF& o) { return o.intersects(r); }))
+            return false;
         return std::none_of(taken.begin(), taken.end(), [&](const QRectF& t) {
             return t.adjusted(-2, -2, 2, 2).intersects(r);
         });
@@ -43,22 +53,40 @@ struct Placer {
     {
         const QRectF inside = area.intersected(bounds);
         if (inside.isEmpty()) return std::nullopt;
-        for (const QRectF& c : candidates)
-            if (QRectF r = clampTo(c, inside); fitsIn(r, inside)) return take(r);
-        const QRectF base = clampTo(candidates.front(), inside);
-        const double dy = base.height() / 2 + 2, dx = base.width() / 2 + 4;
-        for (int i = 1; i < 40; ++i)
-            for (int sx : {0, 1, -1})
-                for (int sign : {1, -1}) {
-                    QRectF r = base.translated(sx * i * dx, sign * i * dy);
-                    if (fitsIn(r, inside)) return take(r);
-                }
+        nearby.clear();
+        if (strict)
+            for (const QRectF& o : occupied)
+                if (o.intersects(inside)) nearby.push_back(o);
+        useNearby = true;
+        const auto found = [&]() -> std::optional<QRectF> {
+            for (const QRectF& c : candidates)
+                if (QRectF r = clampTo(c, inside); fitsIn(r, inside)) return r;
+            const QRectF base = clampTo(candidates.front(), inside);
+            const double dy = base.height() / 2 + 2, dx = base.width() / 2 + 4;
+            for (int i = 1; i < 40; ++i)
+                for (int sx : {0, 1, -1})
+                    for (int sign : {1, -1}) {
+                        QRectF r = base.translated(sx * i * dx, sign * i * dy);
+                        if (fitsIn(r, inside)) return r;
+                    }
+            return std::nullopt;
+        }();
+        useNearby = false;
+        if (found) return take(*found);
         return std::nullopt;
     }
     // First free spot among the candidates, then scanning down and up from the first; the
-    // first candidate (clamped) when the plot is full.
+    // first candidate (clamped) when the plot is full. Free space first: the bars are avoided
+    // when they can be.
     QRectF place(const std::vector<QRectF>& candidates)
     {
+        strict = true;
+        for (const QRectF& c : candidates)
+            if (QRectF r = clamp(c); fits(r)) {
+                strict = false;
+                return take(r);
+            }
+        strict = false;
         for (const QRectF& c : candidates)
             if (QRectF r = clamp(c); fits(r)) return take(r);
         const QRectF base = clamp(candidates.front());
@@ -85,7 +113,8 @@ QString labelText(const Annotation& a)
 QSizeF labelSize(const QFontMetricsF& fm, const QString& text, double maxWidth)
 {
     const QRectF r = fm.boundingRect(QRectF(0, 0, maxWidth, 1e6), Qt::TextWordWrap, text);
-    return QSizeF(std::ceil(r.width()) + 2 * kPad + 3, std::ceil(r.height()) + 2 * kPad);
+    // A pixel of slack each way: a line that wraps one pixel later is not cut at the edge.
+    return QSizeF(std::ceil(r.width()) + 2 * kPad + 4, std::ceil(r.height()) + 2 * kPad + 1);
 }
 
 void drawLabel(QPainter& p, const QRectF& box, const QString& text, const QColor& colour,
@@ -100,10 +129,27 @@ void drawLabel(QPainter& p, const QRectF& box, const QString& text, const QColor
     p.drawText(box.adjusted(kPad + 3, kPad, -kPad, -kPad), Qt::TextWordWrap, text);
 }
 
-void drawLeader(QPainter& p, const QRectF& box, QPointF target, const QColor& colour)
+// A line from the label to the nearest side of the event, ending in a dot.
+void drawLeader(QPainter& p, const QRectF& box, const QRectF& event, const QColor& colour)
 {
-    const QPointF from(std::clamp(target.x(), box.left() + 4, box.right() - 4),
-                       target.y() < box.top() ? box.top() : box.bottom());
+    QPointF target, from;
+    if (box.bottom() <= event.top() || box.top() >= event.bottom()) {
+        // Above or below: from the box's facing edge, over the event's middle when it can.
+        const double x = std::clamp(event.center().x(), std::max(box.left() + 4, event.left()),
+                                    std::max(std::min(box.right() - 4, event.right()),
+                                             std::max(box.left() + 4, event.left())));
+        const bool above = box.bottom() <= event.top();
+        target = QPointF(std::clamp(x, event.left(), event.right()),
+                         above ? event.top() - 2 : event.bottom() + 2);
+        from = QPointF(std::clamp(target.x(), box.left() + 4, box.right() - 4),
+                       above ? box.bottom() : box.top());
+    } else {
+        // Beside it in its row.
+        const bool right = box.left() >= event.right();
+        target = QPointF(right ? event.right() + 2 : event.left() - 2, event.center().y());
+        from = QPointF(right ? box.left() : box.right(),
+                       std::clamp(target.y(), box.top() + 3, box.bottom() - 3));
+    }
     if (box.contains(target)) return;
     p.setPen(QPen(colour, 1.2));
     p.drawLine(from, target);
@@ -171,7 +217,10 @@ std::vector<PaintedAnnotation> paintAnnotations(QPainter& p, const TimelineGeome
     font.setPointSizeF(options.fontPointSize);
     p.setFont(font);
     const QFontMetricsF fm(font, p.device());
-    Placer placer{plot.adjusted(2, 2, -2, -2), options.keepClear};
+    Placer placer;
+    placer.bounds = plot.adjusted(2, 2, -2, -2);
+    placer.taken = options.keepClear;
+    placer.occupied = options.occupied;
 
     const auto items = store.visible();
     auto inRange = [&](const AnnotationAnchor& a) { return a.end >= g.t0 && a.start <= g.t1; };
@@ -208,15 +257,20 @@ std::vector<PaintedAnnotation> paintAnnotations(QPainter& p, const TimelineGeome
         bands[rank] = band;
         return band;
     };
-    // Finding labels: inside their rank's rows or not at all; the user's own: anywhere.
+    // Finding labels: in free space inside their rank's rows or not at all; the user's own:
+    // free space first, else anywhere.
     auto placeLabel = [&](const Annotation& a, EventId e, const std::vector<QRectF>& candidates,
                           PaintedAnnotation& painted) -> std::optional<QRectF> {
         if (!a.automatic) return placer.place(candidates);
         painted.bounds = rankBand(e);
+        placer.strict = true;
         std::optional<QRectF> box = placer.placeWithin(candidates, painted.bounds);
+        placer.strict = false;
         painted.dropped = !box;
         return box;
     };
+    // The first line of a finding label, for when the whole does not fit (hover has all).
+    auto firstLine = [](const QString& text) { return text.section(QLatin1Char('\n'), 0, 0); };
 
     // An event of the trace whose row is not shown.
     auto hidden = [&](EventId e) { return e != kNone && g.eventRect(e).isNull(); };
@@ -291,12 +345,26 @@ std::vector<PaintedAnnotation> paintAnnotations(QPainter& p, const TimelineGeome
                 p.restore();
                 if (!text.isEmpty()) {
                     const QPointF c = path.pointAtPercent(0.5);
-                    if (const auto box = placeLabel(
-                            *a, anchor.event,
-                            {QRectF(c + QPointF(6, -size.height() / 2), size),
-                             QRectF(c - QPointF(size.width() + 6, size.height() / 2), size)},
-                            painted)) {
-                        drawLabel(p, *box, text, colour, style, selected, a->automatic);
+                    auto candidates = [&](QSizeF sz) {
+                        return std::vector<QRectF>{
+                            QRectF(c + QPointF(6, -sz.height() / 2), sz),
+                            QRectF(c - QPointF(sz.width() + 6, sz.height() / 2), sz)};
+                    };
+                    QString shown = text;
+                    auto box = placeLabel(*a, anchor.event, candidates(size), painted);
+                    if (!box && a->automatic && firstLine(text) != text) {
+                        shown = firstLine(text);
+                        box = placeLabel(*a, anchor.event,
+                                         candidates(labelSize(fm, shown, options.maxLabelWidth)),
+                                         painted);
+                        painted.shortened = box.has_value();
+                    }
+                    if (box) {
+                        // Placed away from the curve (free space is elsewhere): a leader
+                        // ties it back to the arrow's middle.
+                        if (!box->adjusted(-8, -8, 8, 8).contains(c))
+                            drawLeader(p, *box, QRectF(c - QPointF(1, 1), QSizeF(2, 2)), colour);
+                        drawLabel(p, *box, shown, colour, style, selected, a->automatic);
                         painted.label = *box;
                     }
                 }
@@ -320,18 +388,34 @@ std::vector<PaintedAnnotation> paintAnnotations(QPainter& p, const TimelineGeome
                     const double ax = std::clamp(vis.isEmpty() ? r.center().x() : vis.center().x(),
                                                  plot.left(), plot.right());
                     const double left = ax - 12;
-                    if (const auto box = placeLabel(
-                            *a, anchor.event,
-                            {QRectF(QPointF(left, r.top() - kGap - 10 - size.height()), size),
-                             QRectF(QPointF(left, r.bottom() + kGap + 10), size),
-                             QRectF(QPointF(left - size.width() + 24,
-                                            r.top() - kGap - 10 - size.height()),
-                                    size)},
-                            painted)) {
-                        const QPointF tip = box->bottom() <= r.top() ? QPointF(ax, r.top() - 2)
-                                                                     : QPointF(ax, r.bottom() + 2);
-                        drawLeader(p, *box, tip, colour);
-                        drawLabel(p, *box, text, colour, style, selected, a->automatic);
+                    // Above, below, then beside the event in its own row (free space there is
+                    // where the row has no bars), then further out.
+                    auto candidates = [&](QSizeF sz) {
+                        return std::vector<QRectF>{
+                            QRectF(QPointF(left, r.top() - kGap - 10 - sz.height()), sz),
+                            QRectF(QPointF(left, r.bottom() + kGap + 10), sz),
+                            QRectF(
+                                QPointF(left - sz.width() + 24, r.top() - kGap - 10 - sz.height()),
+                                sz),
+                            QRectF(
+                                QPointF(vis.right() + kGap + 4, r.center().y() - sz.height() / 2),
+                                sz),
+                            QRectF(QPointF(vis.left() - kGap - 4 - sz.width(),
+                                           r.center().y() - sz.height() / 2),
+                                   sz)};
+                    };
+                    QString shown = text;
+                    auto box = placeLabel(*a, anchor.event, candidates(size), painted);
+                    if (!box && a->automatic && firstLine(text) != text) {
+                        shown = firstLine(text);
+                        box = placeLabel(*a, anchor.event,
+                                         candidates(labelSize(fm, shown, options.maxLabelWidth)),
+                                         painted);
+                        painted.shortened = box.has_value();
+                    }
+                    if (box) {
+                        drawLeader(p, *box, vis.isEmpty() ? r : vis, colour);
+                        drawLabel(p, *box, shown, colour, style, selected, a->automatic);
                         painted.label = *box;
                     }
                 }

@@ -18,10 +18,11 @@ namespace rs {
 // Where one annotation ended up; for hit-testing in the view and for tests of exports.
 struct PaintedAnnotation {
     std::uint64_t id = 0;
-    QRectF label;         // the text box (empty when the annotation has no text or is off screen)
-    QRectF anchor;        // the event / range / point it refers to, clipped to the plot
-    QRectF bounds;        // where its label had to stay (a finding label: its rank's rows)
-    bool dropped = false; // a finding label with no free spot there: not drawn (hover shows it)
+    QRectF label;           // the text box (empty when the annotation has no text or is off screen)
+    QRectF anchor;          // the event / range / point it refers to, clipped to the plot
+    QRectF bounds;          // where its label had to stay (a finding label: its rank's rows)
+    bool dropped = false;   // a finding label with no free spot there: not drawn (hover shows it)
+    bool shortened = false; // only its first line fitted: the rest is in the hover text
 };
 
 struct AnnotationPaintOptions {
@@ -33,6 +34,9 @@ struct AnnotationPaintOptions {
     std::vector<int> processRanks;
     // Rectangles no label may cover (the selected slice's name: what the user is reading).
     std::vector<QRectF> keepClear;
+    // What the frame draws (TimelineRenderer::occupiedRects): a finding label goes only into
+    // free space, never over the bars it explains; a user's note prefers free space.
+    std::vector<QRectF> occupied;
 };
 
 // Default colour of a kind when the annotation has none.
@@ -40,8 +44,9 @@ QColor annotationColor(const Annotation& a);
 
 // Paints the store's visible annotations that intersect the geometry's range; labels are
 // kept inside the plot and moved apart so they do not overlap each other. Finding labels
-// (automatic) are placed only where they fit inside their rank's rows without touching
-// another label, else left out (PaintedAnnotation::dropped).
+// (automatic) are placed only in free space (options.occupied) inside their rank's rows
+// without touching another label, whole or by their first line, else left out
+// (PaintedAnnotation::dropped): their event keeps its outline, the text shows on hover.
 std::vector<PaintedAnnotation> paintAnnotations(QPainter& p, const TimelineGeometry& g,
                                                 const AnnotationStore& store,
                                                 const TimelineStyle& style,

@@ -117,6 +117,13 @@ void CommMatrixModel::setScope(std::optional<int> step, const QString& opGroup,
     rebuild();
 }
 
+void CommMatrixModel::setShowUnloaded(bool on)
+{
+    if (on == m_showUnloaded) return;
+    m_showUnloaded = on;
+    rebuild();
+}
+
 void CommMatrixModel::setMetric(Metric m)
 {
     m_metric = m;
@@ -134,7 +141,9 @@ void CommMatrixModel::rebuild()
 {
     beginResetModel();
     m_cells.clear();
-    std::set<int> ranks;
+    m_unloaded.clear();
+    m_unloadedBytes = 0;
+    std::set<int> ranks, unloaded;
     std::set<std::pair<std::string, int>> unmapped;
     for (std::size_t b = 0; b < m_reports.size(); ++b) {
         const AnalysisReport& r = *m_reports[b];
@@ -144,8 +153,18 @@ void CommMatrixModel::rebuild()
             if (!m_group.isEmpty() && q(m.group) != m_group) continue;
             const int src = globalOf(b, m, m.src), dst = globalOf(b, m, m.dst);
             if (m_global) {
+                bool loaded = true;
                 for (int l : {m.src, m.dst})
-                    if (!m_globalOf.count({m.group, l})) unmapped.insert({m.group, l});
+                    if (!m_globalOf.count({m.group, l})) {
+                        unmapped.insert({m.group, l});
+                        unloaded.insert(l);
+                        loaded = false;
+                    }
+                // A peer no loaded rank speaks for: off the axes unless asked for.
+                if (!loaded && !m_showUnloaded) {
+                    m_unloadedBytes += m.bytes;
+                    continue;
+                }
             }
             CommCell& c = m_cells[{src, dst}];
             c.src = src;
@@ -169,17 +188,25 @@ void CommMatrixModel::rebuild()
                 linkPeak(m_reports[std::size_t(c.parts.front().report)]->options, c.transport);
     }
     m_ranks.assign(ranks.begin(), ranks.end());
+    m_unloaded.assign(unloaded.begin(), unloaded.end());
     if (!m_global) {
         m_rankNote = tr("ranks within the communication group");
     } else if (unmapped.empty()) {
-        m_rankNote = tr("global ranks (each rank's self link maps its group ranks)");
+        m_rankNote = tr("global ranks of the %1 loaded ranks").arg(m_reports.size());
     } else {
         QStringList list;
-        for (const auto& [g, l] : unmapped)
+        for (int l : m_unloaded)
             list << QString::number(l);
-        m_rankNote = tr("global ranks; group ranks %1 have no loaded rank and keep their group "
-                        "number")
-                         .arg(list.join(QStringLiteral(", ")));
+        const QString ranksText = list.join(QStringLiteral(", "));
+        m_rankNote =
+            m_showUnloaded
+                ? tr("ranks %1 were not loaded: their rows are empty, their columns hold what "
+                     "the loaded ranks sent them (numbered as in their communication group)")
+                      .arg(ranksText)
+                : tr("the %1 loaded ranks; what they sent to ranks not loaded (%2: %3) is left "
+                     "out — check \"Ranks not loaded\" to show it")
+                      .arg(m_reports.size())
+                      .arg(ranksText, mb(m_unloadedBytes));
     }
     endResetModel();
 }
@@ -247,6 +274,12 @@ QString CommMatrixModel::cellTitle(const CommCell& c) const
 
 QString CommMatrixModel::tooltip(const CommCell& c) const
 {
+    if (isSelf(c))
+        return tr("rank %1 → itself · %2\n%3 in %4: copies within the rank's own memory (its "
+                  "LOCAL self link), not traffic between ranks; drawn apart and left out of "
+                  "the colour scale")
+            .arg(c.src)
+            .arg(q(c.transport), mb(c.bytes), q(formatDuration(c.ns)));
     QString peak = tr("no reference peak");
     if (std::isfinite(c.peakGbps))
         peak = tr("%1 of %2 peak").arg(valueText(c, Metric::Utilization), gbpsText(c.peakGbps));

@@ -70,6 +70,15 @@ public:
     bool globalRanks() const { return m_global; }
     // How the ranks were mapped, in words (for the view's hint line).
     QString rankNote() const { return m_rankNote; }
+    // A job: group ranks no loaded rank speaks for (their traffic is what loaded ranks sent to
+    // them). Left off the axes unless shown (the default shows the loaded ranks only).
+    const std::vector<int>& unloadedRanks() const { return m_unloaded; }
+    std::uint64_t unloadedBytes() const { return m_unloadedBytes; }
+    void setShowUnloaded(bool on);
+    bool showUnloaded() const { return m_showUnloaded; }
+    // A rank's traffic with itself (the LOCAL self link: copies within its own memory, no
+    // link between ranks): drawn apart and left out of the colour scale.
+    static bool isSelf(const CommCell& c) { return c.src == c.dst; }
 
     const CommCell* cell(int src, int dst) const; // by rank; nullptr when no traffic
     const CommCell* cellAt(int row, int column) const;
@@ -103,6 +112,9 @@ private:
     // (group, local rank) -> global rank, from the ranks' self links.
     std::map<std::pair<std::string, int>, int> m_globalOf;
     std::map<std::pair<int, int>, CommCell> m_cells;
+    std::vector<int> m_unloaded;
+    std::uint64_t m_unloadedBytes = 0;
+    bool m_showUnloaded = false;
 };
 
 } // namespace rs

@@ -7,6 +7,7 @@
 
 #include <qcustomplot.h>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -68,9 +69,21 @@ CommMatrixView::CommMatrixView(QWidget* parent) : QWidget(parent)
     m_groupBox->setObjectName(QStringLiteral("commGroup"));
     m_groupBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     row->addWidget(m_groupBox);
+    m_unloadedBox = new QCheckBox(tr("Ranks not loaded"), this);
+    m_unloadedBox->setObjectName(QStringLiteral("commUnloaded"));
+    m_unloadedBox->setToolTip(tr("Show the group ranks no loaded rank speaks for: empty rows, "
+                                 "and columns of what the loaded ranks sent them"));
+    m_unloadedBox->setVisible(false);
+    row->addWidget(m_unloadedBox);
+    connect(m_unloadedBox, &QCheckBox::toggled, this, [this](bool on) {
+        m_model->setShowUnloaded(on);
+        if (m_selected && !m_model->cell(m_selected->first, m_selected->second)) m_selected.reset();
+        rebuild();
+    });
     m_note = new QLabel(this);
     m_note->setEnabled(false); // dim: a hint, not data
     m_note->setWordWrap(true);
+    m_note->setMinimumWidth(1);
     row->addWidget(m_note, 1);
     layout->addLayout(row);
 
@@ -103,6 +116,7 @@ CommMatrixView::CommMatrixView(QWidget* parent) : QWidget(parent)
     m_cellTitle = new QLabel(tr("Click a cell to list its transfers"), side);
     m_cellTitle->setWordWrap(true);
     m_cellTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_cellTitle->setMinimumWidth(1); // op names run long: never widen the window
     m_list = new QTreeWidget(side);
     m_list->setObjectName(QStringLiteral("commTransfers"));
     m_list->setRootIsDecorated(false);
@@ -214,11 +228,25 @@ void CommMatrixView::rebuild()
     m_map->data()->setSize(n, n);
     m_map->data()->setRange(QCPRange(0, n - 1), QCPRange(0, n - 1));
     double maxValue = 0;
+    for (QCPItemRect* r : m_selfCells)
+        m_plot->removeItem(r);
+    m_selfCells.clear();
     for (int x = 0; x < n; ++x) {
         for (int y = 0; y < n; ++y) {
             const CommCell* c = m_model->cellAt(y, x);
             double v = c ? m_model->value(*c) : NAN;
             if (metric == Metric::Utilization) v *= 100; // the scale reads in percent
+            // A rank's traffic with itself is no link: apart from the ramp (a neutral cell),
+            // or the links' colours would be scaled to it (its copies dwarf them).
+            if (c && CommMatrixModel::isSelf(*c) && metric != Metric::Transport) {
+                v = NAN;
+                auto* r = new QCPItemRect(m_plot);
+                r->topLeft->setCoords(x - 0.5, y - 0.5);
+                r->bottomRight->setCoords(x + 0.5, y + 0.5);
+                r->setClipToAxisRect(true);
+                r->setSelectable(false);
+                m_selfCells.push_back(r);
+            }
             m_map->data()->setCell(x, y, v);
             if (std::isfinite(v)) maxValue = std::max(maxValue, v);
         }
@@ -270,7 +298,9 @@ void CommMatrixView::rebuild()
                 auto* t = new QCPItemText(m_plot);
                 t->position->setCoords(x, y);
                 t->setPositionAlignment(Qt::AlignCenter);
-                t->setText(CommMatrixModel::valueText(*c, metric));
+                t->setText(CommMatrixModel::isSelf(*c) && metric != Metric::Transport
+                               ? tr("self\n%1").arg(CommMatrixModel::valueText(*c, metric))
+                               : CommMatrixModel::valueText(*c, metric));
                 t->setClipToAxisRect(true);
                 m_labels.push_back(t);
             }
@@ -292,6 +322,7 @@ void CommMatrixView::rebuild()
                                        "the details of a collective show its bus bandwidth "
                                        "against its link.")
                                   : m_model->rankNote());
+    m_unloadedBox->setVisible(!m_model->unloadedRanks().empty());
     m_plot->replot();
     fillList();
 }
@@ -329,10 +360,19 @@ void CommMatrixView::restyle(const ThemePalette& p)
 {
     m_map->setGradient(gradientOf(m_model->metric(), p));
     m_mark->setPen(QPen(p.plotHighlight, 3));
+    // The diagonal (a rank with itself): a neutral hatched cell apart from the ramp.
+    for (QCPItemRect* r : m_selfCells) {
+        r->setPen(QPen(p.plotGrid, 1));
+        r->setBrush(QBrush(p.plotGrid, Qt::BDiagPattern));
+    }
     // Cell values in the ink that reads on their cell's colour.
     for (QCPItemText* t : m_labels) {
         const QPointF at = t->position->coords();
         const double v = m_map->data()->cell(int(std::lround(at.x())), int(std::lround(at.y())));
+        if (!std::isfinite(v)) {
+            t->setColor(p.plotText); // a self cell: on the plot's background
+            continue;
+        }
         const QColor bg = m_map->gradient().color(v, m_map->dataRange());
         t->setColor(luminance(bg) < 0.55 ? p.heatTextOnDark : p.heatTextOnLight);
     }
@@ -347,9 +387,15 @@ void CommMatrixView::updateLabels()
     const double cw = double(r.width()) / n, ch = double(r.height()) / n;
     const QFontMetrics fm(m_labels.front()->font());
     for (QCPItemText* t : m_labels) {
-        const QRect tr = fm.boundingRect(t->text());
+        const QRect tr = fm.boundingRect(QRect(0, 0, 100000, 100000), Qt::AlignLeft | Qt::AlignTop,
+                                         t->text()); // "self\n…": 2 lines
         t->setVisible(tr.width() + 6 <= cw && tr.height() + 2 <= ch);
     }
+}
+
+double CommMatrixView::scaleUpper() const
+{
+    return m_map->dataRange().upper;
 }
 
 int CommMatrixView::visibleCellLabels() const

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+class QCheckBox;
 class QComboBox;
 class QCPColorGradient;
 class QCPColorMap;
@@ -54,6 +55,10 @@ public:
     // Cell value labels drawn now (hidden when the cells are too small for them).
     int visibleCellLabels() const;
     std::vector<QCPItemText*> cellLabels() const { return m_labels; }
+    // "Ranks not loaded": a job's peers no loaded rank speaks for, off by default.
+    QCheckBox* unloadedRanksBox() const { return m_unloadedBox; }
+    // The colour scale's range (the diagonal's self traffic is not in it).
+    double scaleUpper() const;
     // Colours of a theme: a transport (CommMatrixModel::transportNames() order) and the ramp.
     static QColor transportColor(int index, const ThemePalette& palette);
     static QCPColorGradient gradientOf(CommMatrixModel::Metric metric, const ThemePalette& palette);
@@ -78,6 +83,8 @@ private:
     QComboBox* m_stepBox = nullptr;
     QComboBox* m_opBox = nullptr;
     QComboBox* m_groupBox = nullptr;
+    QCheckBox* m_unloadedBox = nullptr;
+    std::vector<QCPItemRect*> m_selfCells; // the diagonal: a rank with itself, drawn apart
     QLabel* m_groupLabel = nullptr;
     QLabel* m_note = nullptr;
     QLabel* m_cellTitle = nullptr;

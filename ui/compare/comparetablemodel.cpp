@@ -78,6 +78,11 @@ void CompareTableModel::setComparison(const RunComparison* c)
             r.key = g.pattern;
             r.name = QStringLiteral("%1 %2").arg(QString::fromLatin1(collectiveKindName(g.kind)),
                                                  QString::fromStdString(g.pattern));
+            // Paired across producers: the after side's own name for the op.
+            if (!g.afterPattern.empty() && g.afterPattern != g.pattern) {
+                r.afterKey = g.afterPattern;
+                r.name += QStringLiteral(" / ") + QString::fromStdString(g.afterPattern);
+            }
             r.before = g.beforeMeanNs;
             r.after = g.afterMeanNs;
             r.beforeCount = g.beforeCount;
@@ -131,7 +136,9 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const
         case Delta:
             return signedDur(r.delta());
         case DeltaPct:
-            return pct ? QStringLiteral("%1%").arg(*pct, 0, 'f', 1) : QStringLiteral("–");
+            // A change that rounds to nothing has no sign ("-0.0%" reads as a loss).
+            return pct ? QStringLiteral("%1%").arg(std::abs(*pct) < 0.05 ? 0.0 : *pct, 0, 'f', 1)
+                       : QStringLiteral("–");
         case Count:
             return countText(r.beforeCount, r.afterCount);
         case ExtraMemcpy:
@@ -163,10 +170,12 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const
     if (role == Qt::TextAlignmentRole && index.column() >= Before)
         return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ForegroundRole && (index.column() == Delta || index.column() == DeltaPct)) {
-        // Faster is better: green for less time, red for more.
+        // Faster is better: green for less time, red for more; within the noise of the
+        // measurement neither (runcompare.h, withinNoise).
         const auto d = r.delta();
-        if (d && *d < 0) return QBrush(currentPalette().better);
-        if (d && *d > 0) return QBrush(currentPalette().worse);
+        if (!d || withinNoise(*d, r.before)) return {};
+        if (*d < 0) return QBrush(currentPalette().better);
+        if (*d > 0) return QBrush(currentPalette().worse);
     }
     if (role == Qt::ForegroundRole && index.column() == ExtraMemcpy &&
         r.beforeExtra.value_or(0) != r.afterExtra.value_or(0))

@@ -21,7 +21,8 @@ struct CompareRow {
     int step = 0;                                          // Step
     CollectiveKind collectiveKind = CollectiveKind::Other; // Collective
     std::string key;                                       // Collective: pattern; Op: op name
-    std::optional<TimeNs> before, after;                   // step mean, collective mean, op total
+    std::string afterKey; // Collective paired across producers: the after side's pattern
+    std::optional<TimeNs> before, after; // step mean, collective mean, op total
     std::optional<qint64> beforeCount, afterCount;
     std::optional<TimeNs> beforeExtra, afterExtra; // extra internal memcpy (collectives)
     std::optional<TimeNs> delta() const

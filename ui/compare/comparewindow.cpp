@@ -39,6 +39,12 @@ namespace rs {
 
 namespace {
 
+// A step change in percent; one that rounds to nothing has no sign ("-0.0%" reads as a loss).
+QString percentText(double pct)
+{
+    return QStringLiteral("%1%").arg(std::abs(pct) < 0.05 ? 0.0 : pct, 0, 'f', 1);
+}
+
 QString dur(const std::optional<TimeNs>& v)
 {
     return v ? QString::fromStdString(formatDuration(*v)) : QStringLiteral("–");
@@ -346,14 +352,14 @@ void CompareWindow::updateHeader()
     const RunComparison& c = *m_comparison;
     QString text = tr("Step time %1 → %2").arg(dur(c.before.stepMeanNs), dur(c.after.stepMeanNs));
     if (const auto d = c.stepDeltaNs()) {
-        const bool faster = *d < 0;
+        // Within the noise of the measurement: neither faster nor slower (runcompare.h).
+        const bool noise = withinNoise(*d, c.before.stepMeanNs);
         QString delta = (*d > 0 ? "+" : "") + QString::fromStdString(formatDuration(*d));
-        if (const auto pct = c.stepDeltaPct())
-            delta += QStringLiteral(", %1%").arg(*pct, 0, 'f', 1);
+        if (const auto pct = c.stepDeltaPct()) delta += QStringLiteral(", ") + percentText(*pct);
         text += QStringLiteral(" <b style='color:%1'>(%2)</b>")
-                    .arg((faster   ? currentPalette().better
-                          : *d > 0 ? currentPalette().worse
-                                   : currentPalette().dimText)
+                    .arg((noise    ? currentPalette().dimText
+                          : *d < 0 ? currentPalette().better
+                                   : currentPalette().worse)
                              .name(),
                          delta);
     }
@@ -454,7 +460,7 @@ std::optional<int> CompareWindow::focusLargestChange()
     const CollectiveDelta& g = m_comparison->collectives.front();
     const auto pair = m_alignment.pairOf(step, true);
     const EventId before = pickCollective(0, g.kind, g.pattern, kNone, pair->first.step);
-    const EventId after = pickCollective(1, g.kind, g.pattern, before, pair->second.step);
+    const EventId after = pickCollective(1, g.kind, afterPatternOf(g), before, pair->second.step);
     m_syncing = true;
     const EventId picks[2] = {before, after};
     for (int i = 0; i < 2; ++i) {
@@ -464,6 +470,11 @@ std::optional<int> CompareWindow::focusLargestChange()
     }
     m_syncing = false;
     return step;
+}
+
+std::string CompareWindow::afterPatternOf(const CollectiveDelta& g)
+{
+    return g.afterPattern.empty() ? g.pattern : g.afterPattern;
 }
 
 EventId CompareWindow::pickCollective(int side, CollectiveKind kind, const std::string& pattern,
@@ -483,6 +494,12 @@ EventId CompareWindow::pickCollective(int side, CollectiveKind kind, const std::
         near = m_alignment.map(oj.trace->slice(reference).start, side == 1);
     }
     const Collective* best = nullptr;
+    // Without a reference, the op the change is about: the anomalous one (its extra copy
+    // delays the others), then any flagged one, then the longest; a rank that only waited
+    // for it is not the place to open on.
+    auto weight = [](const Collective& c) {
+        return c.anomalous ? 2 : (c.waiting || c.unalignedCount > 0) ? 1 : 0;
+    };
     auto better = [&](const Collective& c) {
         if (!best) return true;
         if (near) {
@@ -490,6 +507,7 @@ EventId CompareWindow::pickCollective(int side, CollectiveKind kind, const std::
             if (rc != rb) return rc;
             return std::llabs(c.start - *near) < std::llabs(best->start - *near);
         }
+        if (weight(c) != weight(*best)) return weight(c) > weight(*best);
         return c.dur > best->dur;
     };
     for (const Collective& c : rep->collectives)
@@ -589,7 +607,7 @@ bool CompareWindow::activateRow(int modelRow)
             group = &g;
     if (group) {
         before = pickCollective(0, group->kind, group->pattern, kNone);
-        after = pickCollective(1, group->kind, group->pattern, before);
+        after = pickCollective(1, group->kind, afterPatternOf(*group), before);
         if (before == kNone) before = pickCollective(0, group->kind, group->pattern, after);
     } else {
         before = pickOp(0, r.key, kNone);
@@ -642,8 +660,7 @@ bool CompareWindow::writeImage(const QString& file, QString* error) const
     if (const auto d = c.stepDeltaNs()) {
         headline += QStringLiteral(" (%1%2").arg(*d > 0 ? "+" : "",
                                                  QString::fromStdString(formatDuration(*d)));
-        if (const auto pct = c.stepDeltaPct())
-            headline += QStringLiteral(", %1%").arg(*pct, 0, 'f', 1);
+        if (const auto pct = c.stepDeltaPct()) headline += QStringLiteral(", ") + percentText(*pct);
         headline += ')';
     }
     headline += QStringLiteral(" · extra internal memcpy %1 → %2")
@@ -652,12 +669,16 @@ bool CompareWindow::writeImage(const QString& file, QString* error) const
     const ThemePalette& page = ThemePalette::light(); // the parts' page: light, for print
     auto paint = [&](QPainter& p) {
         p.fillRect(QRectF(QPointF(0, 0), size), page.page);
+        // The headline's large bold font is its own: the timelines below keep the base font
+        // (in it, their names lost the underscores the rows' height cut off).
+        p.save();
         QFont f = p.font();
         f.setPointSizeF(13);
         f.setBold(true);
         p.setFont(f);
         p.setPen(page.pageText);
         p.drawText(QRectF(16, 0, width - 32, header), Qt::AlignVCenter | Qt::AlignLeft, headline);
+        p.restore();
         double y = header;
         for (int i = 0; i < 2; ++i) {
             p.save();

@@ -82,6 +82,8 @@ private:
     void exportImage(const QString& suffix);
     // The instance to select on a side: the longest matching event, or on the other side the
     // one nearest the first pick's step-aligned time on the same rank.
+    // The after side's pattern of a group (another producer's name when paired by shape).
+    static std::string afterPatternOf(const CollectiveDelta& g);
     EventId pickCollective(int side, CollectiveKind kind, const std::string& pattern,
                            EventId reference, std::optional<int> step = std::nullopt) const;
     EventId pickOp(int side, const std::string& name, EventId reference) const;

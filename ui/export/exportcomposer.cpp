@@ -9,11 +9,13 @@
 #include <QDateTime>
 #include <QFileInfo>
 #include <QFontMetricsF>
+#include <QGuiApplication>
 #include <QImage>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QPicture>
+#include <QRegularExpression>
 #include <QSvgGenerator>
 #include <qcustomplot.h>
 
@@ -51,6 +53,71 @@ QFont sized(QFont f, double points, bool bold = false)
     f.setPointSizeF(points);
     f.setBold(bold);
     return f;
+}
+
+// A call-stack line fitted to a width: the path is shortened from its start ("…/attention.py"),
+// then the line wraps; the frame's function name is never cut ("custom_attention_forward" is
+// the word that matters).
+QStringList fitFrameLine(const QString& text, const QFontMetricsF& fm, double width)
+{
+    if (fm.horizontalAdvance(text) <= width) return {text};
+    // "<kind>  <dir/dir/file.py(41)>: <function>": drop leading directories.
+    QString line = text;
+    static const QRegularExpression path(QStringLiteral("([^\\s:]+/)+[^\\s/]+\\(\\d+\\)"));
+    if (const auto m = path.match(text); m.hasMatch()) {
+        const QStringList parts = m.captured(0).split(QLatin1Char('/'));
+        for (qsizetype drop = 1; drop < parts.size(); ++drop) {
+            line = text.left(m.capturedStart(0)) + QStringLiteral("…/") +
+                   parts.mid(drop).join(QLatin1Char('/')) + text.mid(m.capturedEnd(0));
+            if (fm.horizontalAdvance(line) <= width) return {line};
+        }
+    }
+    // Still too wide: wrap at spaces, slashes, dots and underscores, else anywhere.
+    QStringList out;
+    QString rest = line;
+    while (!rest.isEmpty()) {
+        if (fm.horizontalAdvance(rest) <= width) {
+            out << rest;
+            break;
+        }
+        qsizetype cut = 1;
+        while (cut < rest.size() && fm.horizontalAdvance(rest.left(cut + 1)) <= width)
+            ++cut;
+        // After a space first (before the function's name: it stays whole), then after a
+        // slash of the path; a name alone wider than the line is the only thing cut.
+        qsizetype brk = 0;
+        for (const QChar sep : {QLatin1Char(' '), QLatin1Char('/')}) {
+            for (qsizetype i = cut; i > 4 && !brk; --i)
+                if (rest[i - 1] == sep && !rest.left(i).trimmed().isEmpty()) brk = i;
+            if (brk) break;
+        }
+        if (!brk) brk = cut;
+        out << rest.left(brk);
+        rest = QStringLiteral("    ") + rest.mid(brk).trimmed();
+    }
+    return out;
+}
+
+// A finding title wrapped to a width, whole (never "…").
+QStringList wrapText(const QString& text, const QFontMetricsF& fm, double width)
+{
+    QStringList out;
+    QString line;
+    for (const QString& word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QString next = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+        if (!line.isEmpty() && fm.horizontalAdvance(next) > width) {
+            out << line;
+            line = word;
+        } else {
+            line = next;
+        }
+    }
+    if (!line.isEmpty()) out << line;
+    // A word wider than the line (a kernel name) is split where it must be.
+    QStringList fitted;
+    for (const QString& l : out)
+        fitted << fitFrameLine(l, fm, width);
+    return fitted;
 }
 
 struct LegendEntry {
@@ -114,6 +181,7 @@ void ExportComposer::copyViewState(const TimelineRenderer& view)
     m_renderer.setFlaggedOnly(view.flaggedOnly());
     m_renderer.setProcessRanks(view.processRanks());
     m_renderer.setTrackViewState(view.trackViewState()); // pinned band and filter as on screen
+    m_renderer.setCompactRows(view.compactRows());       // compact mode as on screen
     for (ProcessId p = 0; p < m_trace->processes().size(); ++p)
         m_renderer.setCollapsed(p, view.isCollapsed(p));
 }
@@ -139,15 +207,63 @@ std::vector<const Finding*> ExportComposer::findingsInRange() const
     return out;
 }
 
+QStringList ExportComposer::findingLines(const Finding& f, double width) const
+{
+    // Whole, wrapped to the text column (never "…": the report is evidence).
+    const QFontMetricsF fm(sized(QGuiApplication::font(), 9));
+    const double w = width - 2 * kMargin - (m_options.legend ? kLegendWidth : 0) - 58;
+    return wrapText(qs(f.title), fm, std::max(120.0, w));
+}
+
 double ExportComposer::titleBlockHeight(double width) const
 {
     if (!m_options.titleBlock) return 0;
-    Q_UNUSED(width);
-    const int findings =
-        std::min<int>(m_options.topFindings, static_cast<int>(findingsInRange().size()));
-    const double text = 12 + 24 + 20 + (findings > 0 ? 8 + findings * 18.0 : 18);
+    const auto inRange = findingsInRange();
+    const int findings = std::min<int>(m_options.topFindings, static_cast<int>(inRange.size()));
+    int lines = 0;
+    for (int i = 0; i < findings; ++i)
+        lines += int(findingLines(*inRange[std::size_t(i)], width).size());
+    const double text = 12 + 24 + 20 + (findings > 0 ? 8 + lines * 16.0 + findings * 2.0 : 18);
     const double legend = m_options.legend ? 12 + 6 * 19.0 : 0;
     return std::ceil(std::max(text, legend)) + 8;
+}
+
+QString ExportComposer::fitRanksToHeight()
+{
+    m_layoutNote.clear();
+    if (!m_trace || m_options.plotHeight > 0) return {};
+    const double w = std::max(400, m_options.width);
+    const double total = m_options.height > 0 ? std::max(200, m_options.height)
+                                              : std::max(300, m_options.maxAutoHeight);
+    const double avail = total - titleBlockHeight(w) - TimelineGeometry::kRulerHeight - kFooter - 4;
+    if (m_renderer.contentHeight() <= avail) return {};
+    const std::vector<CompactRow> all =
+        compactRankRows(*m_trace, m_report.get(), m_renderer.processRanks());
+    if (all.empty()) return {};
+    struct Level {
+        std::vector<RowRole> roles;
+        const char* note;
+    };
+    const Level levels[] = {
+        {{RowRole::Steps, RowRole::Communication, RowRole::Copies, RowRole::Compute},
+         "compact: per rank its steps, collectives, flagged copies and compute"},
+        {{RowRole::Communication, RowRole::Copies},
+         "compact: per rank its collectives and flagged "
+         "copies"},
+        {{RowRole::Communication}, "compact: per rank its collectives"}};
+    for (const Level& l : levels) {
+        std::vector<CompactRow> rows;
+        for (const CompactRow& r : all)
+            if (std::find(l.roles.begin(), l.roles.end(), r.role) != l.roles.end())
+                rows.push_back(r);
+        m_renderer.setCompactRows(std::move(rows));
+        m_layoutNote = QString::fromLatin1(l.note);
+        if (m_renderer.contentHeight() <= avail) break;
+    }
+    // The compact rows' names ("HCCL · Group 0 Communication") whole where they can be.
+    m_renderer.setLabelWidth(std::max(
+        m_renderer.labelWidth(), m_renderer.fittedLabelWidth(QGuiApplication::font(), 220, 340)));
+    return m_layoutNote;
 }
 
 QSizeF ExportComposer::timelineSize() const
@@ -194,6 +310,7 @@ double ExportComposer::paintTitleBlock(QPainter& p, const QRectF& area)
                        qs(formatDuration(m_trace->endNs() - m_trace->startNs())),
                        QString::fromUtf8(m_trace->producer().name()))
                   .arg(QLocale(QLocale::English).toString(qulonglong(m_trace->stats().events)));
+        if (!m_layoutNote.isEmpty()) sub += QStringLiteral(" · ") + m_layoutNote;
     }
     p.setPen(pal().pageDim);
     p.drawText(QRectF(text.left(), text.top() + 24, text.width(), 20),
@@ -223,11 +340,14 @@ double ExportComposer::paintTitleBlock(QPainter& p, const QRectF& area)
         p.drawText(badge, Qt::AlignCenter, QString::fromLatin1(severityName(f.severity)));
         p.setFont(sized(base, 9));
         p.setPen(pal().pageText);
-        const QString line = qs(f.title);
-        const QRectF lr(badge.right() + 6, y, text.right() - badge.right() - 6, 18);
-        p.drawText(lr, Qt::AlignLeft | Qt::AlignVCenter,
-                   fm.elidedText(line, Qt::ElideRight, lr.width()));
-        y += 18;
+        const QStringList lines = findingLines(f, area.width());
+        for (qsizetype k = 0; k < lines.size(); ++k) {
+            const QRectF lr(badge.right() + 6, y + (k == 0 ? 1 : 0),
+                            text.right() - badge.right() - 6, 16);
+            p.drawText(lr, Qt::AlignLeft | Qt::AlignVCenter, lines[k]);
+            y += 16;
+        }
+        y += 2;
     }
     p.setFont(base);
     p.setBrush(Qt::NoBrush);
@@ -423,6 +543,8 @@ void ExportComposer::paintTimelineArea(QPainter& p, const QRectF& area)
                 m_renderer.sliceTextRect(geo, m_renderer.selectedEvent(), painter.font());
             !name.isEmpty())
             o.keepClear.push_back(name);
+        // Finding labels go where no bar is: they must not hide what they explain.
+        if (store && store->showAutomatic()) o.occupied = m_renderer.occupiedRects(geo);
         if (store) m_painted = paintAnnotations(painter, geo, *store, m_renderer.style(), o);
     });
     p.save();
@@ -492,6 +614,14 @@ void ExportComposer::paintCallStack(QPainter& p, const QRectF& area, EventId e)
         for (const Finding& f : m_report->findings)
             if (!f.events.empty() && f.events.front() == e && !f.stack.empty()) stack = f.stack;
     if (stack.empty()) stack = callStack(*m_trace, c ? c->event : e, 64);
+    // A ProfilerStep slice encloses the op but is no frame of its call (the step plot beside
+    // highlights the step).
+    static const QRegularExpression stepName(QStringLiteral("^ProfilerStep#\\d+$"));
+    stack.erase(std::remove_if(stack.begin(), stack.end(),
+                               [&](const StackEntry& s) {
+                                   return s.event != e && stepName.match(qs(s.text)).hasMatch();
+                               }),
+                stack.end());
     if (c && !c->verdict.empty()) {
         p.setFont(sized(base, 9));
         const QRectF vr(inner.left(), y, inner.width(), inner.bottom() - y);
@@ -526,10 +656,18 @@ void ExportComposer::paintCallStack(QPainter& p, const QRectF& area, EventId e)
         } else {
             p.setPen(s.event == e ? pal().pageText : pal().pageText);
         }
-        p.drawText(QRectF(inner.left(), y, inner.width(), lineH), Qt::AlignLeft | Qt::AlignVCenter,
-                   fm.elidedText(line + (isSource ? QString("   ← source") : QString()),
-                                 Qt::ElideMiddle, inner.width()));
-        y += lineH;
+        // Paths shortened, then wrapped: the frame's name is never cut.
+        const QStringList parts =
+            fitFrameLine(line + (isSource ? QString("   ← source") : QString()), fm, inner.width());
+        if (isSource && parts.size() > 1)
+            p.fillRect(QRectF(inner.left() - 3, y + lineH, inner.width() + 6,
+                              lineH * double(parts.size() - 1)),
+                       pal().frameBand);
+        for (const QString& part : parts) {
+            p.drawText(QRectF(inner.left(), y, inner.width(), lineH),
+                       Qt::AlignLeft | Qt::AlignVCenter, part);
+            y += lineH;
+        }
         ++depth;
     }
     p.restore();

@@ -13,6 +13,7 @@
 
 #include <QSize>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 #include <vector>
@@ -55,6 +56,12 @@ public:
     const ExportOptions& options() const { return m_options; }
     TimelineRenderer& renderer() { return m_renderer; }
 
+    // A job taller than the picture may be (--height, or the largest picture): the compact
+    // job layout (per rank its steps, collectives, copies and compute), then fewer rows per
+    // rank (collectives and copies, then collectives), so that every rank shows. Call after
+    // setOptions. Returns what was done, also in the subtitle ("compact: … per rank"); empty
+    // when every track fits.
+    QString fitRanksToHeight();
     // Logical size of the timeline picture / the composite report for the current options.
     QSizeF timelineSize() const;
     QSizeF compositeSize() const;
@@ -81,6 +88,8 @@ private:
     TimeNs rangeStart() const;
     TimeNs rangeEnd() const;
     double titleBlockHeight(double width) const;
+    // A finding's title as the title block writes it: wrapped, whole.
+    QStringList findingLines(const Finding& f, double width) const;
     double paintTitleBlock(QPainter& p, const QRectF& area);
     void paintLegend(QPainter& p, const QRectF& area);
     void paintTimelineArea(QPainter& p, const QRectF& area);
@@ -100,6 +109,7 @@ private:
     std::vector<PaintedAnnotation> m_painted;
     std::vector<plots::PlotText> m_stepPlotTexts;
     QSize m_stepPlotSize;
+    QString m_layoutNote; // how the tracks were folded to fit (the subtitle says it)
 };
 
 } // namespace rs

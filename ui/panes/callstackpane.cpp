@@ -1,11 +1,14 @@
 #include "ui/panes/callstackpane.h"
 
+#include "ui/widgets/elidedlabel.h"
+
 #include <QHeaderView>
-#include <QLabel>
+#include <QRegularExpression>
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace rs {
@@ -14,7 +17,9 @@ CallStackPane::CallStackPane(QWidget* parent) : QWidget(parent)
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    m_header = new QLabel(this);
+    m_header = new ElidedLabel(this);
+    m_header->setObjectName(QStringLiteral("callStackHeader"));
+    m_header->setElideMode(Qt::ElideMiddle); // the frame count at the end stays
     m_tree = new QTreeWidget(this);
     m_tree->setColumnCount(3);
     m_tree->setHeaderLabels({tr("#"), tr("Frame"), tr("Kind")});
@@ -105,9 +110,21 @@ void CallStackPane::refresh()
         return;
     }
     m_entries = m_provider ? m_provider(*m_trace, m_event) : basicChain(*m_trace, m_event);
-    m_header->setText(tr("%1 — %2 frames, innermost first")
-                          .arg(QString::fromStdString(m_trace->str(m_trace->slice(m_event).name)))
-                          .arg(m_entries.size()));
+    // A ProfilerStep slice encloses the op but is no frame of its call: named in the header.
+    static const QRegularExpression stepName(QStringLiteral("^ProfilerStep#\\d+$"));
+    QString step;
+    const auto notFrame = [&](const StackEntry& s) {
+        if (s.event == m_event || !stepName.match(QString::fromStdString(s.text)).hasMatch())
+            return false;
+        if (step.isEmpty()) step = QString::fromStdString(s.text);
+        return true;
+    };
+    m_entries.erase(std::remove_if(m_entries.begin(), m_entries.end(), notFrame), m_entries.end());
+    QString header = tr("%1 — %2 frames, innermost first")
+                         .arg(QString::fromStdString(m_trace->str(m_trace->slice(m_event).name)))
+                         .arg(m_entries.size());
+    if (!step.isEmpty()) header += tr(" · in %1").arg(step);
+    m_header->setText(header);
     for (std::size_t i = 0; i < m_entries.size(); ++i) {
         const StackEntry& s = m_entries[i];
         auto* item =

@@ -8,11 +8,12 @@
 #include <functional>
 #include <vector>
 
-class QLabel;
 class QTreeWidget;
 class QTreeWidgetItem;
 
 namespace rs {
+
+class ElidedLabel;
 
 // The call-stack chain of the selected event, innermost first. Clicking a frame that stands
 // for a slice asks the window to select and reveal it.
@@ -29,6 +30,8 @@ public:
     void setTrace(TracePtr trace);
     void setEvent(EventId e);
     EventId event() const { return m_event; }
+    // The frames shown: enclosing ProfilerStep#N slices are left out (a step is no frame of
+    // the call; the header names it).
     const std::vector<StackEntry>& entries() const { return m_entries; }
     QTreeWidget* tree() const { return m_tree; }
     QString text() const;
@@ -48,7 +51,7 @@ private:
     Provider m_provider;
     std::vector<StackEntry> m_entries;
     EventId m_pending = kNone; // a clicked frame, selected on the next event-loop turn
-    QLabel* m_header = nullptr;
+    ElidedLabel* m_header = nullptr;
     QTreeWidget* m_tree = nullptr;
 };
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace rs {
 
@@ -62,11 +63,11 @@ void CommBreakdown::setCollective(const Collective* c)
         // the rest of the wait apart, so the four segments add up to the elapse time.
         const TimeNs sync =
             std::clamp<TimeNs>(t.synchronizationNs, 0, std::max<TimeNs>(0, t.waitNs));
-        m_segments.push_back({tr("transit"), t.transitNs, plots::colors::collective()});
-        m_segments.push_back({tr("wait"), t.waitNs - sync, plots::colors::waiting()});
-        m_segments.push_back(
-            {tr("synchronization"), sync, plots::colors::waiting().darker(140), Qt::BDiagPattern});
-        m_segments.push_back({tr("idle"), t.idleNs, currentPalette().breakdownIdle});
+        m_segments.push_back({tr("transit"), t.transitNs, {}});
+        m_segments.push_back({tr("wait"), t.waitNs - sync, {}});
+        m_segments.push_back({tr("synchronization"), sync, {}, Qt::BDiagPattern});
+        m_segments.push_back({tr("idle"), t.idleNs, {}});
+        recolor();
     }
     if (c) {
         for (const TransferStat& ts : c->transfers) {
@@ -190,8 +191,28 @@ QSize CommBreakdown::minimumSizeHint() const
     return {120, layoutFor(std::max(120, width())).height};
 }
 
+void CommBreakdown::recolor()
+{
+    // The theme's inks now: a pane filled before a switch to the dark theme must not keep the
+    // light theme's near-white idle segment.
+    const QColor inks[] = {plots::colors::collective(), plots::colors::waiting(),
+                           plots::colors::waiting().darker(140), currentPalette().breakdownIdle};
+    for (std::size_t i = 0; i < m_segments.size() && i < std::size(inks); ++i)
+        m_segments[i].color = inks[i];
+}
+
+void CommBreakdown::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange) {
+        recolor();
+        update();
+    }
+    QWidget::changeEvent(event);
+}
+
 void CommBreakdown::paintEvent(QPaintEvent*)
 {
+    recolor(); // cheap, and right whatever order the theme's events came in
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing, false);
     const Layout lay = layoutFor(width());

@@ -59,8 +59,10 @@ public:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
+    void recolor();
     std::vector<Segment> m_segments;
     std::vector<Link> m_links;
     TimeNs m_elapse = 0;

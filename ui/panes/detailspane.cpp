@@ -2,7 +2,11 @@
 
 #include "core/analysis/presentation.h"
 #include "ui/panes/commbreakdown.h"
+#include "ui/widgets/elidedlabel.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
@@ -45,12 +49,47 @@ void addJson(QTreeWidgetItem* parent, const QString& key, const nlohmann::json& 
                 new QTreeWidgetItem(item, {QString(), f});
         } else {
             item->setText(1, s);
+            if (s.size() > 60) item->setToolTip(1, wrappedToolTip(s));
         }
     } else {
         item->setText(1, q(v.dump()));
     }
 }
 // NOLINTEND(clang-analyzer-cplusplus.NewDeleteLeaks)
+
+// Rich text with a break opportunity every 60 visible characters of a run without spaces:
+// a wrapped label cannot break a 2,000-character kernel name otherwise.
+QString breakLongRuns(const QString& html)
+{
+    QString out;
+    out.reserve(html.size() + html.size() / 40);
+    int run = 0;
+    bool tag = false, entity = false;
+    for (const QChar c : html) {
+        out += c;
+        if (tag) {
+            tag = c != QLatin1Char('>');
+            continue;
+        }
+        if (c == QLatin1Char('<')) {
+            tag = true;
+            continue;
+        }
+        if (entity) {
+            entity = c != QLatin1Char(';');
+            if (entity) continue;
+        } else if (c == QLatin1Char('&')) {
+            entity = true;
+            continue;
+        }
+        run = c.isSpace() ? 0 : run + 1;
+        if (run >= 60) {
+            out += QStringLiteral("&#8203;");
+            run = 0;
+        }
+    }
+    return out;
+}
 
 QString bytesText(std::uint64_t b)
 {
@@ -63,8 +102,11 @@ DetailsPane::DetailsPane(QWidget* parent) : QWidget(parent)
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    m_title = new QLabel(this);
-    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Elided to the pane (the whole name in its tooltip, copyable): a 2,000-character kernel
+    // name must not widen the window.
+    m_title = new ElidedLabel(this);
+    m_title->setObjectName(QStringLiteral("detailsTitle"));
+    m_title->setElideMode(Qt::ElideMiddle); // templated names differ at both ends
     QFont f = m_title->font();
     f.setBold(true);
     m_title->setFont(f);
@@ -74,6 +116,8 @@ DetailsPane::DetailsPane(QWidget* parent) : QWidget(parent)
     m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse |
                                        Qt::LinksAccessibleByKeyboard);
     m_verdict->setVisible(false);
+    // A wrapped label asks for its longest word as its minimum width: not with kernel names.
+    m_verdict->setMinimumWidth(1);
     connect(m_verdict, &QLabel::linkActivated, this, [this](const QString& link) {
         if (link.startsWith(QLatin1String("finding:"))) emit findingRequested(link.mid(8).toInt());
     });
@@ -82,6 +126,22 @@ DetailsPane::DetailsPane(QWidget* parent) : QWidget(parent)
     m_tree->setHeaderLabels({tr("Field"), tr("Value")});
     m_tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_tree->setUniformRowHeights(true);
+    m_tree->setTextElideMode(Qt::ElideMiddle);
+    // Values are elided to the column; their tooltip has them whole, Ctrl+C and the context
+    // menu copy them.
+    m_tree->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto* copyValue = new QAction(tr("Copy value"), m_tree);
+    copyValue->setShortcut(QKeySequence::Copy);
+    copyValue->setShortcutContext(Qt::WidgetShortcut);
+    connect(copyValue, &QAction::triggered, this, [this] {
+        if (QTreeWidgetItem* item = m_tree->currentItem())
+            QApplication::clipboard()->setText(item->text(1));
+    });
+    auto* copyAll = new QAction(tr("Copy all details"), m_tree);
+    connect(copyAll, &QAction::triggered, this,
+            [this] { QApplication::clipboard()->setText(text()); });
+    m_tree->addAction(copyValue);
+    m_tree->addAction(copyAll);
     layout->addWidget(m_title);
     layout->addWidget(m_verdict);
     m_comm = new CommBreakdown(this);
@@ -228,7 +288,12 @@ void DetailsPane::refresh()
     const Slice& s = trc.slice(m_event);
     const Track& track = trc.tracks()[s.track];
     m_title->setText(q(trc.str(s.name)));
-    auto add = [&](const QString& k, const QString& v) { new QTreeWidgetItem(m_tree, {k, v}); };
+    // The analyzer cannot see that an item made with the tree as parent is owned by it.
+    // NOLINTBEGIN(clang-analyzer-cplusplus.NewDeleteLeaks)
+    auto add = [&](const QString& k, const QString& v) {
+        auto* item = new QTreeWidgetItem(m_tree, {k, v});
+        if (v.size() > 60) item->setToolTip(1, wrappedToolTip(v));
+    };
     add(tr("Name"), q(trc.str(s.name)));
     add(tr("Category"), s.cat ? q(trc.str(s.cat)) : QStringLiteral("—"));
     add(tr("Process"), q(trc.processLabel(track.process)) + QStringLiteral(" (pid ") +
@@ -242,7 +307,8 @@ void DetailsPane::refresh()
     if (m_report) verdict = verdictText(trc, *m_report, m_event);
     if (!verdict.isEmpty()) add(tr("Verdict"), verdict.section('\n', 0, 0));
     m_verdictText = verdict;
-    m_verdict->setText(m_report ? verdictHtml(verdict, *m_report) : verdict.toHtmlEscaped());
+    m_verdict->setText(
+        breakLongRuns(m_report ? verdictHtml(verdict, *m_report) : verdict.toHtmlEscaped()));
     m_verdict->setVisible(!verdict.isEmpty());
     if (m_comm->hasContent()) {
         auto* comm = new QTreeWidgetItem(m_tree, {tr("Communication")});
@@ -257,6 +323,7 @@ void DetailsPane::refresh()
             addJson(root, q(it.key()), it.value());
         root->setExpanded(true);
     }
+    // NOLINTEND(clang-analyzer-cplusplus.NewDeleteLeaks)
 }
 
 QString DetailsPane::text() const

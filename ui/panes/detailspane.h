@@ -12,6 +12,7 @@ class QTreeWidgetItem;
 namespace rs {
 
 class CommBreakdown;
+class ElidedLabel;
 
 // Everything about the selected event: name, category, process/thread, times, self time,
 // args as a tree and the analysis verdict in words.
@@ -29,6 +30,8 @@ public:
     QTreeWidget* tree() const { return m_tree; }
     // A collective's time breakdown and link utilisation (hidden for other events).
     CommBreakdown* commBreakdown() const { return m_comm; }
+    // The selected event's name above the fields (elided, whole in its tooltip).
+    ElidedLabel* titleLabel() const { return m_title; }
 
     // Verdict of an event in words, empty when the analysis says nothing about it.
     static QString verdictText(const Trace& trace, const AnalysisReport& report, EventId e);
@@ -48,7 +51,7 @@ private:
     TracePtr m_trace;
     ReportPtr m_report;
     EventId m_event = kNone;
-    QLabel* m_title = nullptr;
+    ElidedLabel* m_title = nullptr;
     QLabel* m_verdict = nullptr;
     QString m_verdictText; // plain, for text()
     QTreeWidget* m_tree = nullptr;

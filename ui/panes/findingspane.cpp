@@ -4,6 +4,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -105,6 +106,42 @@ QString rankList(std::vector<int> ranks)
 }
 
 } // namespace
+
+int FindingsPane::highlightEvent(EventId e)
+{
+    int best = -1;
+    if (m_report && e != kNone) {
+        // The job's finding about this instance first (it names the cause, as the waiting
+        // op's verdict does), then the finding the event is the main evidence of, then any.
+        const auto& fs = m_report->findings;
+        auto has = [&](const Finding& f) {
+            return std::find(f.events.begin(), f.events.end(), e) != f.events.end();
+        };
+        for (std::size_t i = 0; i < fs.size() && best < 0; ++i)
+            if (fs[i].rule.rfind("job-", 0) == 0 && has(fs[i])) best = int(i);
+        for (std::size_t i = 0; i < fs.size() && best < 0; ++i)
+            if (!fs[i].events.empty() && fs[i].events.front() == e) best = int(i);
+        for (std::size_t i = 0; i < fs.size() && best < 0; ++i)
+            if (has(fs[i])) best = int(i);
+    }
+    const QSignalBlocker block(m_tree); // a highlight is no activation
+    m_tree->clearSelection();
+    for (int row = 0; row < m_tree->topLevelItemCount() && best >= 0; ++row) {
+        QTreeWidgetItem* item = m_tree->topLevelItem(row);
+        if (item->data(0, Qt::UserRole).toInt() != best) continue;
+        m_tree->setCurrentItem(item);
+        item->setSelected(true);
+        m_tree->scrollToItem(item, QAbstractItemView::EnsureVisible);
+        break;
+    }
+    return best;
+}
+
+int FindingsPane::highlighted() const
+{
+    const QList<QTreeWidgetItem*> sel = m_tree->selectedItems();
+    return sel.isEmpty() ? -1 : sel.front()->data(0, Qt::UserRole).toInt();
+}
 
 void FindingsPane::setReport(ReportPtr report)
 {

@@ -21,6 +21,11 @@ public:
     void setStatus(const QString& text);
     QTreeWidget* tree() const { return m_tree; }
     int count() const;
+    // Highlights (selects and scrolls to) the finding an event is evidence of, without
+    // activating it: its main event first, else any of its events; none clears the highlight.
+    // Returns its index in the report's findings, or -1.
+    int highlightEvent(EventId e);
+    int highlighted() const;
 
 signals:
     void findingActivated(int index);

@@ -1,5 +1,7 @@
 #include "ui/panes/searchpane.h"
 
+#include "ui/widgets/elidedlabel.h"
+
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -40,6 +42,7 @@ SearchPane::SearchPane(QWidget* parent) : QWidget(parent)
     m_list->setRootIsDecorated(false);
     m_list->setUniformRowHeights(true);
     m_list->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_list->setTextElideMode(Qt::ElideMiddle); // kernel names differ at both ends
     layout->addLayout(bar);
     layout->addWidget(m_list, 1);
     connect(m_input, &QLineEdit::textChanged, this, [this] { rerun(); });
@@ -124,6 +127,7 @@ void SearchPane::rerun()
              QString::fromStdString(formatDuration(s.start - trc->startNs())),
              QString::fromStdString(formatDuration(s.dur))});
         item->setData(0, Qt::UserRole, static_cast<int>(i));
+        if (item->text(0).size() > 60) item->setToolTip(0, wrappedToolTip(item->text(0)));
         items << item;
     }
     m_list->addTopLevelItems(items);

@@ -9,7 +9,10 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include <QFontMetricsF>
+
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 namespace rs {
@@ -85,6 +88,7 @@ StepsView::StepsView(QWidget* parent) : QWidget(parent)
     m_spread->setMargins(QMargins(12, 6, 8, 6));
     // A text element caps its row's height; spacers around it let the charts grow.
     auto* side = new QCPLayoutGrid;
+    m_spreadSide = side;
     side->addElement(0, 0, new QCPLayoutElement(m_plot));
     side->addElement(1, 0, m_spread);
     side->addElement(2, 0, new QCPLayoutElement(m_plot));
@@ -199,16 +203,117 @@ void StepsView::restyle(const ThemePalette& p)
 
 void StepsView::fitTexts()
 {
-    // Legend rows and tick counts change the layout: run it again until they hold.
-    for (int pass = 0; pass < 3; ++pass) {
+    // Legend rows, tick counts, step labels and the spread table change the layout: run it
+    // again until they hold.
+    for (int pass = 0; pass < 4; ++pass) {
         bool again = plots::fitLegendWrap(m_plot->legend, m_plot->viewport().width());
         for (QCPAxisRect* r : {m_barsRect, m_linesRect})
             again = plots::fitTickCount(r->axis(QCPAxis::atLeft)) || again;
+        again = fitSpread() || again;
+        again = fitStepLabels() || again;
         if (!again) break;
         plots::relayout(m_plot);
     }
     for (const auto& [axis, variants] : m_axisTitles)
         plots::fitAxisTitle(axis, variants);
+}
+
+void StepsView::setStepTicker(int every)
+{
+    m_labelEvery = std::max(1, every);
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    const int n = int(m_layout.steps.size());
+    for (int i = 0; i < n; i += m_labelEvery)
+        ticker->addTick(i, QString::number(m_layout.steps[size_t(i)]));
+    m_barsRect->axis(QCPAxis::atBottom)->setTicker(ticker);
+    m_linesRect->axis(QCPAxis::atBottom)->setTicker(ticker);
+}
+
+bool StepsView::fitStepLabels()
+{
+    const int n = int(m_layout.steps.size());
+    if (n == 0) return false;
+    QCPAxis* x = m_linesRect->axis(QCPAxis::atBottom);
+    const double width = m_linesRect->width();
+    if (width <= 0) return false;
+    // The widest step number and a gap of one digit: "40414243" never again.
+    const QFontMetricsF fm(x->tickLabelFont());
+    double label = 0;
+    for (int s : m_layout.steps)
+        label = std::max(label, fm.horizontalAdvance(QString::number(s)));
+    label += fm.horizontalAdvance(QStringLiteral("0")) + 4;
+    const double perStep = width / std::max(1.0, x->range().size());
+    // 1, 2, 5, 10, 20, 50...: labels a reader can count on.
+    int every = 1;
+    for (const int e : {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000}) {
+        every = e;
+        if (perStep * e >= label) break;
+    }
+    if (every == m_labelEvery) return false;
+    setStepTicker(every);
+    return true;
+}
+
+QRect StepsView::spreadRect() const
+{
+    return m_spread ? m_spread->outerRect() : QRect();
+}
+
+double StepsView::spreadPointSize() const
+{
+    return m_spread ? m_spread->font().pointSizeF() : 0;
+}
+
+QSize StepsView::spreadTextSize() const
+{
+    if (!m_spread) return {};
+    const QFontMetrics fm(m_spread->font());
+    const QStringList lines = m_spread->text().split(QLatin1Char('\n'));
+    int w = 0;
+    for (const QString& l : lines)
+        w = std::max(w, fm.horizontalAdvance(l));
+    const QMargins m = m_spread->margins();
+    return {w + m.left() + m.right(), int(lines.size()) * fm.lineSpacing() + m.top() + m.bottom()};
+}
+
+bool StepsView::fitSpread()
+{
+    if (!m_spread || !m_spreadSide || m_layout.cells.empty()) return false;
+    const QRect room = m_spreadSide->rect();
+    if (room.height() <= 0) return false;
+    const QString full = spreadText();
+    // Without the blank lines and the footnote (CV's definition moves into the header).
+    QString compact = full;
+    compact.replace(QStringLiteral("\n\n"), QStringLiteral("\n"));
+    compact.remove(QStringLiteral("\nCV = stddev / mean"));
+    compact.replace(QStringLiteral("     CV"), QStringLiteral("  CV(σ/μ)"));
+    struct Form {
+        const QString* text;
+        int points;
+    };
+    const Form forms[] = {{&full, 9}, {&compact, 9}, {&compact, 8}, {&compact, 7}, {&compact, 6}};
+    for (const Form& f : forms) {
+        const QFont font = monoFont(f.points);
+        const QFontMetrics fm(font);
+        const QStringList lines = f.text->split(QLatin1Char('\n'));
+        int w = 0;
+        for (const QString& l : lines)
+            w = std::max(w, fm.horizontalAdvance(l));
+        const QMargins m = m_spread->margins();
+        const int h = int(lines.size()) * fm.lineSpacing() + m.top() + m.bottom();
+        const bool last = &f == &forms[std::size(forms) - 1];
+        // The height is what the side has; the width may take from the charts (it needs it).
+        if (h > room.height() && !last) continue;
+        const bool changed = m_spread->text() != *f.text || m_spread->font() != font;
+        if (changed) {
+            m_spread->setFont(font);
+            m_spread->setText(*f.text);
+        }
+        m_spreadCompact = f.text == &compact;
+        Q_UNUSED(w);
+        return changed;
+    }
+    return false;
 }
 
 void StepsView::setReports(std::vector<ReportPtr> reports)
@@ -282,14 +387,9 @@ void StepsView::rebuild()
         m_communication.push_back(comm);
     }
 
-    // Step numbers under each group; thinned so labels never overlap.
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    // Step numbers under each group; thinned to the axis' width after the layout (fitTexts).
     const int n = int(m_layout.steps.size());
-    const int every = std::max(1, (n + 24) / 25);
-    for (int i = 0; i < n; i += every)
-        ticker->addTick(i, QString::number(m_layout.steps[size_t(i)]));
-    bx->setTicker(ticker);
-    lx->setTicker(ticker);
+    setStepTicker(std::max(1, (n + 24) / 25));
     m_axisTitles.back().second =
         m_layout.ranks > 1
             ? QStringList{QStringLiteral("step (bars left to right: %1)").arg(ranksText(m_layout)),
@@ -309,6 +409,8 @@ void StepsView::rebuild()
                              .arg(ranksText(m_layout))
                              .arg(m_layout.steps.size()));
     }
+    m_spreadCompact = false;
+    m_spread->setFont(monoFont(9));
     m_spread->setText(spreadText());
     restyle(currentPalette());
     applyHighlight(m_highlight);

@@ -21,6 +21,7 @@ class QCPBars;
 class QCPGraph;
 class QCPItemRect;
 class QCPTextElement;
+class QCPLayoutGrid;
 class QMouseEvent;
 
 namespace rs {
@@ -77,14 +78,33 @@ private:
     void onMouseMove(QMouseEvent* event);
     void applyHighlight(int slot);
     void showContextMenu(const QPoint& pos);
-    // After each layout (on screen or in an export): legend rows, tick counts, axis titles.
+    // After each layout (on screen or in an export): legend rows, tick counts, axis titles,
+    // step labels thinned to the axis' width, the spread table whole.
     void fitTexts();
+    // Every how many steps a label fits under the lower chart (labels never run together).
+    bool fitStepLabels();
+    // The spread table in the room beside the charts: compact form and smaller type first,
+    // never cut at the top or bottom. True when the text changed.
+    bool fitSpread();
+    void setStepTicker(int every);
 
+public:
+    // Every how many steps the x axis labels a step (1: each step).
+    int stepLabelEvery() const { return m_labelEvery; }
+    // The spread table's point size and whether it is in its compact form.
+    double spreadPointSize() const;
+    QRect spreadRect() const;
+    QSize spreadTextSize() const;
+
+private:
     std::vector<ReportPtr> m_reports;
     plots::StepLayout m_layout;
     QCustomPlot* m_plot = nullptr;
     QCPTextElement* m_title = nullptr;
     QCPTextElement* m_spread = nullptr;
+    QCPLayoutGrid* m_spreadSide = nullptr; // the room beside the charts
+    bool m_spreadCompact = false;
+    int m_labelEvery = 1;
     QCPAxisRect* m_barsRect = nullptr;
     QCPAxisRect* m_linesRect = nullptr;
     QCPBars* m_bars[SeriesCount] = {};

@@ -3,6 +3,7 @@
 #include "ui/export/exportcomposer.h"
 #include "ui/export/exportdialog.h"
 #include "ui/stats/statsmodel.h"
+#include "ui/widgets/elidedlabel.h"
 
 #include "core/timeconv.h"
 
@@ -125,6 +126,7 @@ StatsPane::StatsPane(QWidget* parent) : QWidget(parent)
     m_scopeLabel->setTextFormat(Qt::PlainText);
     m_scopeLabel->setObjectName(QStringLiteral("statsScopeLabel"));
     m_scopeLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_scopeLabel->setMinimumWidth(1); // an area's track names may be long
     m_command = new QLineEdit(this);
     m_command->setObjectName(QStringLiteral("statsCommand"));
     m_command->setReadOnly(true);
@@ -158,6 +160,8 @@ StatsPane::StatsPane(QWidget* parent) : QWidget(parent)
     m_occLabel = new QLabel(tr("Double-click a row to list its occurrences."), this);
     m_occLabel->setTextFormat(Qt::PlainText); // kernel names hold '<' and '&'
     m_occLabel->setWordWrap(true);
+    // Wrapped, it would ask for its longest word (a 2,000-character kernel name) as its width.
+    m_occLabel->setMinimumWidth(1);
     m_occList = new QListWidget(this);
     m_occList->setObjectName(QStringLiteral("statsOccurrences"));
     m_prev = new QPushButton(tr("‹ Previous (P)"), this);
@@ -588,7 +592,7 @@ void StatsPane::showOccurrences(int viewRow)
     if (r.rank) label += tr(" on rank %1").arg(*r.rank);
     if (listed < int(m_occurrences.size())) label += tr(" (first %L1 listed)").arg(listed);
     m_occLabel->setText(label);
-    m_occLabel->setToolTip(qs(r.name));
+    m_occLabel->setToolTip(wrappedToolTip(qs(r.name)));
     m_prev->setEnabled(!m_occurrences.empty());
     m_next->setEnabled(!m_occurrences.empty());
     if (!m_occurrences.empty()) showOccurrence(0);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <initializer_list>
+#include <map>
 #include <string>
 
 namespace rs {
@@ -258,7 +259,7 @@ bool pidLess(const Process& a, const Process& b)
 
 TimelineLayout::TimelineLayout(const TimelineIndex& index, const std::vector<bool>& collapsed,
                                const std::vector<bool>& trackVisible)
-    : TimelineLayout(index, LayoutOptions{collapsed, trackVisible, {}, {}})
+    : TimelineLayout(index, LayoutOptions{collapsed, trackVisible, {}, {}, {}})
 {}
 
 TimelineLayout::TimelineLayout(const TimelineIndex& index, const LayoutOptions& o)
@@ -339,8 +340,33 @@ TimelineLayout::TimelineLayout(const TimelineIndex& index, const LayoutOptions& 
     }
     m_pinnedHeight = y;
     m_firstScrolling = static_cast<int>(m_rows.size());
-    for (ProcessId p : m_order)
-        if (!flag(o.pinnedProcesses, p)) addGroup(p, false);
+    if (o.compactRows.empty()) {
+        for (ProcessId p : m_order)
+            if (!flag(o.pinnedProcesses, p)) addGroup(p, false);
+    } else {
+        // Rank after rank, no group headers: every rank in a few rows.
+        int lastRank = -1;
+        for (const CompactRow& cr : o.compactRows) {
+            const TrackId t = cr.track;
+            if (t >= tracks.size() || m_trackRow[t] >= 0 || !hasContent(t)) continue;
+            const ProcessId p = tracks[t].process;
+            if (p == kNone || flag(o.pinnedProcesses, p) || flag(o.pinnedTracks, t)) continue;
+            if (filtered && !o.trackVisible[t]) continue;
+            const double before = y;
+            addTrack(p, t, false, false);
+            TimelineRow& row = m_rows.back();
+            row.rank = cr.rank;
+            row.rankFirst = cr.rank != lastRank;
+            row.role = cr.role;
+            lastRank = cr.rank;
+            if (row.kind == RowKind::Slices && cr.depths > 0) {
+                row.firstDepth = std::clamp(cr.firstDepth, 0, std::max(0, row.depths - 1));
+                row.depths = std::min(cr.depths, row.depths - row.firstDepth);
+                row.height = row.depths * kSliceRowHeight + kTrackGap;
+                y = before + row.height;
+            }
+        }
+    }
     m_height = y;
     if (filtered)
         for (TrackId t = 0; t < tracks.size(); ++t)
@@ -404,12 +430,19 @@ std::vector<bool> trackFilterMask(const Trace& trace, const TrackFilterSpec& f, 
     return out;
 }
 
-std::vector<bool> compactTrackFilter(const Trace& trace, const AnalysisReport* report,
-                                     const std::vector<int>& processGroup)
+namespace {
+
+// Per rank (group) the tracks compact mode keeps: communication, busiest compute, and the row
+// of the flagged ops' extra copies (kNone when it has none).
+struct CompactPicks {
+    TrackId communication = kNone, compute = kNone, copies = kNone;
+};
+
+std::vector<CompactPicks> compactPicks(const Trace& trace, const AnalysisReport* report,
+                                       const std::vector<int>& processGroup)
 {
     const auto& tracks = trace.tracks();
     const std::size_t n = tracks.size();
-    std::vector<bool> out(n, false);
     auto groupOf = [&](TrackId t) {
         const ProcessId p = tracks[t].process;
         return p != kNone && p < processGroup.size() ? std::max(0, processGroup[p]) : 0;
@@ -467,13 +500,65 @@ std::vector<bool> compactTrackFilter(const Trace& trace, const AnalysisReport* r
         }
         if (flaggedCopy[t] > 0) flagged[g].offer(t, flaggedCopy[t]);
     }
+    std::vector<CompactPicks> out(groups);
     for (std::size_t g = 0; g < groups; ++g) {
-        if (comm[g].track != kNone) out[comm[g].track] = true;
+        out[g].communication = comm[g].track;
         // The compute row is another track than the communication one (Kineto puts NCCL
         // kernels on a GPU stream).
-        const TrackId busiest = compute[g].bestOtherThan(comm[g].track);
-        if (busiest != kNone) out[busiest] = true;
-        if (flagged[g].track != kNone) out[flagged[g].track] = true;
+        out[g].compute = compute[g].bestOtherThan(comm[g].track);
+        out[g].copies = flagged[g].track;
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<bool> compactTrackFilter(const Trace& trace, const AnalysisReport* report,
+                                     const std::vector<int>& processGroup)
+{
+    std::vector<bool> out(trace.tracks().size(), false);
+    for (const CompactPicks& g : compactPicks(trace, report, processGroup))
+        for (const TrackId t : {g.communication, g.compute, g.copies})
+            if (t != kNone) out[t] = true;
+    return out;
+}
+
+std::vector<CompactRow> compactRankRows(const Trace& trace, const AnalysisReport* report,
+                                        const std::vector<int>& processGroup)
+{
+    const auto& tracks = trace.tracks();
+    const std::vector<CompactPicks> picks = compactPicks(trace, report, processGroup);
+    auto groupOf = [&](TrackId t) {
+        const ProcessId p = tracks[t].process;
+        return p != kNone && p < processGroup.size() ? std::max(0, processGroup[p]) : 0;
+    };
+    // Steps: per rank the (track, depth) holding most of its ProfilerStep slices.
+    std::vector<std::map<std::pair<TrackId, int>, int>> steps(picks.size());
+    if (report && report->trace.get() == &trace)
+        for (const StepStats& st : report->steps) {
+            if (st.event == kNone || st.event >= trace.slices().size()) continue;
+            const Slice& s = trace.slice(st.event);
+            const auto g = static_cast<std::size_t>(groupOf(s.track));
+            if (g < steps.size()) ++steps[g][{s.track, int(s.depth)}];
+        }
+    std::vector<CompactRow> out;
+    for (std::size_t g = 0; g < picks.size(); ++g) {
+        const int rank = static_cast<int>(g);
+        std::pair<TrackId, int> step{kNone, 0};
+        int most = 0;
+        for (const auto& [at, count] : steps[g])
+            if (count > most) {
+                most = count;
+                step = at;
+            }
+        const CompactPicks& p = picks[g];
+        if (step.first != kNone && step.first != p.communication && step.first != p.compute &&
+            step.first != p.copies)
+            out.push_back({rank, step.first, step.second, 1, RowRole::Steps});
+        if (p.communication != kNone)
+            out.push_back({rank, p.communication, 0, 0, RowRole::Communication});
+        if (p.copies != kNone) out.push_back({rank, p.copies, 0, 0, RowRole::Copies});
+        if (p.compute != kNone) out.push_back({rank, p.compute, 0, 0, RowRole::Compute});
     }
     return out;
 }

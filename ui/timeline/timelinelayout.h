@@ -78,6 +78,19 @@ private:
 
 enum class RowKind : std::uint8_t { ProcessHeader, Slices, Counter };
 
+// What a row of the compact job layout shows of its rank.
+enum class RowRole : std::uint8_t { None, Steps, Communication, Copies, Compute };
+
+// One row of the compact job layout: a track of a rank, or only some of its depths (the
+// ProfilerStep row of a Python thread).
+struct CompactRow {
+    int rank = 0; // job block (0 for one trace)
+    TrackId track = kNone;
+    int firstDepth = 0;
+    int depths = 0; // 0: all of the track's depths
+    RowRole role = RowRole::None;
+};
+
 // One horizontal band of the timeline in content coordinates (before vertical scroll).
 struct TimelineRow {
     RowKind kind = RowKind::Slices;
@@ -88,6 +101,12 @@ struct TimelineRow {
     int depths = 0;      // slice rows in a Slices track
     bool pinned = false; // in the pinned band at the top (does not scroll)
     bool alone = false;  // a pinned track shown without its group's header
+    // The compact job layout: rows per rank with no group header; the first of a rank carries
+    // its name. firstDepth: the first slice depth shown (the row shows depths from it on).
+    int rank = -1;
+    bool rankFirst = false;
+    RowRole role = RowRole::None;
+    int firstDepth = 0;
     // A header: its group's tracks (shown or, when collapsed, summarised in its density row)
     // are groupTracks()[firstTrack, firstTrack + trackCount).
     std::uint32_t firstTrack = 0, trackCount = 0;
@@ -98,6 +117,9 @@ struct LayoutOptions {
     std::vector<bool> trackVisible;    // per track; empty or of another size: all
     std::vector<bool> pinnedTracks;    // per track: moved to the pinned band
     std::vector<bool> pinnedProcesses; // per process: the whole group in the pinned band
+    // Non-empty: the compact job layout, these rows in this order (rank after rank), no group
+    // headers; trackVisible still hides, pinned tracks and groups go to the band.
+    std::vector<CompactRow> compactRows;
 };
 
 // Vertical layout: process groups ordered by sort index then pid, their tracks, collapse state.
@@ -166,5 +188,11 @@ std::vector<bool> trackFilterMask(const Trace& trace, const TrackFilterSpec& fil
 // processGroup gives each process's rank (job block); empty: one rank.
 std::vector<bool> compactTrackFilter(const Trace& trace, const AnalysisReport* report = nullptr,
                                      const std::vector<int>& processGroup = {});
+// The compact job layout's rows: per rank (processGroup's blocks, in order) its steps (the
+// depth of the Python thread that holds its ProfilerStep slices), its communication row, the
+// row of its flagged ops' extra copies and its busiest compute row; the tracks of
+// compactTrackFilter plus the steps.
+std::vector<CompactRow> compactRankRows(const Trace& trace, const AnalysisReport* report = nullptr,
+                                        const std::vector<int>& processGroup = {});
 
 } // namespace rs

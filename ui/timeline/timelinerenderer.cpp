@@ -1,9 +1,11 @@
 #include "ui/timeline/timelinerenderer.h"
 
 #include <QFontMetricsF>
+#include <QLocale>
 #include <QPainter>
 #include <QPainterPath>
 #include <QPalette>
+#include <QRegularExpression>
 
 #include "ui/theme/theme.h"
 
@@ -143,8 +145,13 @@ QRectF TimelineGeometry::depthRect(TrackId t, int depth) const
 {
     const QRectF r = trackRect(t);
     if (r.isNull()) return r;
-    return QRectF(r.left(), r.top() + depth * TimelineLayout::kSliceRowHeight, r.width(),
-                  TimelineLayout::kSliceRowHeight);
+    // A row that shows only some depths (the compact layout's steps row) hides the others.
+    const TimelineRow& row = layout->rows()[std::size_t(layout->rowOfTrack(t))];
+    if (row.kind == RowKind::Slices &&
+        (depth < row.firstDepth || depth >= row.firstDepth + std::max(1, row.depths)))
+        return {};
+    return QRectF(r.left(), r.top() + (depth - row.firstDepth) * TimelineLayout::kSliceRowHeight,
+                  r.width(), TimelineLayout::kSliceRowHeight);
 }
 
 QRectF TimelineGeometry::eventRect(EventId e) const
@@ -212,6 +219,47 @@ QString formatOffset(TimeNs offset, TimeNs step)
     return QString::number(v, 'f', decimals) + QLatin1Char(' ') + QString::fromUtf8(u->name);
 }
 
+// ---- counters -------------------------------------------------------------------------------
+
+QString counterUnit(const Trace& trace, TrackId t)
+{
+    if (t >= trace.tracks().size()) return {};
+    const Track& track = trace.tracks()[t];
+    if (track.kind != TrackKind::Counter || track.counter >= trace.counters().size()) return {};
+    const CounterSeries& cs = trace.counters()[track.counter];
+    // torch_npu writes the unit into the args key: "Read(MB/s)", "Hit Rate(%)", or the key is
+    // the unit itself: "KB", "MHz".
+    for (const StrId id : {cs.key, cs.name}) {
+        const QString text = QString::fromStdString(trace.str(id)).trimmed();
+        static const QRegularExpression inParens(QStringLiteral("\\(([^()]{1,12})\\)\\s*$"));
+        if (const auto m = inParens.match(text); m.hasMatch()) return m.captured(1).trimmed();
+        static const QStringList units = {
+            QStringLiteral("B"),    QStringLiteral("KB"),    QStringLiteral("MB"),
+            QStringLiteral("GB"),   QStringLiteral("KiB"),   QStringLiteral("MiB"),
+            QStringLiteral("GiB"),  QStringLiteral("bytes"), QStringLiteral("MHz"),
+            QStringLiteral("GHz"),  QStringLiteral("%"),     QStringLiteral("W"),
+            QStringLiteral("MB/s"), QStringLiteral("GB/s")};
+        for (const QString& u : units)
+            if (text.compare(u, Qt::CaseInsensitive) == 0) return u;
+    }
+    return {};
+}
+
+QString counterValueText(const Trace& trace, TrackId t, double v)
+{
+    // Plain numbers a reader takes in at a glance (27,430 MB/s, 12.5 %), no exponents.
+    QString number;
+    const double a = std::abs(v);
+    if (a >= 1e15)
+        number = QString::number(v, 'g', 4);
+    else if (a >= 100 || v == std::floor(v))
+        number = QLocale(QLocale::English).toString(v, 'f', 0);
+    else
+        number = QLocale(QLocale::English).toString(v, 'f', a >= 10 ? 1 : a >= 1 ? 2 : 3);
+    const QString unit = counterUnit(trace, t);
+    return unit.isEmpty() ? number : number + QLatin1Char(' ') + unit;
+}
+
 // ---- renderer -------------------------------------------------------------------------------
 
 TimelineRenderer::TimelineRenderer() = default;
@@ -274,7 +322,21 @@ void TimelineRenderer::rebuildLayout()
     } else {
         o.trackVisible = compact ? m_trackFilter : user ? m_userFilter : std::vector<bool>{};
     }
+    if (!m_compactRows.empty()) {
+        o.compactRows = m_compactRows;
+        o.trackVisible = user ? m_userFilter : std::vector<bool>{};
+    }
     m_layout = std::make_shared<TimelineLayout>(*m_index, o);
+    // What the user's filter hides (the toolbar's count), not what compact mode leaves out.
+    m_userHidden = 0;
+    if (user)
+        for (TrackId t = 0; t < n; ++t) {
+            const Track& tr = m_trace->tracks()[t];
+            const bool content =
+                tr.kind == TrackKind::Counter ? tr.counter != kNone : tr.end > tr.begin;
+            if (content && !m_userFilter[t] && !isTrackPinned(t) && !isProcessPinned(tr.process))
+                ++m_userHidden;
+        }
 }
 
 void TimelineRenderer::setTrackViewState(const TrackViewState& state)
@@ -321,7 +383,40 @@ void TimelineRenderer::setPinned(ProcessId p, TrackId t, bool pinned)
 void TimelineRenderer::setTrackFilter(std::vector<bool> visible)
 {
     m_trackFilter = std::move(visible);
+    m_compactRows.clear();
     rebuildLayout();
+}
+
+void TimelineRenderer::setCompactRows(std::vector<CompactRow> rows)
+{
+    m_compactRows = std::move(rows);
+    if (!m_compactRows.empty()) m_trackFilter.clear();
+    rebuildLayout();
+}
+
+QString TimelineRenderer::rankName(const TimelineRow& row) const
+{
+    if (!m_trace || row.process == kNone) return {};
+    const QString proc = QString::fromStdString(m_trace->processLabel(row.process));
+    const qsizetype dot = proc.indexOf(QStringLiteral(" \u00b7 "));
+    if (proc.startsWith(QLatin1String("Rank ")) && dot > 0) return proc.left(dot);
+    return m_trace->rank() ? QStringLiteral("Rank %1").arg(*m_trace->rank()) : QString();
+}
+
+QString TimelineRenderer::rowLabel(const TimelineRow& row) const
+{
+    if (!m_trace || row.track == kNone) return {};
+    const QString track = QString::fromStdString(m_trace->trackLabel(row.track));
+    QString proc = QString::fromStdString(m_trace->processLabel(row.process));
+    if (row.rank >= 0) {
+        if (row.role == RowRole::Steps) return QStringLiteral("Steps");
+        // The rank is named in the rank's first row: "HCCL · Plane 0".
+        const qsizetype dot = proc.indexOf(QStringLiteral(" \u00b7 "));
+        if (proc.startsWith(QLatin1String("Rank ")) && dot > 0) proc = proc.mid(dot + 3);
+        return proc + QStringLiteral(" \u00b7 ") + track;
+    }
+    // A track pinned without its group says whose it is: "Rank 3 · HCCL › Plane 0".
+    return row.alone ? proc + QStringLiteral(" \u203a ") + track : track;
 }
 
 void TimelineRenderer::setCollapsed(ProcessId p, bool collapsed)
@@ -462,6 +557,9 @@ void TimelineRenderer::paintRows(QPainter& p, const TimelineGeometry& g, bool pi
         p.setPen(m_style.grid);
         p.drawLine(QPointF(plot.left(), top + row.height - 0.5),
                    QPointF(plot.right(), top + row.height - 0.5));
+        // The compact job layout has no group headers: a rule sets each rank apart.
+        if (row.rankFirst && i > std::size_t(g.layout->firstScrollingRow()))
+            p.fillRect(QRectF(plot.left(), top, plot.width(), 1.5), rankRule());
     }
 }
 
@@ -634,7 +732,7 @@ void TimelineRenderer::paintSliceTrack(QPainter& p, const TimelineGeometry& g,
     for (int d = 0; d < row.depths; ++d) {
         const double top = g.screenY(row.y) + d * TimelineLayout::kSliceRowHeight;
         if (top > plot.bottom() || top + TimelineLayout::kSliceRowHeight < plot.top()) continue;
-        const auto ids = m_index->row(row.track, d);
+        const auto ids = m_index->row(row.track, row.firstDepth + d);
         std::size_t i = m_index->firstEndingAfter(ids, t0);
         const std::size_t end = m_index->firstStartingAt(ids, t1);
         while (i < end) {
@@ -660,6 +758,62 @@ void TimelineRenderer::paintSliceTrack(QPainter& p, const TimelineGeometry& g,
             i = j;
         }
     }
+}
+
+std::vector<QRectF> TimelineRenderer::occupiedRects(const TimelineGeometry& g) const
+{
+    std::vector<QRectF> out;
+    if (!g.valid() || !m_trace || !m_index) return out;
+    const QRectF plot = g.plotRect();
+    const TimeNs t0 = g.timeAt(plot.left() - 1), t1 = g.timeAt(plot.right() + 1);
+    // Slices closer than this (in pixels) are one run: a label between them would not read.
+    constexpr double kMergePx = 6;
+    const TimeNs mergeNs =
+        std::max<TimeNs>(1, static_cast<TimeNs>(std::ceil(kMergePx * g.nsPerPixel())));
+    const auto& rows = g.layout->rows();
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const TimelineRow& row = rows[i];
+        const double top = g.screenY(row.y);
+        if (top > plot.bottom() || top + row.height < plot.top()) continue;
+        if (row.kind == RowKind::ProcessHeader) {
+            if (isCollapsed(row.process))
+                out.push_back(QRectF(plot.left(), top, plot.width(), row.height) & plot);
+            continue;
+        }
+        if (row.kind == RowKind::Counter) {
+            out.push_back(QRectF(plot.left(), top, plot.width(), row.height) & plot);
+            continue;
+        }
+        for (int d = 0; d < row.depths; ++d) {
+            const double y = top + d * TimelineLayout::kSliceRowHeight;
+            const auto ids = m_index->row(row.track, row.firstDepth + d);
+            std::size_t k = m_index->firstEndingAfter(ids, t0);
+            const std::size_t end = m_index->firstStartingAt(ids, t1);
+            while (k < end) {
+                // A run: slices whose gaps are under mergeNs (foldBlockEnd jumps through them).
+                const TimeNs a = m_trace->slice(ids[k]).start;
+                TimeNs b = m_trace->slice(ids[k]).end();
+                std::size_t j = k + 1;
+                while (j < end) {
+                    // Within a fold block gaps are under mergeNs; same-depth slices do not
+                    // overlap, so its last slice ends it.
+                    const std::size_t block = m_index->foldBlockEnd(ids, j - 1, end, mergeNs);
+                    if (block > j) b = std::max(b, m_trace->slice(ids[block - 1]).end());
+                    j = block;
+                    if (j >= end || m_trace->slice(ids[j]).start - b >= mergeNs) break;
+                    b = std::max(b, m_trace->slice(ids[j]).end());
+                    ++j;
+                }
+                const double x0 = std::max(plot.left(), g.xOf(a));
+                const double x1 = std::min(plot.right(), std::max(g.xOf(b), x0 + 2));
+                out.push_back(QRectF(x0, y, x1 - x0, TimelineLayout::kSliceRowHeight) & plot);
+                k = j;
+            }
+        }
+    }
+    out.erase(std::remove_if(out.begin(), out.end(), [](const QRectF& r) { return r.isEmpty(); }),
+              out.end());
+    return out;
 }
 
 void TimelineRenderer::paintCounterTrack(QPainter& p, const TimelineGeometry& g,
@@ -742,8 +896,8 @@ void TimelineRenderer::paintCounterTrack(QPainter& p, const TimelineGeometry& g,
     f.setPointSizeF(f.pointSizeF() * 0.85);
     p.save();
     p.setFont(f);
-    p.drawText(QRectF(plot.left() + 4, top - 2, 200, 12), Qt::AlignLeft | Qt::AlignTop,
-               QStringLiteral("max %1").arg(vmax, 0, 'g', 4));
+    p.drawText(QRectF(plot.left() + 4, top - 2, 300, 12), Qt::AlignLeft | Qt::AlignTop,
+               QStringLiteral("max %1").arg(counterValueText(*m_trace, row.track, vmax)));
     p.restore();
 }
 
@@ -876,6 +1030,44 @@ void TimelineRenderer::paintMarks(QPainter& p, const TimelineGeometry& g, bool p
     p.setRenderHint(QPainter::Antialiasing, false);
 }
 
+QColor TimelineRenderer::rankRule() const
+{
+    // Between the grid and the dim text: it reads on the light and the dark background alike.
+    return mix(m_style.grid, m_style.dimText, 0.55);
+}
+
+double TimelineRenderer::fittedLabelWidth(const QFont& font, double min, double max) const
+{
+    if (!m_trace) return min;
+    // A group header (bold) and a track pinned alone ("Rank 3 · HCCL › Plane 0"): triangle
+    // (20), label, the pin's room (18) and a little air; longer labels are elided at the cap
+    // rather than taking the timeline's width. Tracks under their header are not counted: the
+    // header names their group.
+    QFont bold = font;
+    bold.setBold(true);
+    const QFontMetricsF fm(font), bfm(bold);
+    double need = 0;
+    for (ProcessId p = 0; p < m_trace->processes().size(); ++p)
+        need =
+            std::max(need, bfm.horizontalAdvance(QString::fromStdString(m_trace->processLabel(p))));
+    double compact = 0; // the compact job layout's rows: the rank's column, then the row's name
+    if (m_layout)
+        for (const TimelineRow& r : m_layout->rows()) {
+            if (r.alone && r.track != kNone)
+                need = std::max(need, fm.horizontalAdvance(rowLabel(r)));
+            if (r.rank >= 0 && r.track != kNone)
+                compact = std::max(compact,
+                                   rankColumnWidth(bfm) - 20 + fm.horizontalAdvance(rowLabel(r)));
+        }
+    need = std::max(need, compact);
+    return std::clamp(std::ceil(need) + 20 + 18 + 8, min, max);
+}
+
+double TimelineRenderer::rankColumnWidth(const QFontMetricsF& bold)
+{
+    return std::ceil(bold.horizontalAdvance(QStringLiteral("Rank 888"))) + 16;
+}
+
 void TimelineRenderer::paintLabels(QPainter& p, const TimelineGeometry& g) const
 {
     const QRectF area(0, g.rulerHeight, g.labelWidth, g.size.height() - g.rulerHeight);
@@ -965,13 +1157,26 @@ void TimelineRenderer::paintLabelRows(QPainter& p, const TimelineGeometry& g, bo
             const QRectF r = g.labelRect(static_cast<int>(i));
             if (r.top() > top) p.fillRect(r, m_style.labelBackground);
             p.setPen(m_style.text);
-            QString text = QString::fromStdString(m_trace->trackLabel(row.track));
-            // A track pinned without its group says whose it is: "Rank 3 · HCCL › Plane 0".
-            if (row.alone)
-                text = QString::fromStdString(m_trace->processLabel(row.process)) +
-                       QStringLiteral(" \u203a ") + text;
-            p.drawText(r.adjusted(20, 0, -2 - textRight, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                       fm.elidedText(text, Qt::ElideRight, g.labelWidth - 22 - textRight));
+            const QString text = rowLabel(row);
+            double indent = 20;
+            if (row.rank >= 0) {
+                // The compact job layout: a rule above each rank, its name in its first row.
+                indent = rankColumnWidth(bfm);
+                if (row.rankFirst) {
+                    p.fillRect(QRectF(0, top, g.size.width(), 1.5), rankRule());
+                    p.setFont(bold);
+                    p.setPen(m_style.headerText);
+                    p.drawText(QRectF(8, r.top(), indent - 10, r.height()),
+                               Qt::AlignVCenter | Qt::AlignLeft,
+                               bfm.elidedText(rankName(row), Qt::ElideRight, indent - 10));
+                    bold.setBold(false);
+                    p.setFont(bold);
+                    bold.setBold(true);
+                    p.setPen(m_style.text);
+                }
+            }
+            p.drawText(r.adjusted(indent, 0, -2 - textRight, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                       fm.elidedText(text, Qt::ElideRight, g.labelWidth - indent - 2 - textRight));
             if (pinnedHere) pin(r.center().y());
             p.setPen(m_style.grid);
             p.drawLine(QPointF(0, top + row.height - 0.5),
@@ -1088,8 +1293,9 @@ TimelineHit TimelineRenderer::hitTest(const TimelineGeometry& g, QPointF pos) co
         return hit;
     }
     const double inTrack = pos.y() - g.screenY(row.y);
-    const int depth = static_cast<int>(inTrack / TimelineLayout::kSliceRowHeight);
-    if (depth >= row.depths) return hit;
+    const int shown = static_cast<int>(inTrack / TimelineLayout::kSliceRowHeight);
+    if (shown >= row.depths) return hit;
+    const int depth = row.firstDepth + shown;
     hit.depth = depth;
     const auto ids = m_index->row(row.track, depth);
     const double nsPx = g.nsPerPixel();

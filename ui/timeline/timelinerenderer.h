@@ -146,8 +146,13 @@ public:
     void setCollapsed(ProcessId p, bool collapsed);
     bool isCollapsed(ProcessId p) const;
     void setAllCollapsed(bool collapsed);
-    // Tracks to show (per track; empty shows all): compact mode.
+    // Tracks to show (per track; empty shows all), with their groups' headers; clears the
+    // compact rows.
     void setTrackFilter(std::vector<bool> visible);
+    // Compact mode: the compact job layout's rows (compactRankRows), rank after rank with no
+    // group headers; empty: the usual groups.
+    void setCompactRows(std::vector<CompactRow> rows);
+    const std::vector<CompactRow>& compactRows() const { return m_compactRows; }
     // Pinned tracks and groups, and the user's track filter (names, kinds), by key: resolved
     // on this trace; keys it has no track for are kept (another rank set may have them).
     void setTrackViewState(const TrackViewState& state);
@@ -158,7 +163,18 @@ public:
     void setPinned(ProcessId p, TrackId t, bool pinned);
     // Why the filter's regex is not one (empty when it is, or when not a regex).
     const QString& filterError() const { return m_filterError; }
-    int hiddenTrackCount() const { return m_layout ? m_layout->hiddenTracks() : 0; }
+    // Tracks the user's filter hides (compact mode's choice of rows is not counted).
+    int hiddenTrackCount() const { return m_userHidden; }
+    // A row's label text: the track's name, with its group's when the row has no header above
+    // it ("Rank 3 · HCCL › Plane 0", or in the compact job layout "HCCL · Plane 0").
+    QString rowLabel(const TimelineRow& row) const;
+    // The rank's name a compact row carries ("Rank 3", from its group's "Rank 3 · …").
+    QString rankName(const TimelineRow& row) const;
+    // The label column's width its rows need in a font (group names, tracks pinned alone, the
+    // compact job layout's rows), between min and max; longer labels are elided.
+    double fittedLabelWidth(const QFont& font, double min, double max) const;
+    // Width of the rank names' column of the compact job layout's labels.
+    static double rankColumnWidth(const QFontMetricsF& bold);
 
     void setSelectedEvent(EventId e) { m_selected = e; }
     EventId selectedEvent() const { return m_selected; }
@@ -216,6 +232,10 @@ public:
     // Where a slice's name is written in a frame painted with font (empty when it has none
     // there: too narrow, hidden, dimmed): labels placed over the timeline keep off it.
     QRectF sliceTextRect(const TimelineGeometry& g, EventId e, const QFont& font) const;
+    // Where the frame draws something a label must not cover: runs of slices (neighbours
+    // closer than a few pixels merged), counters' areas and collapsed groups' density rows,
+    // clipped to the plot. Bounded by pixels, not events (folded runs are one rectangle).
+    std::vector<QRectF> occupiedRects(const TimelineGeometry& g) const;
     // Whether an event is flagged or belongs to a flagged collective (flagged-only filter).
     bool isFlagged(EventId e) const;
     // Memory the view adds on top of the trace model.
@@ -224,6 +244,7 @@ public:
 private:
     void rebuildLayout();
     void paintLabels(QPainter& p, const TimelineGeometry& g) const;
+    QColor rankRule() const; // the rule between ranks in the compact job layout
     void paintRuler(QPainter& p, const TimelineGeometry& g) const;
     void paintSliceTrack(QPainter& p, const TimelineGeometry& g, const TimelineRow& row) const;
     void paintCounterTrack(QPainter& p, const TimelineGeometry& g, const TimelineRow& row) const;
@@ -244,9 +265,11 @@ private:
     std::shared_ptr<const TimelineLayout> m_layout;
     std::vector<bool> m_collapsed;   // per process
     std::vector<bool> m_trackFilter; // per track, empty: all (compact mode)
-    std::vector<bool> m_userFilter;  // per track, empty: all (the user's filter)
-    std::vector<bool> m_pinTracks;   // per track
-    std::vector<bool> m_pinProcs;    // per process
+    std::vector<CompactRow> m_compactRows;
+    int m_userHidden = 0;
+    std::vector<bool> m_userFilter; // per track, empty: all (the user's filter)
+    std::vector<bool> m_pinTracks;  // per track
+    std::vector<bool> m_pinProcs;   // per process
     TrackViewState m_viewState;
     QString m_filterError;
     std::vector<QRgb> m_nameColor; // per StrId
@@ -260,6 +283,13 @@ private:
     Overlay m_overlay;
     std::vector<int> m_processRanks; // per process, empty: one rank
 };
+
+// The unit of a counter track, from how the producer named its value ("Read(MB/s)" -> MB/s,
+// "Hit Rate(%)" -> %, a key "KB" or "MHz"); empty when it says none.
+QString counterUnit(const Trace& trace, TrackId t);
+// A counter value as the timeline shows it: grouped digits, no exponent, and its unit
+// ("27,430 MB/s").
+QString counterValueText(const Trace& trace, TrackId t, double v);
 
 // Tick step for a ruler: 1, 2 or 5 times a power of ten, at least minNs.
 TimeNs niceTimeStep(double minNs);

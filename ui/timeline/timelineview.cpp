@@ -55,32 +55,41 @@ void TimelineView::setTrace(TracePtr trace, std::shared_ptr<const TimelineIndex>
     m_scrollY = 0;
     fitActivity();
     updateScrollBar();
+    scrollToDeviceTracks();
     invalidate();
+}
+
+void TimelineView::scrollToDeviceTracks()
+{
+    // Host threads come first (a Kineto trace's Python, dataloader and tqdm threads, often
+    // idle and tens of rows deep); when they push every device and communication track below
+    // the first screen, open on the device tracks' group instead.
+    const TimelineLayout* layout = m_renderer.layout();
+    const TracePtr& tr = trace();
+    if (!layout || !tr) return;
+    const double visible = height() - TimelineGeometry::kRulerHeight - layout->pinnedHeight();
+    const auto& rows = layout->rows();
+    for (std::size_t i = std::size_t(layout->firstScrollingRow()); i < rows.size(); ++i) {
+        const TimelineRow& row = rows[i];
+        if (row.kind != RowKind::Slices || row.track == kNone) continue;
+        if (trackClass(*tr, row.track) == TrackClass::Host) continue;
+        const double top = row.y - layout->pinnedHeight();
+        if (top + TimelineLayout::kSliceRowHeight <= visible) return; // already on screen
+        // From its group's header.
+        const int header = layout->rowOfProcess(row.process);
+        const double y = header >= 0 ? rows[std::size_t(header)].y - layout->pinnedHeight() : top;
+        m_scrollY = std::max(0.0, y);
+        clampScroll();
+        m_vbar->setValue(static_cast<int>(m_scrollY));
+        return;
+    }
 }
 
 void TimelineView::fitLabelWidth()
 {
-    const TracePtr& t = m_renderer.trace();
-    if (m_labelWidthByUser || !t) return;
-    // A group header (bold) and a track pinned alone ("Rank 3 · HCCL › Plane 0"): triangle
-    // (20), label, the pin's room (18) and a little air; longer labels are elided at the cap
-    // rather than taking the timeline's width. Tracks under their header are not counted: the
-    // header names their group.
-    QFont bold = font();
-    bold.setBold(true);
-    const QFontMetricsF fm(font()), bfm(bold);
-    double need = 0;
-    for (ProcessId p = 0; p < t->processes().size(); ++p)
-        need = std::max(need, bfm.horizontalAdvance(QString::fromStdString(t->processLabel(p))));
-    if (const TimelineLayout* layout = m_renderer.layout())
-        for (const TimelineRow& r : layout->rows())
-            if (r.alone && r.track != kNone)
-                need = std::max(
-                    need, fm.horizontalAdvance(QString::fromStdString(t->processLabel(r.process)) +
-                                               QStringLiteral(" \u203a ") +
-                                               QString::fromStdString(t->trackLabel(r.track))));
+    if (m_labelWidthByUser || !m_renderer.trace()) return;
     m_renderer.setLabelWidth(
-        std::clamp(std::ceil(need) + 20 + 18 + 8, kDefaultLabelWidth, kMaxAutoLabelWidth));
+        m_renderer.fittedLabelWidth(font(), kDefaultLabelWidth, kMaxAutoLabelWidth));
 }
 
 void TimelineView::replaceTrace(TracePtr trace, std::shared_ptr<const TimelineIndex> index)
@@ -209,8 +218,11 @@ void TimelineView::applyCompact()
 {
     const TracePtr& tr = m_renderer.trace();
     const ReportPtr& rep = m_renderer.report();
-    m_renderer.setTrackFilter(m_compact && tr ? compactTrackFilter(*tr, rep.get(), processRanks())
-                                              : std::vector<bool>{});
+    m_renderer.setTrackFilter({});
+    // Rank after rank: its steps, collectives, flagged copies and compute, no group headers.
+    m_renderer.setCompactRows(m_compact && tr ? compactRankRows(*tr, rep.get(), processRanks())
+                                              : std::vector<CompactRow>{});
+    fitLabelWidth();
     emit trackViewApplied();
 }
 
@@ -291,10 +303,11 @@ void TimelineView::setVisibleRange(TimeNs t0, TimeNs t1)
         t1 = t0 + kMinSpan;
     }
     if (tr) {
-        // Keep the view near the trace: at most the whole span plus a margin on each side.
-        const TimeNs span = std::max<TimeNs>(tr->endNs() - tr->startNs(), kMinSpan);
-        const TimeNs lo = tr->startNs() - span / 10;
-        const TimeNs hi = tr->endNs() + span / 10;
+        // Keep the view on the trace: at most a sliver (2% of the view) before its start or
+        // after its end, so panning never goes far before 0 s.
+        const TimeNs view = std::max<TimeNs>(t1 - t0, kMinSpan);
+        const TimeNs lo = tr->startNs() - view / 50;
+        const TimeNs hi = tr->endNs() + view / 50;
         if (t1 - t0 > hi - lo) {
             t0 = lo;
             t1 = hi;
@@ -393,14 +406,21 @@ void TimelineView::revealEvent(EventId e)
         const TimeNs mid = s.start + s.dur / 2;
         setVisibleRange(mid - span / 2, mid - span / 2 + span);
     }
+    // Compact mode leaves the event's row out (a Python frame clicked in the call stack):
+    // show every row again rather than select something the user cannot see.
+    if (m_compact && timelineGeometry().eventRect(e).isNull()) {
+        setCompact(false);
+        emit compactChanged(false);
+    }
     // Vertical: bring the slice row into the plot with some context.
     const TimelineGeometry g = timelineGeometry();
     const int row = g.layout ? g.layout->rowOfTrack(s.track) : -1;
     // Pinned rows are always in view; the others scroll in the area under the pinned band.
     if (row >= 0 && !g.layout->rows()[static_cast<std::size_t>(row)].pinned) {
         const double band = g.layout->pinnedHeight();
-        const double y = g.layout->rows()[static_cast<std::size_t>(row)].y - band +
-                         s.depth * TimelineLayout::kSliceRowHeight;
+        const TimelineRow& r = g.layout->rows()[static_cast<std::size_t>(row)];
+        const double y =
+            r.y - band + std::max(0, int(s.depth) - r.firstDepth) * TimelineLayout::kSliceRowHeight;
         const double visibleH = height() - g.rulerHeight - band;
         if (y < m_scrollY || y + TimelineLayout::kSliceRowHeight > m_scrollY + visibleH) {
             m_scrollY = std::max(0.0, y - visibleH / 3);
@@ -463,7 +483,54 @@ void TimelineView::restoreHistory(const HistoryEntry& entry)
     emit eventSelected(entry.event);
 }
 
+std::vector<EventId> TimelineView::flaggedSequence() const
+{
+    std::vector<EventId> out;
+    if (!m_flaggedOrder.empty()) {
+        for (const auto& group : m_flaggedOrder)
+            out.insert(out.end(), group.begin(), group.end());
+        return out;
+    }
+    if (const ReportPtr& rep = report())
+        for (const Collective& c : rep->collectives)
+            if (c.event != kNone && (c.anomalous || c.waiting || c.unalignedCount > 0))
+                out.push_back(c.event);
+    return out;
+}
+
+std::optional<std::pair<int, int>> TimelineView::flaggedPosition(EventId e) const
+{
+    if (e == kNone) return std::nullopt;
+    const std::vector<EventId> seq = flaggedSequence();
+    const auto it = std::find(seq.begin(), seq.end(), e);
+    if (it == seq.end()) return std::nullopt;
+    return std::make_pair(int(it - seq.begin()) + 1, int(seq.size()));
+}
+
+void TimelineView::setFlaggedChip(const QString& text)
+{
+    if (text == m_flaggedChip) return;
+    m_flaggedChip = text;
+    update();
+}
+
+QRectF TimelineView::flaggedChipRect() const
+{
+    if (m_flaggedChip.isEmpty() || !trace()) return {};
+    const TimelineGeometry g = timelineGeometry();
+    // In the ruler's cell over the labels ("from trace start"): it covers no track.
+    const double h = std::min(g.rulerHeight - 6, QFontMetricsF(font()).height() + 6);
+    return QRectF(4, (g.rulerHeight - h) / 2, std::max(20.0, g.labelWidth - 8), h);
+}
+
 bool TimelineView::selectNextFlagged(int direction)
+{
+    const bool moved = stepFlagged(direction);
+    if (moved) emit flaggedStepped(selectedEvent());
+    return moved;
+}
+
+bool TimelineView::stepFlagged(int direction)
 {
     const ReportPtr& rep = report();
     const EventId current = m_renderer.selectedEvent();
@@ -640,6 +707,23 @@ void TimelineView::paintEvent(QPaintEvent*)
         p.setPen(st.inkOnMark);
         p.drawText(box, Qt::AlignCenter, cursorTimeText());
     }
+    if (const QRectF chip = flaggedChipRect(); !chip.isEmpty()) {
+        // Where N / P are: "3 of 16 flagged · rank 2".
+        const TimelineStyle& st = m_renderer.style();
+        p.setRenderHint(QPainter::Antialiasing, true);
+        p.setPen(Qt::NoPen);
+        p.setBrush(st.anomaly);
+        p.drawRoundedRect(chip, 4, 4);
+        QFont bold = font();
+        bold.setBold(true);
+        p.setFont(bold);
+        p.setPen(st.inkOnMark);
+        p.drawText(
+            chip, Qt::AlignCenter,
+            QFontMetricsF(bold).elidedText(m_flaggedChip, Qt::ElideRight, chip.width() - 10));
+        p.setFont(font());
+        p.setRenderHint(QPainter::Antialiasing, false);
+    }
     if (m_helpVisible) paintHelp(p);
 }
 
@@ -665,11 +749,11 @@ QRectF TimelineView::cursorTimeRect() const
 QString TimelineView::helpText()
 {
     return QStringLiteral("W / S, Ctrl+wheel, wheel\tzoom in / out around the cursor\n"
-                          "A / D, drag, Shift+wheel\tpan left / right\n"
-                          "wheel over the labels\tscroll tracks up / down\n"
+                          "A / D, middle-drag, Shift+wheel\tpan left / right\n"
+                          "wheel or drag over the labels\tscroll tracks up / down\n"
                           "click\tselect an event (details, call stack)\n"
                           "drag on the ruler\tselect a time range (duration shown)\n"
-                          "Shift+drag\tselect an area: time range x tracks (Statistics)\n"
+                          "drag over the tracks\tselect an area: time range x tracks (statistics)\n"
                           "Enter\tzoom to the selected range\n"
                           "F\tfit the selected event\n"
                           "0\tshow the whole trace\n"
@@ -761,22 +845,19 @@ void TimelineView::mousePressEvent(QMouseEvent* event)
     m_pressT1 = m_t1;
     m_pressScroll = m_scrollY;
     m_moved = false;
-    if (event->button() != Qt::LeftButton) return;
     const TimelineGeometry g = timelineGeometry();
+    // The middle button pans (both ways), wherever it is pressed.
+    if (event->button() == Qt::MiddleButton) {
+        m_drag = Drag::Pan;
+        setCursor(Qt::ClosedHandCursor);
+        return;
+    }
+    if (event->button() != Qt::LeftButton) return;
     if (std::abs(event->position().x() - g.labelWidth) <= 3) {
         m_drag = Drag::Labels;
         return;
     }
     const TimelineHit hit = m_renderer.hitTest(g, event->position());
-    // Shift+drag over the tracks selects an area (plain drag pans, the ruler picks a range).
-    if ((event->modifiers() & Qt::ShiftModifier) && hit.kind != TimelineHit::Ruler &&
-        event->position().x() > g.labelWidth && event->position().y() > g.rulerHeight) {
-        m_drag = Drag::Area;
-        m_areaAnchorT = g.timeAt(event->position().x());
-        m_areaAnchorY = g.contentYAt(event->position().y());
-        m_areaDraft = {};
-        return;
-    }
     if (hit.kind == TimelineHit::Ruler) {
         m_drag = Drag::Range;
         m_rangeAnchor = hit.time;
@@ -789,7 +870,21 @@ void TimelineView::mousePressEvent(QMouseEvent* event)
         m_drag = Drag::None;
         return;
     }
-    m_drag = Drag::Pan;
+    // Over the labels a drag scrolls the tracks up and down.
+    if (event->position().x() < g.labelWidth) {
+        m_drag = Drag::Scroll;
+        return;
+    }
+    // Over the tracks a drag selects an area: a time range x the tracks it crosses (as in
+    // Perfetto; Shift+drag too). A press without a move is a click.
+    if (event->position().y() > g.rulerHeight) {
+        m_drag = Drag::Area;
+        m_areaAnchorT = g.timeAt(event->position().x());
+        m_areaAnchorY = g.contentYAt(event->position().y());
+        m_areaDraft = {};
+        return;
+    }
+    m_drag = Drag::None;
 }
 
 void TimelineView::mouseMoveEvent(QMouseEvent* event)
@@ -812,16 +907,18 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
         m_renderer.setRangeSelection(m_rangeAnchor, g.timeAt(pos.x()));
         invalidate();
     } else if (m_drag == Drag::Area) {
-        const TimeNs t = g.timeAt(pos.x());
-        const double y = g.contentYAt(pos.y()); // pinned rows do not scroll
+        const TimeNs t = g.timeAt(std::clamp(pos.x(), g.plotRect().left(), g.plotRect().right()));
+        const double y = g.contentYAt(std::max(pos.y(), g.rulerHeight)); // pinned rows stay
         m_areaDraft.t0 = std::min(t, m_areaAnchorT);
         m_areaDraft.t1 = std::max(t, m_areaAnchorT);
         m_areaDraft.tracks = tracksBetween(std::min(y, m_areaAnchorY), std::max(y, m_areaAnchorY));
-    } else if (m_drag == Drag::Pan && m_moved) {
-        const double nsPx =
-            static_cast<double>(m_pressT1 - m_pressT0) / std::max(1.0, g.plotRect().width());
-        const TimeNs dt = static_cast<TimeNs>(std::llround((pos.x() - m_pressPos.x()) * nsPx));
-        setVisibleRange(m_pressT0 - dt, m_pressT1 - dt);
+    } else if ((m_drag == Drag::Pan || m_drag == Drag::Scroll) && m_moved) {
+        if (m_drag == Drag::Pan) {
+            const double nsPx =
+                static_cast<double>(m_pressT1 - m_pressT0) / std::max(1.0, g.plotRect().width());
+            const TimeNs dt = static_cast<TimeNs>(std::llround((pos.x() - m_pressPos.x()) * nsPx));
+            setVisibleRange(m_pressT0 - dt, m_pressT1 - dt);
+        }
         const double newScroll = std::clamp(m_pressScroll - (pos.y() - m_pressPos.y()), 0.0,
                                             static_cast<double>(m_vbar->maximum()));
         if (newScroll != m_scrollY) {
@@ -837,18 +934,23 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
 {
     const Drag drag = m_drag;
     m_drag = Drag::None;
+    if (drag == Drag::Pan) setCursor(Qt::ArrowCursor);
     if (event->button() != Qt::LeftButton) return;
     const TimelineGeometry g = timelineGeometry();
     if (drag == Drag::Area) {
-        if (m_moved) {
+        if (m_moved && m_areaDraft.valid()) {
             setArea(m_areaDraft);
             return;
         }
-        // A Shift+click clears the area and is a click.
+        // A click: it clears the area and selects what is under it (or nothing).
+        m_areaDraft = {};
         if (m_area.valid()) setArea({});
         const TimelineHit hit = m_renderer.hitTest(g, event->position());
         if (hit.kind == TimelineHit::Event || hit.kind == TimelineHit::Folded)
             selectEvent(hit.event, false);
+        else if (hit.kind == TimelineHit::None && !(event->modifiers() & Qt::ShiftModifier))
+            selectEvent(kNone, false);
+        update();
         return;
     }
     if (drag == Drag::Range) {
@@ -857,13 +959,6 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
         else
             setRangeSelection(m_rangeAnchor, g.timeAt(event->position().x()));
         return;
-    }
-    if (drag == Drag::Pan && !m_moved) {
-        const TimelineHit hit = m_renderer.hitTest(g, event->position());
-        if (hit.kind == TimelineHit::Event || hit.kind == TimelineHit::Folded)
-            selectEvent(hit.event, false);
-        else if (hit.kind == TimelineHit::None)
-            selectEvent(kNone, false);
     }
 }
 
@@ -993,7 +1088,7 @@ QString TimelineView::tooltipAt(QPointF pos) const
     if (hit.kind == TimelineHit::Counter) {
         return QStringLiteral("%1\n%2 at %3")
             .arg(QString::fromStdString(tr->trackLabel(hit.track)))
-            .arg(hit.counterValue, 0, 'g', 6)
+            .arg(counterValueText(*tr, hit.track, hit.counterValue))
             .arg(rel(hit.time));
     }
     if (hit.kind != TimelineHit::Event) return {};
@@ -1104,6 +1199,30 @@ QRectF TimelineView::areaRect(const TimelineArea& area) const
                   QPointF(std::max(x1, x0 + 1), std::min(bottom, plot.bottom())));
 }
 
+QString TimelineView::areaLabelText(const TimelineArea& area) const
+{
+    const int n = int(area.tracks.size());
+    return QStringLiteral("%1 · %2 %3")
+        .arg(QString::fromStdString(formatDuration(area.t1 - area.t0)))
+        .arg(n)
+        .arg(n == 1 ? tr("track") : tr("tracks"));
+}
+
+QRectF TimelineView::areaLabelRect(const TimelineArea& area) const
+{
+    const QRectF r = areaRect(area);
+    if (r.isEmpty() || r.height() <= 0) return {};
+    const TimelineGeometry g = timelineGeometry();
+    const QRectF plot = g.plotRect();
+    const QFontMetricsF fm(font());
+    const double w = fm.horizontalAdvance(areaLabelText(area)) + 10, h = fm.height() + 2;
+    const double cx = std::clamp(r.center().x(), plot.left() + w / 2,
+                                 std::max(plot.left() + w / 2, plot.right() - w / 2));
+    // The row of the tick labels (their baseline is 12 px above the ruler's bottom).
+    const double baseline = g.rulerHeight - 12;
+    return QRectF(cx - w / 2, std::max(0.0, baseline - fm.ascent() - 1), w, h);
+}
+
 void TimelineView::paintArea(QPainter& p, const TimelineGeometry& g, const TimelineArea& area) const
 {
     const QRectF r = areaRect(area);
@@ -1115,21 +1234,22 @@ void TimelineView::paintArea(QPainter& p, const TimelineGeometry& g, const Timel
     p.setPen(QPen(ink, 1.5, Qt::DashLine));
     p.setBrush(Qt::NoBrush);
     p.drawRect(r);
-    // Duration and track count, inside the top edge (kept on screen when the top is scrolled off).
-    const int n = int(area.tracks.size());
-    const QString text = QStringLiteral("%1 · %2 %3")
-                             .arg(QString::fromStdString(formatDuration(area.t1 - area.t0)))
-                             .arg(n)
-                             .arg(n == 1 ? tr("track") : tr("tracks"));
-    const QFontMetricsF fm(font());
-    const double w = fm.horizontalAdvance(text) + 10, h = fm.height() + 4;
-    const QRectF plot = g.plotRect();
-    const double x = std::clamp(r.left() + 2, plot.left(), std::max(plot.left(), plot.right() - w));
-    const double y = std::clamp(r.top() + 2, plot.top(), std::max(plot.top(), plot.bottom() - h));
-    const QRectF box(x, y, w, h);
-    p.fillRect(box, ink);
-    p.setPen(m_renderer.style().inkOnMark);
-    p.drawText(box, Qt::AlignCenter, text);
+    // Duration and track count in the ruler over the area (like a range's duration), where no
+    // finding label or slice is: the tick labels under it give way.
+    const QRectF box = areaLabelRect(area);
+    if (!box.isEmpty()) {
+        const TimelineStyle& st = m_renderer.style();
+        const QRectF ruler(g.labelWidth, 0, g.size.width() - g.labelWidth, g.rulerHeight);
+        for (const TimelineRenderer::RulerTick& t : m_renderer.rulerText(g, font()).ticks)
+            if (!t.hidden && t.rect.adjusted(-2, 0, 2, 0).intersects(box))
+                p.fillRect(t.rect.adjusted(-1, -1, 1, 1) & ruler, st.ruler);
+        QColor band = ink;
+        band.setAlpha(60);
+        p.fillRect(QRectF(r.left(), 0, r.width(), g.rulerHeight) & ruler, band);
+        p.fillRect(box, ink);
+        p.setPen(st.inkOnMark);
+        p.drawText(box, Qt::AlignCenter, areaLabelText(area));
+    }
     p.restore();
 }
 

@@ -6,6 +6,8 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <optional>
+#include <utility>
 #include <vector>
 
 class QMenu;
@@ -35,7 +37,8 @@ public:
     // Swaps in a trace of the same shape (a job on new rank offsets): keeps the visible range,
     // scroll, collapsed groups, selection and history; emits no selection change.
     void replaceTrace(TracePtr trace, std::shared_ptr<const TimelineIndex> index = {});
-    // Compact mode: at most three rows per rank (TimelineLayout's compactTrackFilter).
+    // Compact mode: the compact job layout, rank after rank its steps, collectives, flagged
+    // copies and compute rows with no group headers (TimelineLayout's compactRankRows).
     void setCompact(bool on);
     bool compact() const { return m_compact; }
     // The rank (job block) of each process; empty: one rank. Compact mode keeps rows per rank,
@@ -85,12 +88,24 @@ public:
     // The first view of a trace: its activity (TimelineIndex::activity()), not the span that
     // counters or a lone marker stretch.
     void fitActivity();
+    // Scrolls the device and communication tracks into view when host threads above them fill
+    // the first screen (a Kineto trace's idle Python threads); the first view of a trace.
+    void scrollToDeviceTracks();
     void fitSelection();
     // Selects an event (kNone clears), records it in the history, scrolls it into view.
     void selectEvent(EventId e, bool reveal = true);
     // Makes an event visible: expands its group, pans/zooms and scrolls vertically.
     void revealEvent(EventId e);
     bool selectNextFlagged(int direction); // +1 next, -1 previous
+    // The flagged collectives in N / P order (the job's instances, or the report's flagged
+    // collectives in time order), and where an event is in it: (k, n) with k from 1.
+    std::vector<EventId> flaggedSequence() const;
+    std::optional<std::pair<int, int>> flaggedPosition(EventId e) const;
+    // The "k of n" chip N / P show at the top right of the tracks (empty when the selection is
+    // no flagged collective); text set by the window (it knows the ranks).
+    void setFlaggedChip(const QString& text);
+    QString flaggedChip() const { return m_flaggedChip; }
+    QRectF flaggedChipRect() const;
     bool historyBack();
     bool historyForward();
     void setRangeSelection(TimeNs a, TimeNs b);
@@ -102,6 +117,9 @@ public:
     std::vector<TrackId> tracksBetween(double contentY0, double contentY1) const;
     // On-screen rectangle of an area (its tracks' rows over its range); empty when none shows.
     QRectF areaRect(const TimelineArea& area) const;
+    // The area's "duration · N tracks" box: in the ruler over it, never over the tracks.
+    QRectF areaLabelRect(const TimelineArea& area) const;
+    QString areaLabelText(const TimelineArea& area) const;
     void setFlaggedOnly(bool on);
     void setShowFlows(bool on);
     void setHelpVisible(bool on);
@@ -132,6 +150,10 @@ public:
 
 signals:
     void eventSelected(rs::EventId e);
+    // N or P moved the selection (after eventSelected).
+    void flaggedStepped(rs::EventId e);
+    // Compact mode was turned off to show an event it left out.
+    void compactChanged(bool on);
     void visibleRangeChanged(rs::TimeNs t0, rs::TimeNs t1);
     void rangeSelected(rs::TimeNs t0, rs::TimeNs t1);
     // A new area, or an invalid one when it is cleared (Esc, a Shift+click, another trace).
@@ -155,7 +177,7 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
-    enum class Drag { None, Pan, Range, Labels, Area };
+    enum class Drag { None, Pan, Scroll, Range, Labels, Area };
     // Back / forward go through selections: an event, an area, or both.
     struct HistoryEntry {
         EventId event = kNone;
@@ -163,6 +185,7 @@ private:
         bool operator==(const HistoryEntry&) const = default;
     };
     void pushHistory(const HistoryEntry& entry);
+    bool stepFlagged(int direction);
     void fitLabelWidth();
     void restoreHistory(const HistoryEntry& entry);
     void paintArea(QPainter& p, const TimelineGeometry& g, const TimelineArea& area) const;
@@ -198,6 +221,7 @@ private:
     TimeNs m_areaAnchorT = 0;
     double m_areaAnchorY = 0; // content y
     int m_historyPos = -1;
+    QString m_flaggedChip;
 };
 
 } // namespace rs

@@ -33,13 +33,13 @@ TrackFilterBar::TrackFilterBar(TimelineView* view, QWidget* parent)
     };
     m_regex = toggle(tr("Regex"), tr("Read the filter as a regular expression"));
     addSeparator();
-    m_host = toggle(tr("Host"), tr("Show host tracks (Python, CANN, CPU threads)"));
-    m_device = toggle(tr("Device"), tr("Show device tracks (Ascend Hardware, GPU streams)"));
-    m_comm = toggle(tr("Communication"), tr("Show communication tracks (HCCL, NCCL)"));
-    for (QAction* a : {m_host, m_device, m_comm}) {
-        const QSignalBlocker block(a);
-        a->setChecked(true);
-    }
+    // "Show only this kind", as filter chips work: none checked shows every kind, checked ones
+    // show only theirs.
+    const QString more = tr("; check more kinds to add them, none shows every track");
+    m_host = toggle(tr("Host"), tr("Show only host tracks (Python, CANN, CPU threads)") + more);
+    m_device =
+        toggle(tr("Device"), tr("Show only device tracks (Ascend Hardware, GPU streams)") + more);
+    m_comm = toggle(tr("Communication"), tr("Show only communication tracks (HCCL, NCCL)") + more);
     addSeparator();
     m_hidden = new QLabel(this);
     m_hidden->setObjectName(QStringLiteral("hiddenTracks"));
@@ -86,7 +86,7 @@ void TrackFilterBar::clearFilter()
     m_text->clear();
     m_regex->setChecked(false);
     for (QAction* a : {m_host, m_device, m_comm})
-        a->setChecked(true);
+        a->setChecked(false);
     m_syncing = false;
     apply();
 }
@@ -97,9 +97,11 @@ void TrackFilterBar::apply()
     TrackFilterSpec f;
     f.text = m_text->text().toStdString();
     f.regex = m_regex->isChecked();
-    f.host = m_host->isChecked();
-    f.device = m_device->isChecked();
-    f.communication = m_comm->isChecked();
+    // The checked kinds only; none checked: every kind.
+    const bool any = m_host->isChecked() || m_device->isChecked() || m_comm->isChecked();
+    f.host = !any || m_host->isChecked();
+    f.device = !any || m_device->isChecked();
+    f.communication = !any || m_comm->isChecked();
     m_view->setTrackFilterSpec(f); // trackViewApplied: syncFromView
 }
 
@@ -110,9 +112,11 @@ void TrackFilterBar::syncFromView()
     m_syncing = true;
     if (m_text->text().toStdString() != f.text) m_text->setText(QString::fromStdString(f.text));
     m_regex->setChecked(f.regex);
-    m_host->setChecked(f.host);
-    m_device->setChecked(f.device);
-    m_comm->setChecked(f.communication);
+    // Every kind shown is no kind picked: the chips are off.
+    const bool all = f.host && f.device && f.communication;
+    m_host->setChecked(!all && f.host);
+    m_device->setChecked(!all && f.device);
+    m_comm->setChecked(!all && f.communication);
     m_syncing = false;
     const TimelineRenderer& r = m_view->renderer();
     const int hidden = r.hiddenTrackCount();

@@ -13,7 +13,8 @@ namespace rs {
 class TimelineView;
 
 // The track filter above the timeline: a text box (a name, or a regex with "Regex" on), the
-// process kinds shown (Host, Device, Communication), how many tracks are hidden, and Clear.
+// process kinds to show only (Host, Device, Communication: chips, none checked shows every
+// kind), how many tracks are hidden, and Clear.
 // Drives TimelineView::setTrackFilterSpec; follows the view when its state is set from the
 // sidecar. Pinned tracks are never hidden.
 class TrackFilterBar : public QToolBar {
