@@ -108,6 +108,9 @@ private slots:
                  qPrintable(depends.join(QLatin1Char(' '))));
         QVERIFY2(depends.filter(QStringLiteral("qcustomplot")).size() == 1,
                  qPrintable(depends.join(QLatin1Char(' '))));
+        // torch_npu's database export is read through libsqlite3.
+        QVERIFY2(depends.contains(QStringLiteral("libsqlite3-0")),
+                 qPrintable(depends.join(QLatin1Char(' '))));
         // Independently of dpkg-shlibdeps: the package owning each NEEDED library is a Depends.
         const QString exe = QStringLiteral(RINGSCOPE_BINARY_DIR "/app/ringscope");
         const auto needed = runProcess(QStringLiteral("objdump"), {QStringLiteral("-p"), exe});

@@ -4,7 +4,6 @@
 
 #include <charconv>
 #include <cstring>
-#include <mutex>
 
 namespace rs::sqlite {
 
@@ -19,12 +18,13 @@ constexpr int kProgressSteps = 100000;
 // thread that opened it).
 void configureOnce()
 {
-    static std::once_flag once;
-    std::call_once(once, [] {
+    // A local static's initialisation runs once, thread-safely.
+    static const bool configured = [] {
         sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
         sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
-        sqlite3_initialize();
-    });
+        return sqlite3_initialize() == SQLITE_OK;
+    }();
+    (void)configured;
 }
 
 int progressCheck(void* flag)
