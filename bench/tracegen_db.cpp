@@ -325,6 +325,11 @@ private:
         proc(fmt(15), "HCCL", 15, "NPU");
         proc(fmt(14), "AI Core Freq", 14, "NPU");
         proc(fmt(19), "NPU MEM", 19, "NPU");
+        proc(fmt(23), "Overlap Analysis", 23, "NPU");
+        const char* lanes[] = {"Computing", "Communication", "Communication(Not Overlapped)",
+                               "Free"};
+        for (int i = 0; i < 4; ++i)
+            m_text.meta("thread_name", fmt(23), i, std::string("\"name\": \"") + lanes[i] + "\"");
         for (std::int64_t tid : {m_main, m_deq})
             m_text.meta("thread_name", pid(), tid,
                         "\"name\": \"Thread " + std::to_string(tid) + "\"");
@@ -340,7 +345,28 @@ private:
         const std::int64_t hbm = m_rng.range(1000, 900000) * 1024;
         m_mem.i(sid("app")).i(0).i(hbm).i(t).i(0).row();
         m_text.counter("AI Core Freq", fmt(14), t, "\"MHz\": 1800");
-        m_text.counter("APP/HBM", fmt(19), t, "\"KB\": " + std::to_string(hbm / 1024));
+        // msprof writes DDR, HBM and their sum per NPU_MEM row (KB).
+        const std::string kb = "\"KB\": " + std::to_string(hbm / 1024);
+        m_text.counter("APP/DDR", fmt(19), t, "\"KB\": 0");
+        m_text.counter("APP/HBM", fmt(19), t, kb);
+        m_text.counter("APP/Memory", fmt(19), t, kb);
+    }
+
+    // The text export's Overlap Analysis lanes, which the database leaves to the reader. The
+    // device here runs one task at a time, in order: computing is each kernel, communication
+    // each HCCL op (never overlapped), free the gap before each busy span.
+    void busy(TimeNs start, TimeNs dur, bool compute)
+    {
+        if (!m_text.enabled()) return;
+        if (m_busyEnd && start > m_busyEnd)
+            m_text.x("Free", fmt(23), 3, m_busyEnd, start - m_busyEnd, "", {});
+        m_busyEnd = std::max(m_busyEnd, start + dur);
+        if (compute) {
+            m_text.x("Computing", fmt(23), 0, start, dur, "", {});
+            return;
+        }
+        m_text.x("Communication", fmt(23), 1, start, dur, "", {});
+        m_text.x("Communication(Not Overlapped)", fmt(23), 2, start, dur, "", {});
     }
 
     // A torch op (PYTORCH_API, type op) with the CONNECTION_IDS values it links.
@@ -424,6 +450,7 @@ private:
         m_text.flow('s', "torch_to_npu", "async_npu", std::to_string(dStart), pid(), m_main,
                     opStart);
         m_text.flow('f', "torch_to_npu", "async_npu", std::to_string(dStart), fmt(13), 2, dStart);
+        busy(dStart, dDur, true);
         dev = dStart + dDur + 1000;
         t += 14000;
         torchOp(opStart, t, m_main, kHostOps[m_rng.range(0, std::size(kHostOps) - 1)], corr, {conn},
@@ -485,6 +512,7 @@ private:
             pt += cd + 1000;
         }
         ++m_stats->collectives;
+        busy(start, dur, false);
         dev = start + dur + 2000;
         t += 70000;
         torchOp(inner, t, m_main, "HcclAllreduce", -1, {conn});
@@ -529,6 +557,7 @@ private:
     Table m_task, m_compute, m_commTask, m_commOp, m_cann, m_torch, m_chains, m_links, m_steps,
         m_mem, m_freq;
     std::int64_t m_main = 0, m_deq = 0;
+    TimeNs m_busyEnd = 0; // the Overlap Analysis lanes: where the device was last busy
     std::int64_t m_corr = 1000, m_conn = 57000, m_gtask = 0, m_taskId = 1, m_nextLink = 0;
 };
 

@@ -168,14 +168,15 @@ template <typename C> void reserveHuge(C& c, std::size_t n)
 
 } // namespace
 
-void TraceBuilder::reserveAhead(double scale, std::size_t capBytes)
+void TraceBuilder::reserveAhead(double scale, std::size_t capBytes, std::size_t extraSlices)
 {
     Trace& t = *m_trace;
     auto ahead = [&](std::size_t size) {
         return static_cast<std::size_t>(static_cast<double>(size) * scale * 1.1) + 1024;
     };
-    const std::size_t slices = ahead(t.m_slices.size()), text = ahead(t.m_argsText.size()),
-                      offsets = ahead(t.m_argsOffsets.size()), flows = ahead(m_flows.size());
+    const std::size_t slices = ahead(t.m_slices.size()) + extraSlices,
+                      text = ahead(t.m_argsText.size()), offsets = ahead(t.m_argsOffsets.size()),
+                      flows = ahead(m_flows.size());
     const std::size_t bytes =
         slices * sizeof(Slice) + text + offsets * 8 + flows * sizeof(PendingFlow);
     if (bytes > capBytes) return; // a projection past the budget: the budget check answers it

@@ -72,8 +72,9 @@ public:
     // the big arrays (slices, args text and offsets, pending flows) get that capacity now, at
     // most capBytes in all, so they are not copied as they double. Capacity not reached is
     // never touched, so it is address space, not memory. Only grows; once is enough; a failed
-    // allocation is ignored (the arrays then grow as they go).
-    void reserveAhead(double scale, std::size_t capBytes);
+    // allocation is ignored (the arrays then grow as they go). extraSlices: slices the loader
+    // will add itself after the projected ones (derived lanes), reserved with them.
+    void reserveAhead(double scale, std::size_t capBytes, std::size_t extraSlices = 0);
 
     // Sorts, nests, binds flows and hands the trace over. The builder is spent afterwards.
     std::shared_ptr<Trace> finish();

@@ -389,6 +389,13 @@ struct Shared {
     }
 };
 
+// Tables come in their writer's order, mostly the order wanted: a check costs one pass where a
+// sort of sorted millions costs n log n.
+template <typename V> void sortIfNeeded(V& v)
+{
+    if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+}
+
 std::uint64_t subtaskKey(std::int64_t device, std::int64_t stream, std::int64_t task)
 {
     return (std::uint64_t(device) << 48) ^ (std::uint64_t(stream) << 24) ^ std::uint64_t(task);
@@ -472,9 +479,11 @@ public:
         }
 
         Shared shared;
-        if (std::string e = readShared(db, shared); !e.empty())
+        if (std::string e = readNames(db, shared); !e.empty())
             return failed(cancelled() ? LoadStop::Cancelled : LoadStop::Malformed, e);
         m_shared = &shared;
+        LinkRead links; // destroyed (its tasks waited for) before shared
+        startLinks(db, shared, links);
 
         TraceBuilder main;
         main.setPath(m_name);
@@ -493,12 +502,15 @@ public:
 
         // The big tables in row ranges, read at once on the pool's threads in waves, each
         // piece into its own partial model, absorbed in order: what one builder would build.
-        // The tables' pieces interleaved by their share of each table, so the first wave is
-        // like the whole and projects the model's size (reserveAhead below).
+        // First the pieces that need no links (the counters, CANN), read while the links are;
+        // then the torch ops' and the tasks' pieces interleaved by their share of each table, so
+        // their first wave is like the rest and projects the model's size (reserveAhead below).
+        std::vector<Piece> pieces{{Piece::Kind::Counters, "NPU_MEM", 0, 0}};
         std::vector<std::pair<double, Piece>> order;
-        for (auto [kind, table] :
-             {std::pair{Piece::Kind::Python, "PYTORCH_API"},
-              std::pair{Piece::Kind::Cann, "CANN_API"}, std::pair{Piece::Kind::Task, "TASK"}}) {
+        std::uint64_t linkedRows = 0; // rows of the pieces that need the links
+        for (auto [kind, table] : {std::pair{Piece::Kind::Cann, "CANN_API"},
+                                   std::pair{Piece::Kind::Python, "PYTORCH_API"},
+                                   std::pair{Piece::Kind::Task, "TASK"}}) {
             const auto [lo, hi] = rowidRange(db, table);
             if (lo > hi) continue;
             // Rowids are dense in a profiler's tables; sparse ones still give at most
@@ -506,40 +518,68 @@ public:
             const std::uint64_t span = std::uint64_t(hi) - std::uint64_t(lo);
             const std::uint64_t count = std::min<std::uint64_t>(span / kPieceRows + 1, kMaxPieces);
             const std::uint64_t step = span / count + 1;
+            if (kind != Piece::Kind::Cann)
+                linkedRows += std::min<std::uint64_t>(span, UINT64_MAX - 1) + 1;
             for (std::uint64_t k = 0; k < count; ++k) {
                 const std::uint64_t a = std::uint64_t(lo) + k * step;
                 const std::uint64_t b = k + 1 == count ? std::uint64_t(hi) : a + step - 1;
-                order.push_back(
-                    {double(k) / double(count), {kind, table, std::int64_t(a), std::int64_t(b)}});
+                const Piece piece{kind, table, std::int64_t(a), std::int64_t(b)};
+                if (kind == Piece::Kind::Cann)
+                    pieces.push_back(piece);
+                else
+                    order.push_back({double(k) / double(count), piece});
             }
         }
         std::stable_sort(order.begin(), order.end(),
                          [](const auto& x, const auto& y) { return x.first < y.first; });
-        std::vector<Piece> pieces;
+        const std::size_t firstLinked = pieces.size();
         for (auto& [share, piece] : order)
             pieces.push_back(piece);
-        pieces.push_back({Piece::Kind::Counters, "NPU_MEM", 0, 0});
         WorkPool& pool = WorkPool::global();
         const std::size_t wave = std::size_t(std::max(2, pool.threadCount())) * 2;
-        std::vector<std::unique_ptr<PieceOut>> outs;
-        for (std::size_t i = 0; i < wave; ++i)
-            outs.push_back(std::make_unique<PieceOut>());
+        // Two waves: the next is read while this thread absorbs the one before (as the text
+        // loader does); their groups wait for their tasks on every return.
+        struct Wave {
+            std::vector<std::unique_ptr<PieceOut>> outs;
+            std::unique_ptr<TaskGroup> group;
+            std::size_t first = 0, n = 0;
+        };
+        Wave waves[2];
+        for (Wave& w : waves)
+            for (std::size_t i = 0; i < wave; ++i)
+                w.outs.push_back(std::make_unique<PieceOut>());
         std::string error;
-        bool sawStep = false, stopped = false;
+        auto start = [&](Wave& w, std::size_t first) {
+            w.first = first;
+            w.n = std::min(wave, pieces.size() - first);
+            // The torch ops' and the tasks' pieces look the links up: read by now.
+            if (first + w.n > firstLinked && !links.done) {
+                if (std::string e = finishLinks(shared, links); !e.empty()) {
+                    error = e;
+                    w.n = std::min(w.n, firstLinked - std::min(first, firstLinked));
+                }
+            }
+            w.group = std::make_unique<TaskGroup>(pool);
+            for (std::size_t k = 0; k < w.n; ++k)
+                w.group->run([&, k] { readPiece(pieces[w.first + k], *w.outs[k]); });
+        };
+        bool sawStep = false, stopped = false, reserved = false;
         std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> compute;
         std::unordered_map<std::int64_t, std::int64_t> modelOf;
-        for (std::size_t first = 0; first < pieces.size() && !stopped; first += wave) {
-            const std::size_t n = std::min(wave, pieces.size() - first);
-            {
-                TaskGroup group(pool);
-                for (std::size_t k = 0; k < n; ++k)
-                    group.run([&, k] { readPiece(pieces[first + k], *outs[k]); });
-                group.wait();
-            }
-            for (std::size_t k = 0; k < n; ++k) {
-                PieceOut& o = *outs[k];
+        std::uint64_t eventsBeforeLinked = 0, linkedRowsDone = 0;
+        start(waves[0], 0);
+        for (int cur = 0;; cur ^= 1) {
+            Wave& w = waves[cur];
+            w.group->wait();
+            const std::size_t next = w.first + w.n;
+            const bool more = !stopped && error.empty() && next < pieces.size();
+            if (more) start(waves[cur ^ 1], next);
+            for (std::size_t k = 0; k < w.n; ++k) {
+                PieceOut& o = *w.outs[k];
                 stopped |= o.cancelled;
                 if (error.empty() && !o.error.empty()) error = o.error;
+                if (w.first + k == firstLinked) eventsBeforeLinked = main.eventCount();
+                if (w.first + k >= firstLinked) linkedRowsDone += o.rows;
                 main.absorb(o.builder);
                 sawStep |= o.sawStep;
                 for (auto& [dev, iv] : o.compute) {
@@ -553,12 +593,26 @@ public:
                 advance(o.rows);
                 o.reset();
             }
-            // The big arrays sized once for the whole database (from the rows read so far),
-            // so they are not copied as they double.
-            if (first == 0 && m_rowsDone > 0)
-                main.reserveAhead(double(m_rowsTotal) / double(m_rowsDone.load()), budget);
+            // The big arrays sized once for the whole database, so they are not copied as they
+            // double: the linked pieces' first wave projects the rest of their tables.
+            if (!reserved && linkedRowsDone > 0) {
+                reserved = true;
+                const double seen = double(main.eventCount()),
+                             rest = double(main.eventCount() - eventsBeforeLinked) *
+                                    (double(linkedRows) / double(linkedRowsDone) - 1);
+                // The Overlap Analysis lanes come last: up to two slices per compute task
+                // (Computing, Free), reserved too (a doubling there copied the whole array).
+                std::size_t tasks = 0;
+                for (const auto& [dev, iv] : compute)
+                    tasks += iv.size();
+                main.reserveAhead(
+                    (seen + std::max(rest, 0.0)) / std::max(seen, 1.0), budget,
+                    std::size_t(double(tasks) * double(linkedRows) / double(linkedRowsDone) * 2.2));
+            }
+            if (!more) break;
         }
-        outs.clear();
+        // Links not needed by any piece (no torch ops, no tasks) still end here, read or not.
+        if (!links.done) finishLinks(shared, links);
         if (stopped || cancelled()) return failed(LoadStop::Cancelled, "loading was cancelled");
         // The HCCL ops, their flows and the Overlap Analysis lanes (small), on this thread.
         Lanes lanes;
@@ -712,44 +766,70 @@ private:
         return true;
     }
 
-    // The small tables and the lookups every piece needs, in three parts at once (each on its
-    // own connection): names and layout; the torch ops' links; the HCCL tasks' info.
-    std::string readShared(sqlite::Database& db, Shared& s)
+    // What every piece needs, read first on this thread: names, enums, call chains, the
+    // layout's groups.
+    std::string readNames(sqlite::Database& d, Shared& s)
     {
+        std::string err;
+        std::string* error = &err;
+        const bool ok =
+            query(d, "SELECT id, value FROM STRING_IDS", "STRING_IDS", error,
+                  [&](sqlite::Statement& st) {
+                      if (auto id = st.integer(0)) s.addString(*id, st.text(1));
+                  }) &&
+            readEnum(d, "ENUM_API_TYPE", s.apiTypes, error) &&
+            readEnum(d, "ENUM_HCCL_DATA_TYPE", s.dataTypes, error) &&
+            readEnum(d, "ENUM_HCCL_LINK_TYPE", s.linkTypes, error) &&
+            readEnum(d, "ENUM_HCCL_TRANSPORT_TYPE", s.transportTypes, error) &&
+            readCallchains(d, s, error) &&
+            query(d, "SELECT rankId, deviceId FROM RANK_DEVICE_MAP", "RANK_DEVICE_MAP", error,
+                  [&](sqlite::Statement& st) {
+                      auto rank = st.integer(0), dev = st.integer(1);
+                      if (rank && *rank >= 0 && *rank < (1 << 24) && !s.rank) s.rank = int(*rank);
+                      if (dev && *dev >= 0 && *dev < 32) s.device = *dev;
+                  }) &&
+            readHostPid(d, s, error) && readGroups(d, s, error);
+        return ok ? std::string() : err;
+    }
+
+    // The lookups the torch ops and the tasks need (CONNECTION_IDS, FFTS+ sub-tasks, HCCL task
+    // info): millions of rows in a big run, read on their own connections while the pieces that
+    // need none of them (CANN, counters) are read.
+    struct LinkRead {
+        struct Half {
+            std::vector<std::pair<std::int64_t, std::int64_t>> connections;
+            std::vector<std::int64_t> values;
+        } halves[2];
         std::string errors[3];
-        auto names = [&](sqlite::Database& d, std::string* error) {
-            return query(d, "SELECT id, value FROM STRING_IDS", "STRING_IDS", error,
-                         [&](sqlite::Statement& st) {
-                             if (auto id = st.integer(0)) s.addString(*id, st.text(1));
-                         }) &&
-                   readEnum(d, "ENUM_API_TYPE", s.apiTypes, error) &&
-                   readEnum(d, "ENUM_HCCL_DATA_TYPE", s.dataTypes, error) &&
-                   readEnum(d, "ENUM_HCCL_LINK_TYPE", s.linkTypes, error) &&
-                   readEnum(d, "ENUM_HCCL_TRANSPORT_TYPE", s.transportTypes, error) &&
-                   readCallchains(d, s, error) &&
-                   query(d, "SELECT rankId, deviceId FROM RANK_DEVICE_MAP", "RANK_DEVICE_MAP",
-                         error,
-                         [&](sqlite::Statement& st) {
-                             auto rank = st.integer(0), dev = st.integer(1);
-                             if (rank && *rank >= 0 && *rank < (1 << 24) && !s.rank)
-                                 s.rank = int(*rank);
-                             if (dev && *dev >= 0 && *dev < 32) s.device = *dev;
-                         }) &&
-                   readHostPid(d, s, error) && readGroups(d, s, error);
+        std::unique_ptr<TaskGroup> group;
+        bool done = false;
+    };
+
+    void startLinks(sqlite::Database& db, Shared& s, LinkRead& lr)
+    {
+        // CONNECTION_IDS has as many rows as the torch ops: read in two rowid halves at once.
+        const auto [lo, hi] = rowidRange(db, "CONNECTION_IDS");
+        const std::int64_t mid =
+            lo > hi ? 0
+                    : std::int64_t(std::uint64_t(lo) + (std::uint64_t(hi) - std::uint64_t(lo)) / 2);
+        // The tasks outlive this call: what they use is captured by value or by pointer.
+        LinkRead* out = &lr;
+        Shared* sp = &s;
+        auto links = [this, out, lo, hi, mid](sqlite::Database& d, int half, std::string* error) {
+            const Piece range{Piece::Kind::Python, "CONNECTION_IDS", half ? mid + 1 : lo,
+                              half ? hi : mid};
+            if (lo > hi || range.lo > range.hi) return true;
+            LinkRead::Half& h = out->halves[half];
+            return query(d, "SELECT id, connectionId FROM CONNECTION_IDS" + this->range(range),
+                         "CONNECTION_IDS", error, [&](sqlite::Statement& st) {
+                             auto id = st.integer(0), value = st.integer(1);
+                             if (!id || !value) return;
+                             h.connections.emplace_back(*id, *value);
+                             h.values.push_back(*value);
+                         });
         };
-        auto links = [&](sqlite::Database& d, std::string* error) {
-            const bool ok = query(d, "SELECT id, connectionId FROM CONNECTION_IDS",
-                                  "CONNECTION_IDS", error, [&](sqlite::Statement& st) {
-                                      auto id = st.integer(0), value = st.integer(1);
-                                      if (!id || !value) return;
-                                      s.connections.emplace_back(*id, *value);
-                                      s.linkedValues.push_back(*value);
-                                  });
-            std::sort(s.connections.begin(), s.connections.end());
-            std::sort(s.linkedValues.begin(), s.linkedValues.end());
-            return ok;
-        };
-        auto hccl = [&](sqlite::Database& d, std::string* error) {
+        auto hccl = [sp, this](sqlite::Database& d, std::string* error) {
+            Shared& s = *sp;
             const bool ok =
                 query(d,
                       "SELECT deviceId, streamId, taskId, startNs FROM TASK WHERE contextId != "
@@ -762,27 +842,39 @@ private:
                               s.subtasks.emplace_back(subtaskKey(*dv, *str, *t), *ts);
                       }) &&
                 readCommTasks(d, s, error);
-            std::sort(s.subtasks.begin(), s.subtasks.end());
+            sortIfNeeded(s.subtasks);
             return ok;
         };
-        {
-            TaskGroup group;
-            group.run([&] { names(db, &errors[0]); });
-            for (int k = 1; k < 3; ++k)
-                group.run([&, k] {
-                    sqlite::Database own;
-                    if (!m_open(own)) {
-                        errors[k] = own.error();
-                        return;
-                    }
-                    if (k == 1)
-                        links(own, &errors[k]);
-                    else
-                        hccl(own, &errors[k]);
-                });
-            group.wait();
-        }
-        for (const std::string& e : errors)
+        lr.group = std::make_unique<TaskGroup>(WorkPool::global());
+        for (int k = 0; k < 3; ++k)
+            lr.group->run([this, out, k, links, hccl] {
+                sqlite::Database own;
+                if (!m_open(own)) {
+                    out->errors[k] = own.error();
+                    return;
+                }
+                if (k == 2)
+                    hccl(own, &out->errors[k]);
+                else
+                    links(own, k, &out->errors[k]);
+            });
+    }
+
+    // Waits for startLinks' reads and files them in s; the first error, or empty.
+    std::string finishLinks(Shared& s, LinkRead& lr)
+    {
+        if (lr.done) return {};
+        lr.done = true;
+        lr.group->wait();
+        s.connections = std::move(lr.halves[0].connections);
+        s.connections.insert(s.connections.end(), lr.halves[1].connections.begin(),
+                             lr.halves[1].connections.end());
+        s.linkedValues = std::move(lr.halves[0].values);
+        s.linkedValues.insert(s.linkedValues.end(), lr.halves[1].values.begin(),
+                              lr.halves[1].values.end());
+        sortIfNeeded(s.connections);
+        sortIfNeeded(s.linkedValues);
+        for (const std::string& e : lr.errors)
             if (!e.empty()) return e;
         return {};
     }
@@ -800,7 +892,7 @@ private:
                   "COMMUNICATION_TASK_INFO", error, [&](sqlite::Statement& st) {
                       if (auto g = st.integer(0)) s.commTasks.push_back(commTask(st, 0, *g));
                   });
-        std::sort(s.commTasks.begin(), s.commTasks.end());
+        sortIfNeeded(s.commTasks);
         return ok;
     }
 
@@ -1240,7 +1332,7 @@ private:
 
         static Intervals merged(Intervals v)
         {
-            std::sort(v.begin(), v.end());
+            sortIfNeeded(v);
             Intervals out;
             for (auto [a, b] : v) {
                 if (b <= a) continue;

@@ -87,8 +87,9 @@ bool Database::open(const std::string& path, const std::atomic<bool>* cancel)
     }
     sqlite3_extended_result_codes(m_db, 1);
     if (cancel) sqlite3_progress_handler(m_db, kProgressSteps, progressCheck, (void*)cancel);
-    // Pages read through a mapping of the file instead of copied into SQLite's page cache.
-    sqlite3_exec(m_db, "PRAGMA mmap_size = 1099511627776", nullptr, nullptr, nullptr);
+    // No memory mapping of the file (SQLite's default): mapped pages were as fast as copied ones
+    // on a 10M-row database and counted the whole file in the loader's peak RSS
+    // (docs/performance.md, "The database export").
     // Opening reads nothing: a file that is no database fails here, on its first page.
     Statement probe = prepare("SELECT count(*) FROM sqlite_master", "sqlite_master");
     if (!probe.valid() || (!probe.step() && probe.failed())) {
