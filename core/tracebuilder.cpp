@@ -168,15 +168,25 @@ template <typename C> void reserveHuge(C& c, std::size_t n)
 
 } // namespace
 
-void TraceBuilder::reserveAhead(double scale, std::size_t capBytes, std::size_t extraSlices)
+TraceBuilder::Sizes TraceBuilder::sizes() const
+{
+    const Trace& t = *m_trace;
+    return {t.m_slices.size(), t.m_argsText.size(), t.m_argsOffsets.size(), m_flows.size()};
+}
+
+void TraceBuilder::reserveAhead(const Sizes& from, double scale, std::size_t capBytes,
+                                std::size_t extraSlices)
 {
     Trace& t = *m_trace;
-    auto ahead = [&](std::size_t size) {
-        return static_cast<std::size_t>(static_cast<double>(size) * scale * 1.1) + 1024;
+    auto ahead = [&](std::size_t base, std::size_t size) {
+        const std::size_t grown = size - std::min(base, size);
+        return size + static_cast<std::size_t>(static_cast<double>(grown) * (scale * 1.1 - 1)) +
+               1024;
     };
-    const std::size_t slices = ahead(t.m_slices.size()) + extraSlices,
-                      text = ahead(t.m_argsText.size()), offsets = ahead(t.m_argsOffsets.size()),
-                      flows = ahead(m_flows.size());
+    const std::size_t slices = ahead(from.slices, t.m_slices.size()) + extraSlices,
+                      text = ahead(from.text, t.m_argsText.size()),
+                      offsets = ahead(from.offsets, t.m_argsOffsets.size()),
+                      flows = ahead(from.flows, m_flows.size());
     const std::size_t bytes =
         slices * sizeof(Slice) + text + offsets * 8 + flows * sizeof(PendingFlow);
     if (bytes > capBytes) return; // a projection past the budget: the budget check answers it

@@ -74,7 +74,19 @@ public:
     // never touched, so it is address space, not memory. Only grows; once is enough; a failed
     // allocation is ignored (the arrays then grow as they go). extraSlices: slices the loader
     // will add itself after the projected ones (derived lanes), reserved with them.
-    void reserveAhead(double scale, std::size_t capBytes, std::size_t extraSlices = 0);
+    void reserveAhead(double scale, std::size_t capBytes, std::size_t extraSlices = 0)
+    {
+        reserveAhead(Sizes{}, scale, capBytes, extraSlices);
+    }
+    // The big arrays' sizes, for a projection of only what is read after them: a loader that
+    // reads one kind of rows first (the database's CANN) marks the sizes, reads a like share of
+    // the rest, and projects from the mark: each array grows by its own share.
+    struct Sizes {
+        std::size_t slices = 0, text = 0, offsets = 0, flows = 0;
+    };
+    Sizes sizes() const;
+    void reserveAhead(const Sizes& from, double scale, std::size_t capBytes,
+                      std::size_t extraSlices = 0);
 
     // Sorts, nests, binds flows and hands the trace over. The builder is spent afterwards.
     std::shared_ptr<Trace> finish();

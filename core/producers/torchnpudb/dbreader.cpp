@@ -566,7 +566,8 @@ public:
         bool sawStep = false, stopped = false, reserved = false;
         std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> compute;
         std::unordered_map<std::int64_t, std::int64_t> modelOf;
-        std::uint64_t eventsBeforeLinked = 0, linkedRowsDone = 0;
+        TraceBuilder::Sizes beforeLinked; // the model when the first linked piece comes
+        std::uint64_t linkedRowsDone = 0;
         start(waves[0], 0);
         for (int cur = 0;; cur ^= 1) {
             Wave& w = waves[cur];
@@ -578,7 +579,7 @@ public:
                 PieceOut& o = *w.outs[k];
                 stopped |= o.cancelled;
                 if (error.empty() && !o.error.empty()) error = o.error;
-                if (w.first + k == firstLinked) eventsBeforeLinked = main.eventCount();
+                if (w.first + k == firstLinked) beforeLinked = main.sizes();
                 if (w.first + k >= firstLinked) linkedRowsDone += o.rows;
                 main.absorb(o.builder);
                 sawStep |= o.sawStep;
@@ -597,17 +598,14 @@ public:
             // double: the linked pieces' first wave projects the rest of their tables.
             if (!reserved && linkedRowsDone > 0) {
                 reserved = true;
-                const double seen = double(main.eventCount()),
-                             rest = double(main.eventCount() - eventsBeforeLinked) *
-                                    (double(linkedRows) / double(linkedRowsDone) - 1);
+                const double scale = double(linkedRows) / double(linkedRowsDone);
                 // The Overlap Analysis lanes come last: up to two slices per compute task
                 // (Computing, Free), reserved too (a doubling there copied the whole array).
                 std::size_t tasks = 0;
                 for (const auto& [dev, iv] : compute)
                     tasks += iv.size();
-                main.reserveAhead(
-                    (seen + std::max(rest, 0.0)) / std::max(seen, 1.0), budget,
-                    std::size_t(double(tasks) * double(linkedRows) / double(linkedRowsDone) * 2.2));
+                main.reserveAhead(beforeLinked, scale, budget,
+                                  std::size_t(double(tasks) * scale * 2.2));
             }
             if (!more) break;
         }
