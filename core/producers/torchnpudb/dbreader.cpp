@@ -806,7 +806,9 @@ private:
     void startLinks(sqlite::Database& db, Shared& s, LinkRead& lr)
     {
         // CONNECTION_IDS has as many rows as the torch ops: read in two rowid halves at once.
-        const auto [lo, hi] = rowidRange(db, "CONNECTION_IDS");
+        // Plain variables, not a structured binding: clang 14 cannot capture those.
+        const auto rows = rowidRange(db, "CONNECTION_IDS");
+        const std::int64_t lo = rows.first, hi = rows.second;
         const std::int64_t mid =
             lo > hi ? 0
                     : std::int64_t(std::uint64_t(lo) + (std::uint64_t(hi) - std::uint64_t(lo)) / 2);
