@@ -18,6 +18,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QMenuBar>
+#include <QProgressBar>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTableView>
@@ -79,10 +80,16 @@ private slots:
         CompareWindow w;
         w.resize(1400, 950);
         w.show();
+        // Progress is pushed as the ranks read (no polling timer).
+        auto* bar = w.findChild<QProgressBar*>();
+        QVERIFY(bar);
+        int most = 0;
+        connect(bar, &QProgressBar::valueChanged, this, [&](int v) { most = std::max(most, v); });
         w.compare(runs->before, runs->after);
         QVERIFY(w.isLoading());
         QVERIFY2(waitLoaded(w), qPrintable(w.lastError()));
         QVERIFY(!w.isLoading());
+        QVERIFY2(most > 0, "no progress pushed");
         const RunComparison* c = w.comparison();
         QVERIFY(c);
         QCOMPARE(c->before.rankIds.size(), size_t(4));
@@ -389,9 +396,16 @@ private slots:
         }
         ScalingWindow w;
         QSignalSpy ok(&w, &ScalingWindow::loaded);
+        // Progress is pushed as the runs load (no polling timer): the bar passes half way
+        // when the first of the two runs is done.
+        auto* bar = w.findChild<QProgressBar*>();
+        QVERIFY(bar);
+        int most = 0;
+        connect(bar, &QProgressBar::valueChanged, this, [&](int v) { most = std::max(most, v); });
         w.measure(paths, false);
         QVERIFY(w.isLoading());
         QVERIFY(ok.wait(60000));
+        QVERIFY2(most >= 500, qPrintable(QString::number(most)));
         const auto& p = w.view()->points();
         QCOMPARE(p.size(), size_t(2));
         QCOMPARE(p[1].cards, 4);

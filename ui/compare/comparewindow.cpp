@@ -28,7 +28,6 @@
 #include <QSplitter>
 #include <QSvgGenerator>
 #include <QTableView>
-#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -202,17 +201,6 @@ void CompareWindow::buildUi()
     split->setStretchFactor(2, 2);
     box->addWidget(split, 1);
 
-    m_progressTimer = new QTimer(this);
-    m_progressTimer->setInterval(100);
-    connect(m_progressTimer, &QTimer::timeout, this, [this] {
-        std::uint64_t done = 0, total = 0;
-        for (const auto& p : m_progressState) {
-            if (!p) continue;
-            done += p->done.load();
-            total += p->total.load();
-        }
-        m_progress->setValue(total ? int(1000.0 * double(done) / double(total)) : 0);
-    });
     connect(m_cancel, &QPushButton::clicked, this, &CompareWindow::cancelLoad);
     connect(m_linkBox, &QCheckBox::toggled, this, &CompareWindow::setLinked);
     connect(m_stepBox, qOverload<int>(&QComboBox::activated), this, [this](int i) {
@@ -236,12 +224,20 @@ void CompareWindow::compare(const QString& before, const QString& after)
     m_loading = true;
     m_lastError.clear();
     m_header->setText(tr("Loading %1 and %2…").arg(before.toHtmlEscaped(), after.toHtmlEscaped()));
-    for (auto& p : m_progressState)
+    // Each chunk read and each rank that ends tells the window (queued onto the GUI thread):
+    // no polling.
+    const QueuedRelay relay(this);
+    for (auto& p : m_progressState) {
         p = std::make_shared<JobProgress>();
+        p->onChange = [relay, this, generation] {
+            relay.post([this, generation] {
+                if (generation == m_generation) showProgress();
+            });
+        };
+    }
     m_progress->setValue(0);
     m_progress->setVisible(true);
     m_cancel->setVisible(true);
-    m_progressTimer->start();
     auto pb = m_progressState[0], pa = m_progressState[1];
     using Pair = std::pair<CompareRunPtr, CompareRunPtr>;
     // On the pool (the one owner of threads); a closed window drops the result.
@@ -265,6 +261,17 @@ void CompareWindow::compare(const QString& before, const QString& after)
         [this, generation](Pair r) { onLoaded(generation, r.first, r.second); });
 }
 
+void CompareWindow::showProgress()
+{
+    std::uint64_t done = 0, total = 0;
+    for (const auto& p : m_progressState) {
+        if (!p) continue;
+        total += p->total.load();
+        done += std::min(p->bytesDone(), p->total.load());
+    }
+    m_progress->setValue(total ? int(1000.0 * double(done) / double(total)) : 0);
+}
+
 void CompareWindow::cancelLoad()
 {
     for (const auto& p : m_progressState)
@@ -272,7 +279,6 @@ void CompareWindow::cancelLoad()
     if (!m_loading) return;
     ++m_generation; // drops the result when it arrives
     m_loading = false;
-    m_progressTimer->stop();
     m_progress->setVisible(false);
     m_cancel->setVisible(false);
     m_header->setText(tr("Loading cancelled"));
@@ -282,7 +288,6 @@ void CompareWindow::onLoaded(quint64 generation, CompareRunPtr before, CompareRu
 {
     if (generation != m_generation) return;
     m_loading = false;
-    m_progressTimer->stop();
     m_progress->setVisible(false);
     m_cancel->setVisible(false);
     QStringList problems;

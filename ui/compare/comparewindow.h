@@ -21,7 +21,6 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QTableView;
-class QTimer;
 class QCheckBox;
 
 namespace rs {
@@ -77,6 +76,7 @@ signals:
 private:
     void buildUi();
     void onLoaded(quint64 generation, CompareRunPtr before, CompareRunPtr after);
+    void showProgress(); // the bytes read of both runs, pushed as they load
     void syncFrom(int side);
     void updateHeader();
     void exportImage(const QString& suffix);
@@ -106,7 +106,6 @@ private:
     CompareFilterModel* m_filter = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
-    QTimer* m_progressTimer = nullptr;
     std::shared_ptr<JobProgress> m_progressState[2];
     quint64 m_generation = 0;
     bool m_loading = false;

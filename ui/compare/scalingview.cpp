@@ -19,7 +19,6 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
-#include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -260,14 +259,6 @@ ScalingWindow::ScalingWindow(QWidget* parent) : QWidget(parent, Qt::Window)
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
     box->addWidget(split, 1);
-    m_timer = new QTimer(this);
-    m_timer->setInterval(100);
-    connect(m_timer, &QTimer::timeout, this, [this] {
-        if (!m_progressState || !m_runsDone) return;
-        const double total = double(m_progressState->total.load());
-        const double part = total > 0 ? double(m_progressState->done.load()) / total : 0;
-        m_progress->setValue(int(1000.0 * (m_runsDone->load() + part) / std::max(1, m_runCount)));
-    });
     connect(m_cancel, &QPushButton::clicked, this, &ScalingWindow::cancelLoad);
     resize(1000, 760);
 }
@@ -286,12 +277,19 @@ void ScalingWindow::measure(const QStringList& runs, bool weak)
     m_runCount = int(runs.size());
     m_progressState = std::make_shared<JobProgress>();
     m_runsDone = std::make_shared<std::atomic<int>>(0);
+    // Each chunk read and each run that ends tells the window (queued onto the GUI thread): no
+    // polling.
+    const QueuedRelay relay(this);
+    m_progressState->onChange = [relay, this, generation] {
+        relay.post([this, generation] {
+            if (generation == m_generation) showProgress();
+        });
+    };
     m_status->setText(tr("Loading %1 runs…").arg(runs.size()));
     m_progress->setRange(0, 1000);
     m_progress->setValue(0);
     m_progress->setVisible(true);
     m_cancel->setVisible(true);
-    m_timer->start();
     struct Result {
         std::vector<RunDigest> runs;
         QStringList errors;
@@ -327,13 +325,13 @@ void ScalingWindow::measure(const QStringList& runs, bool weak)
                 }
                 r->runs.push_back(std::move(*d));
                 ++*done;
+                if (progress->onChange) progress->onChange();
             }
             return r;
         },
         [this, generation, weak](std::shared_ptr<Result> r) {
             if (generation != m_generation) return;
             m_loading = false;
-            m_timer->stop();
             m_progress->setVisible(false);
             m_cancel->setVisible(false);
             m_lastError = r->errors.join('\n');
@@ -375,13 +373,21 @@ void ScalingWindow::setDigests(std::vector<RunDigest> runs, bool weak)
     emit loaded();
 }
 
+void ScalingWindow::showProgress()
+{
+    if (!m_progressState || !m_runsDone) return;
+    const double total = double(m_progressState->total.load());
+    const double part =
+        total > 0 ? std::min(double(m_progressState->bytesDone()), total) / total : 0;
+    m_progress->setValue(int(1000.0 * (m_runsDone->load() + part) / std::max(1, m_runCount)));
+}
+
 void ScalingWindow::cancelLoad()
 {
     if (m_progressState) m_progressState->requestCancel();
     if (!m_loading) return;
     ++m_generation;
     m_loading = false;
-    m_timer->stop();
     m_progress->setVisible(false);
     m_cancel->setVisible(false);
     m_status->setText(tr("Loading cancelled"));

@@ -21,7 +21,6 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QTableWidget;
-class QTimer;
 
 namespace rs {
 
@@ -86,12 +85,12 @@ signals:
     void loadFailed(const QString& message);
 
 private:
+    void showProgress(); // runs done plus the bytes read of the one loading, pushed
     ScalingView* m_view = nullptr;
     QTableWidget* m_table = nullptr;
     QLabel* m_status = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
-    QTimer* m_timer = nullptr;
     std::shared_ptr<JobProgress> m_progressState;
     std::shared_ptr<std::atomic<int>> m_runsDone;
     int m_runCount = 0;
