@@ -168,6 +168,15 @@ template <typename C> void reserveHuge(C& c, std::size_t n)
 
 } // namespace
 
+std::size_t TraceBuilder::projectSize(std::size_t base, std::size_t size, double scale)
+{
+    // A damaged file can project less than is read, or absurdly more: clamped before the
+    // conversion (a negative or huge double to size_t is undefined), the cap answers the rest.
+    const std::size_t grown = size - std::min(base, size);
+    const double more = static_cast<double>(grown) * (scale * 1.1 - 1);
+    return size + (more > 0 ? static_cast<std::size_t>(std::min(more, 0x1p40)) : 0) + 1024;
+}
+
 TraceBuilder::Sizes TraceBuilder::sizes() const
 {
     const Trace& t = *m_trace;
@@ -178,11 +187,7 @@ void TraceBuilder::reserveAhead(const Sizes& from, double scale, std::size_t cap
                                 std::size_t extraSlices)
 {
     Trace& t = *m_trace;
-    auto ahead = [&](std::size_t base, std::size_t size) {
-        const std::size_t grown = size - std::min(base, size);
-        return size + static_cast<std::size_t>(static_cast<double>(grown) * (scale * 1.1 - 1)) +
-               1024;
-    };
+    auto ahead = [&](std::size_t base, std::size_t size) { return projectSize(base, size, scale); };
     const std::size_t slices = ahead(from.slices, t.m_slices.size()) + extraSlices,
                       text = ahead(from.text, t.m_argsText.size()),
                       offsets = ahead(from.offsets, t.m_argsOffsets.size()),

@@ -85,6 +85,10 @@ public:
         std::size_t slices = 0, text = 0, offsets = 0, flows = 0;
     };
     Sizes sizes() const;
+    // The capacity projected for an array of `size` elements, `base` of them there at the mark:
+    // the growth since then times scale, plus 10% and a little; never less than size, never
+    // more than size + 2^40 + 1024 (a damaged file projects anything).
+    static std::size_t projectSize(std::size_t base, std::size_t size, double scale);
     void reserveAhead(const Sizes& from, double scale, std::size_t capBytes,
                       std::size_t extraSlices = 0);
 

@@ -1,6 +1,7 @@
 // Hostile and odd input: every case must give a clear message and, where possible, a partial
 // trace, in bounded time and memory; never a crash or a hang. Big inputs are generated here.
 #include "core/producers/torchnpudb/dbreader.h"
+#include "core/tracebuilder.h"
 #include "core/traceloader.h"
 #include "tests/support/gzip.h"
 #include "tests/support/sqlitefixture.h"
@@ -326,6 +327,22 @@ private slots:
         QVERIFY(t.stats().badFields >= 6);
         QVERIFY(anyWarning(t, "missing or bad field"));
         QVERIFY(t.startNs() <= t.endNs());
+    }
+
+    void projectionsOutOfRange()
+    {
+        // Found by the fuzzer (fuzz_dbrows): a damaged database counted more rows read than its
+        // rowids span, the scale fell below 1 / 1.1 and a negative capacity was cast to size_t.
+        QCOMPARE(rs::TraceBuilder::projectSize(0, 1000, 0.0), std::size_t(2024));
+        QCOMPARE(rs::TraceBuilder::projectSize(900, 1000, -5.0), std::size_t(2024));
+        QCOMPARE(rs::TraceBuilder::projectSize(2000, 1000, 3.0),
+                 std::size_t(2024)); // base past size
+        QCOMPARE(rs::TraceBuilder::projectSize(0, 1000, 1e300),
+                 std::size_t(1000 + (1ull << 40) + 1024));
+        QCOMPARE(rs::TraceBuilder::projectSize(0, 1000, std::nan("")), std::size_t(2024));
+        // The ordinary case: 1,000 read of 10,000 (scale 10): 11x what grew, plus 1,024.
+        QCOMPARE(rs::TraceBuilder::projectSize(0, 1000, 10.0), std::size_t(11000 + 1024));
+        QCOMPARE(rs::TraceBuilder::projectSize(500, 1000, 10.0), std::size_t(1000 + 5000 + 1024));
     }
 
     void extremeTimes()

@@ -604,8 +604,8 @@ public:
                 std::size_t tasks = 0;
                 for (const auto& [dev, iv] : compute)
                     tasks += iv.size();
-                main.reserveAhead(beforeLinked, scale, budget,
-                                  std::size_t(double(tasks) * scale * 2.2));
+                const double lanes = std::clamp(double(tasks) * scale * 2.2, 0.0, 0x1p40);
+                main.reserveAhead(beforeLinked, scale, budget, std::size_t(lanes));
             }
             if (!more) break;
         }
