@@ -1,16 +1,18 @@
-// Opening a job in the viewer: the 8-rank seed job (or --ranks N, --steps N) opened in a
-// MainWindow (offscreen) through the job pipeline, as a user opens a folder. A 5 ms heartbeat
-// QTimer on the GUI thread records the longest gap between its ticks from openPaths() until
-// the job is shown (trace and findings set), so any GUI-thread block while loading shows up;
-// the first paint of the job is timed apart.
-//   bench_jobopen [--ranks 8] [--steps 6] [--kineto] [--runs 3]
-// Targets: usable view <= 1 s; no GUI-thread block > 50 ms.
+// Opening a job in the viewer: the 8-rank seed job (or --ranks N, --steps N), or the files
+// and folders given with --path, opened in a MainWindow (offscreen) through the job pipeline,
+// as a user opens them. A 5 ms heartbeat QTimer on the GUI thread records the longest gap
+// between its ticks from openPaths() until the job is shown (trace and findings set), so any
+// GUI-thread block while loading shows up; the first paint of the job is timed apart and, with
+// the half second after it (panes and plots that fill in late), counted in the gap too.
+//   bench_jobopen [--ranks 8] [--steps 6] [--kineto] [--runs 3] [--path P]... [--timeout S]
+// Targets: usable view <= 1 s (the seed job); no GUI-thread block > 50 ms (issue 28.3).
 #include "bench/tracegen_seed.h"
 #include "ui/mainwindow.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QStringList>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -19,13 +21,67 @@
 #include <cstdlib>
 #include <string>
 
+namespace {
+
+// Times every event the GUI thread delivers, so the bench names what blocked it (the slowest
+// event's receiver and type), not only how long.
+class TimedApp : public QApplication {
+public:
+    using QApplication::QApplication;
+    bool notify(QObject* receiver, QEvent* event) override
+    {
+        if (m_depth++ > 0) { // nested: the outer event owns the time
+            const bool r = QApplication::notify(receiver, event);
+            --m_depth;
+            return r;
+        }
+        QElapsedTimer t;
+        t.start();
+        const int type = event->type();
+        const bool r = QApplication::notify(receiver, event);
+        --m_depth;
+        const double ms = double(t.nsecsElapsed()) / 1e6;
+        if (ms >= 2) {
+            const QString what = QStringLiteral("%1 ms %2 (%3) event %4")
+                                     .arg(ms, 0, 'f', 1)
+                                     .arg(QString::fromLatin1(receiver->metaObject()->className()),
+                                          receiver->objectName())
+                                     .arg(type);
+            sinceTick << what;
+            if (ms > slowestMs) {
+                slowestMs = ms;
+                slowest = what;
+            }
+        }
+        return r;
+    }
+    void reset()
+    {
+        slowestMs = 0;
+        slowest.clear();
+        sinceTick.clear();
+        inWorstGap.clear();
+    }
+    double slowestMs = 0;
+    QString slowest;
+    QStringList sinceTick;  // events of 2 ms or more since the heartbeat's last tick
+    QStringList inWorstGap; // those of the longest gap
+
+private:
+    int m_depth = 0;
+};
+
+} // namespace
+
 int main(int argc, char** argv)
 {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
+    TimedApp app(argc, argv);
     rs::gen::SeedCaseOptions o;
     o.ranks = 8;
     int runs = 3;
+    int timeoutS = 60;
+    QStringList paths;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--kineto")
@@ -36,14 +92,23 @@ int main(int argc, char** argv)
             o.steps = std::max(1, std::atoi(argv[++i]));
         else if (a == "--runs" && i + 1 < argc)
             runs = std::max(1, std::atoi(argv[++i]));
+        else if (a == "--path" && i + 1 < argc)
+            paths << QString::fromLocal8Bit(argv[++i]);
+        else if (a == "--timeout" && i + 1 < argc)
+            timeoutS = std::max(1, std::atoi(argv[++i]));
     }
     QTemporaryDir dir;
-    if (!dir.isValid() || !rs::gen::writeSeedCaseJob(dir.path().toStdString(), o)) {
-        std::fprintf(stderr, "cannot write the seed job\n");
-        return 2;
+    if (paths.isEmpty()) {
+        if (!dir.isValid() || !rs::gen::writeSeedCaseJob(dir.path().toStdString(), o)) {
+            std::fprintf(stderr, "cannot write the seed job\n");
+            return 2;
+        }
+        paths << dir.path();
+        std::printf("seed job: %d ranks x %d steps (%s)\n", o.ranks, o.steps,
+                    o.kineto ? "kineto" : "torch_npu");
+    } else {
+        std::printf("opening: %s\n", qPrintable(paths.join(' ')));
     }
-    std::printf("seed job: %d ranks x %d steps (%s)\n", o.ranks, o.steps,
-                o.kineto ? "kineto" : "torch_npu");
     double worstOpen = 0, worstGap = 0, worstPaint = 0;
     for (int run = 0; run < runs; ++run) {
         rs::MainWindow w;
@@ -55,7 +120,12 @@ int main(int argc, char** argv)
         QTimer heartbeat;
         heartbeat.setInterval(5);
         QObject::connect(&heartbeat, &QTimer::timeout, [&] {
-            maxGap = std::max(maxGap, double(sinceTick.nsecsElapsed()) / 1e6);
+            const double gap = double(sinceTick.nsecsElapsed()) / 1e6;
+            if (gap > maxGap) {
+                maxGap = gap;
+                app.inWorstGap = app.sinceTick;
+            }
+            app.sinceTick.clear();
             sinceTick.restart();
         });
         QEventLoop loop;
@@ -65,15 +135,16 @@ int main(int argc, char** argv)
             failed = true;
             loop.quit();
         });
-        QTimer::singleShot(60000, &loop, [&] {
+        QTimer::singleShot(timeoutS * 1000, &loop, [&] {
             failed = true;
             loop.quit();
         });
+        app.reset();
         heartbeat.start();
         sinceTick.start();
         clock.start();
         // The call itself is part of what the GUI thread does while loading.
-        w.openPaths({dir.path()});
+        w.openPaths(paths);
         loop.exec();
         const double loadGap = std::max(maxGap, double(sinceTick.nsecsElapsed()) / 1e6);
         // Painting the first frame of the job is part of "usable" (it is not loading: the
@@ -83,20 +154,30 @@ int main(int argc, char** argv)
         w.repaint();
         const double paintMs = double(paint.nsecsElapsed()) / 1e6;
         const double openMs = double(clock.nsecsElapsed()) / 1e6;
+        // The paint is GUI-thread work too, and so is what the panes do in the half second
+        // after the job is shown (late plots, layout): both count in the gap.
+        maxGap = std::max({loadGap, double(sinceTick.nsecsElapsed()) / 1e6});
+        QEventLoop settle;
+        QTimer::singleShot(500, &settle, &QEventLoop::quit);
+        settle.exec();
+        const double gap = std::max(maxGap, double(sinceTick.nsecsElapsed()) / 1e6);
         heartbeat.stop();
         if (failed) {
             std::fprintf(stderr, "the job did not open\n");
             return 2;
         }
-        std::printf("run %d: usable after %.0f ms; longest GUI-thread gap while loading %.1f ms; "
-                    "first paint of the job %.1f ms\n",
-                    run + 1, openMs, loadGap, paintMs);
+        std::printf("run %d: usable after %.0f ms; longest GUI-thread gap while loading %.1f ms, "
+                    "with the first paint and the 0.5 s after it %.1f ms; first paint of the job "
+                    "%.1f ms\n",
+                    run + 1, openMs, loadGap, gap, paintMs);
+        std::printf("  slowest GUI event: %s\n  events of 2 ms or more in the longest gap: %s\n",
+                    qPrintable(app.slowest), qPrintable(app.inWorstGap.join("; ")));
         worstOpen = std::max(worstOpen, openMs);
-        worstGap = std::max(worstGap, loadGap);
+        worstGap = std::max(worstGap, gap);
         worstPaint = std::max(worstPaint, paintMs);
     }
-    std::printf("worst: open %.0f ms (target <= 1000): %s; GUI gap while loading %.1f ms (target "
-                "<= 50): %s; first paint %.1f ms\n",
+    std::printf("worst: open %.0f ms (target <= 1000): %s; GUI gap (loading, first paint, 0.5 s "
+                "after; target <= 50): %.1f ms: %s; first paint %.1f ms\n",
                 worstOpen, worstOpen <= 1000 ? "met" : "NOT met", worstGap,
                 worstGap <= 50 ? "met" : "NOT met", worstPaint);
     return 0;

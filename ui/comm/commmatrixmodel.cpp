@@ -73,14 +73,24 @@ void CommMatrixModel::setReports(std::vector<ReportPtr> reports)
     m_reports.clear();
     for (ReportPtr& r : reports)
         if (r) m_reports.push_back(std::move(r));
+    // The texts compared as they are and converted once each: entries come in runs of one
+    // step, op and group, so a run costs one comparison.
     std::set<int> steps;
-    std::set<QString> opGroups, groups;
-    for (const ReportPtr& r : m_reports)
+    std::set<std::string> opTexts, groupTexts;
+    for (const ReportPtr& r : m_reports) {
+        const MatrixEntry* last = nullptr;
         for (const MatrixEntry& m : r->matrix) {
-            if (m.step) steps.insert(*m.step);
-            opGroups.insert(q(m.opGroup));
-            groups.insert(q(m.group));
+            if (m.step && !(last && last->step == m.step)) steps.insert(*m.step);
+            if (!(last && last->opGroup == m.opGroup)) opTexts.insert(m.opGroup);
+            if (!(last && last->group == m.group)) groupTexts.insert(m.group);
+            last = &m;
         }
+    }
+    std::set<QString> opGroups, groups;
+    for (const std::string& t : opTexts)
+        opGroups.insert(q(t));
+    for (const std::string& t : groupTexts)
+        groups.insert(q(t));
     m_steps.assign(steps.begin(), steps.end());
     m_opGroups = QStringList(opGroups.begin(), opGroups.end());
     std::stable_sort(m_opGroups.begin(), m_opGroups.end(), [](const QString& a, const QString& b) {
@@ -102,7 +112,11 @@ void CommMatrixModel::setReports(std::vector<ReportPtr> reports)
         for (std::size_t b = 0; b < m_reports.size(); ++b) {
             const int rank = rankOfReport(*m_reports[b], b);
             for (const MatrixEntry& m : m_reports[b]->matrix)
-                if (m.src == m.dst && m.transport == "LOCAL") m_globalOf[{m.group, m.src}] = rank;
+                if (m.src == m.dst && m.transport == "LOCAL" && m.src >= 0 && m.src < (1 << 20)) {
+                    std::vector<int>& g = m_globalOf[m.group];
+                    if (g.size() <= std::size_t(m.src)) g.resize(std::size_t(m.src) + 1, -1);
+                    g[std::size_t(m.src)] = rank;
+                }
         }
     }
     rebuild();
@@ -130,11 +144,10 @@ void CommMatrixModel::setMetric(Metric m)
     if (!m_ranks.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
 }
 
-int CommMatrixModel::globalOf(std::size_t, const MatrixEntry& e, int local) const
+const std::vector<int>* CommMatrixModel::globalsOf(const std::string& group) const
 {
-    if (!m_global) return local;
-    auto it = m_globalOf.find({e.group, local});
-    return it != m_globalOf.end() ? it->second : local;
+    auto it = m_globalOf.find(group);
+    return it != m_globalOf.end() ? &it->second : nullptr;
 }
 
 void CommMatrixModel::rebuild()
@@ -145,17 +158,33 @@ void CommMatrixModel::rebuild()
     m_unloadedBytes = 0;
     std::set<int> ranks, unloaded;
     std::set<std::pair<std::string, int>> unmapped;
+    // The scope's texts as the entries hold them: no conversion per entry.
+    const std::string opGroup = m_opGroup.toStdString(), group = m_group.toStdString();
     for (std::size_t b = 0; b < m_reports.size(); ++b) {
         const AnalysisReport& r = *m_reports[b];
+        const std::string* lastGroup = nullptr;
+        const std::vector<int>* globals = nullptr;
         for (const MatrixEntry& m : r.matrix) {
             if (m_step && m.step != m_step) continue;
-            if (m_opGroup.isEmpty() ? !isTotal(m.opGroup) : q(m.opGroup) != m_opGroup) continue;
-            if (!m_group.isEmpty() && q(m.group) != m_group) continue;
-            const int src = globalOf(b, m, m.src), dst = globalOf(b, m, m.dst);
+            if (opGroup.empty() ? !isTotal(m.opGroup) : m.opGroup != opGroup) continue;
+            if (!group.empty() && m.group != group) continue;
+            if (!lastGroup || *lastGroup != m.group) {
+                lastGroup = &m.group;
+                globals = m_global ? globalsOf(m.group) : nullptr;
+            }
+            // A local rank's global one; -1 when no loaded rank is it.
+            auto global = [&](int local) {
+                return globals && local >= 0 && std::size_t(local) < globals->size()
+                           ? (*globals)[std::size_t(local)]
+                           : -1;
+            };
+            const int gs = global(m.src), gd = global(m.dst);
+            const int src = m_global && gs >= 0 ? gs : m.src,
+                      dst = m_global && gd >= 0 ? gd : m.dst;
             if (m_global) {
                 bool loaded = true;
-                for (int l : {m.src, m.dst})
-                    if (!m_globalOf.count({m.group, l})) {
+                for (auto [l, g] : {std::pair{m.src, gs}, std::pair{m.dst, gd}})
+                    if (g < 0) {
                         unmapped.insert({m.group, l});
                         unloaded.insert(l);
                         loaded = false;
