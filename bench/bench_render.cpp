@@ -1,9 +1,12 @@
 // Timeline rendering benchmark: offscreen full-view frame time, hit-test time and view memory
-// for synthetic traces of the same shape at 10k, 1M and 10M events.
-// Usage: bench_render [--sizes 10000,1000000,10000000] [--width 1920 --height 1080]
-//                     [--reps 10] [--png PREFIX] [--full-only 1]
+// for synthetic traces of the same shape at 10k, 1M and 10M events, or for real trace files
+// (--trace FILE, repeatable: loaded and analysed, so the frames draw the analysis' marks too).
+// Usage: bench_render [--sizes 10000,1000000,10000000] [--trace FILE]... [--width 1920
+//                     --height 1080] [--reps 10] [--png PREFIX] [--full-only 1]
 
+#include "core/analysis/analyzer.h"
 #include "core/tracebuilder.h"
+#include "core/traceloader.h"
 #include "ui/timeline/timelinerenderer.h"
 
 #include <QApplication>
@@ -86,6 +89,7 @@ int main(int argc, char** argv)
     int width = 1920, height = 1080, reps = 10;
     std::string pngPrefix;
     bool fullOnly = false; // for profiling the full-view frame alone
+    std::vector<std::string> files;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--sizes") {
@@ -106,18 +110,41 @@ int main(int argc, char** argv)
             fullOnly = std::atoi(argv[i + 1]) != 0;
         } else if (a == "--png") {
             pngPrefix = argv[i + 1];
+        } else if (a == "--trace") {
+            files.push_back(argv[i + 1]);
         }
     }
+    // A file replaces the synthetic sizes: inputs are (size, "") or (0, file).
+    std::vector<std::pair<std::uint64_t, std::string>> inputs;
+    if (files.empty())
+        for (std::uint64_t n : sizes)
+            inputs.emplace_back(n, std::string());
+    for (const std::string& f : files)
+        inputs.emplace_back(0, f);
     std::printf("%-10s %9s %9s %9s %9s %9s %9s %9s %10s %10s %9s\n", "events", "build ms",
                 "index ms", "first ms", "full ms", "full min", "zoom10%", "pan ms", "hit avg us",
                 "hit p99 us", "view B/ev");
-    for (std::uint64_t n : sizes) {
+    for (const auto& [n, file] : inputs) {
         auto t = Clock::now();
-        TracePtr trace = buildTrace(n);
+        TracePtr trace;
+        ReportPtr report;
+        if (file.empty()) {
+            trace = buildTrace(n);
+        } else {
+            LoadResult r = loadTrace(file);
+            if (!r.trace) {
+                std::fprintf(stderr, "%s: %s\n", file.c_str(), r.message.c_str());
+                return 2;
+            }
+            trace = r.trace;
+            report = analyze(trace);
+            std::printf("%s: %zu marked events\n", file.c_str(), report->markIndex.size());
+        }
         const double buildMs = msSince(t);
         TimelineRenderer ren;
         t = Clock::now();
         ren.setTrace(trace);
+        if (report) ren.setReport(report);
         const double indexMs = msSince(t);
         QImage img(width, height, QImage::Format_ARGB32_Premultiplied);
         const TimeNs t0 = trace->startNs(), t1 = trace->endNs();
@@ -138,7 +165,9 @@ int main(int argc, char** argv)
         }
         const double fullMs = msSince(t) / reps;
         if (!pngPrefix.empty())
-            img.save(QStringLiteral("%1_%2.png").arg(QString::fromStdString(pngPrefix)).arg(n));
+            img.save(QStringLiteral("%1_%2.png")
+                         .arg(QString::fromStdString(pngPrefix))
+                         .arg(trace->slices().size()));
         const TimeNs mid = t0 + (t1 - t0) / 2;
         const TimelineGeometry zoom =
             ren.geometry(QSizeF(width, height), mid, mid + (t1 - t0) / 10, 0);

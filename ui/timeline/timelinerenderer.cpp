@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
 
 namespace rs {
 
@@ -962,51 +964,7 @@ void TimelineRenderer::paintMarks(QPainter& p, const TimelineGeometry& g, bool p
         return r.intersected(plot.adjusted(-3, 0, 3, 0));
     };
     p.setRenderHint(QPainter::Antialiasing, true);
-    if (m_report) {
-        QFont bold = p.font();
-        bold.setBold(true);
-        for (const auto& [e, marks] : m_report->markIndex) {
-            if (e >= m_trace->slices().size() || !inPass(g, e, pinned)) continue;
-            const QRectF raw = g.eventRect(e);
-            if (!visible(raw)) continue;
-            const QRectF r = widened(raw);
-            const bool dimmed = m_flaggedOnly && !isFlagged(e);
-            if (raw.width() < TimelineRenderer::kFoldPixels && !dimmed) paintSlice(p, g, e, r);
-            if (dimmed) continue;
-            if (marks & kMarkAnomalous) {
-                p.setPen(QPen(m_style.anomaly, 2.5));
-                p.setBrush(Qt::NoBrush);
-                p.drawRect(r.adjusted(-1, -1, 1, 1));
-                // "!" badge at the right end, outside the slice when it is narrow.
-                const double bx = std::min(r.right() + 1, plot.right() - 7);
-                const QRectF badge(bx - (r.width() > 20 ? 14 : 0), r.top() - 1, 13, 13);
-                p.setPen(Qt::NoPen);
-                p.setBrush(m_style.anomaly);
-                p.drawEllipse(badge);
-                p.setPen(m_style.inkOnMark);
-                p.setFont(bold);
-                p.drawText(badge, Qt::AlignCenter, QStringLiteral("!"));
-            } else if (marks & kMarkHasInternalMemcpy) {
-                p.setPen(QPen(m_style.collectiveOutline, 1.5));
-                p.setBrush(Qt::NoBrush);
-                p.drawRect(r.adjusted(-0.5, -0.5, 0.5, 0.5));
-            }
-            if (marks & kMarkExtraMemcpy) {
-                p.setPen(QPen(m_style.anomaly, 1.5, Qt::DashLine));
-                p.setBrush(Qt::NoBrush);
-                p.drawRect(r.adjusted(-0.5, -0.5, 0.5, 0.5));
-            }
-            if (marks & kMarkUnaligned) {
-                // Small triangle at the transfer's start.
-                const QPointF a(raw.left(), r.top());
-                QPolygonF tri;
-                tri << a << a + QPointF(7, 0) << a + QPointF(0, 7);
-                p.setPen(QPen(m_style.unalignedEdge, 0.8));
-                p.setBrush(m_style.anomaly);
-                p.drawPolygon(tri);
-            }
-        }
-    }
+    if (m_report) paintReportMarks(p, g, pinned, visible, widened);
     for (EventId e : m_highlights) {
         if (e >= m_trace->slices().size() || !inPass(g, e, pinned)) continue;
         const QRectF r = g.eventRect(e);
@@ -1028,6 +986,138 @@ void TimelineRenderer::paintMarks(QPainter& p, const TimelineGeometry& g, bool p
         }
     }
     p.setRenderHint(QPainter::Antialiasing, false);
+}
+
+// The analysis' marks in view, as runs: marks of one kind whose widened rectangles touch (or
+// nearly: kMarkJoinPixels) on one slice row are drawn once as their union (tracy's folded zones),
+// so a zoomed-out 1 GB trace with a mark on every collective paints at most a few hundred per row,
+// not one per mark. Only the visible part of each track is walked: a track off screen, or the marks
+// before and after the visible time range, are skipped with a binary search.
+void TimelineRenderer::paintReportMarks(QPainter& p, const TimelineGeometry& g, bool pinned,
+                                        const std::function<bool(const QRectF&)>& visible,
+                                        const std::function<QRectF(QRectF)>& widened) const
+{
+    const QRectF plot = g.plotRect();
+    // Marks this close on a row read as one at this zoom: drawn as one.
+    constexpr double kMarkJoinPixels = 4;
+    QFont bold = p.font();
+    bold.setBold(true);
+    const auto& marks = m_report->markIndex;
+    const std::size_t count = m_trace->slices().size();
+    struct Run {
+        EventId first = kNone;
+        std::uint8_t marks = 0;
+        QRectF rect, raw; // union of the widened rectangles; the first mark's own
+    };
+    // One open run per (depth, kind of mark) of the current track: marks of several depths
+    // and kinds interleave in start order.
+    std::map<std::uint32_t, Run> runs;
+    auto flush = [&](Run& run) {
+        if (run.first == kNone) return;
+        const QRectF r = run.rect;
+        if (run.raw.width() < TimelineRenderer::kFoldPixels) paintSlice(p, g, run.first, r);
+        if (run.marks & kMarkAnomalous) {
+            p.setPen(QPen(m_style.anomaly, 2.5));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(r.adjusted(-1, -1, 1, 1));
+            // "!" badge at the right end, outside the slice when it is narrow.
+            const double bx = std::min(r.right() + 1, plot.right() - 7);
+            const QRectF badge(bx - (r.width() > 20 ? 14 : 0), r.top() - 1, 13, 13);
+            p.setPen(Qt::NoPen);
+            p.setBrush(m_style.anomaly);
+            p.drawEllipse(badge);
+            p.setPen(m_style.inkOnMark);
+            p.setFont(bold);
+            p.drawText(badge, Qt::AlignCenter, QStringLiteral("!"));
+        } else if (run.marks & kMarkHasInternalMemcpy) {
+            p.setPen(QPen(m_style.collectiveOutline, 1.5));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(r.adjusted(-0.5, -0.5, 0.5, 0.5));
+        }
+        if (run.marks & kMarkExtraMemcpy) {
+            p.setPen(QPen(m_style.anomaly, 1.5, Qt::DashLine));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(r.adjusted(-0.5, -0.5, 0.5, 0.5));
+        }
+        if (run.marks & kMarkUnaligned) {
+            // Small triangle at the (first) transfer's start.
+            const QPointF a(run.raw.left(), r.top());
+            QPolygonF tri;
+            tri << a << a + QPointF(7, 0) << a + QPointF(0, 7);
+            p.setPen(QPen(m_style.unalignedEdge, 0.8));
+            p.setBrush(m_style.anomaly);
+            p.drawPolygon(tri);
+        }
+        run = Run{};
+    };
+    auto flushAll = [&] {
+        for (auto& [key, run] : runs)
+            flush(run);
+        runs.clear();
+    };
+    auto skipTo = [&](std::size_t from, EventId e) {
+        return std::size_t(std::lower_bound(marks.begin() + std::ptrdiff_t(from), marks.end(),
+                                            std::make_pair(e, std::uint8_t(0))) -
+                           marks.begin());
+    };
+    // Marks of a time range a little wider than the view: the widened rectangles reach 3 px out.
+    const TimeNs margin = static_cast<TimeNs>(std::min(g.nsPerPixel() * 12, 0x1p60)) + 1;
+    constexpr TimeNs kMin = std::numeric_limits<TimeNs>::min(),
+                     kMax = std::numeric_limits<TimeNs>::max();
+    const TimeNs from = g.t0 > kMin + margin ? g.t0 - margin : kMin;
+    const TimeNs until = g.t1 < kMax - margin ? g.t1 + margin : kMax;
+    TrackId current = kNone;
+    EventId firstInView = kNone; // of the current track
+    std::size_t i = 0;
+    while (i < marks.size()) {
+        const EventId e = marks[i].first;
+        if (e >= count) break;
+        const TrackId t = m_trace->slice(e).track;
+        const Track& track = m_trace->tracks()[t];
+        if (t != current) {
+            flushAll();
+            current = t;
+            const QRectF band = g.trackRect(t);
+            if (!inPass(g, e, pinned) || band.isNull() || band.bottom() < plot.top() ||
+                band.top() > plot.bottom()) {
+                i = skipTo(i, track.end); // the whole track is out of this pass or view
+                continue;
+            }
+            firstInView = m_trace->firstSliceEndingAfter(t, from);
+            if (firstInView == kNone) {
+                i = skipTo(i, track.end);
+                continue;
+            }
+            if (e < firstInView) {
+                i = skipTo(i, firstInView); // into the visible time range of this track
+                continue;
+            }
+        }
+        if (m_trace->slice(e).start > until) {
+            i = skipTo(i, track.end); // the rest of the track starts after the view
+            continue;
+        }
+        const std::uint8_t m = marks[i].second;
+        ++i;
+        const QRectF raw = g.eventRect(e);
+        if (!visible(raw)) continue;
+        if (m_flaggedOnly && !isFlagged(e)) continue; // dimmed: not drawn
+        const QRectF r = widened(raw);
+        // Narrow marks join a run; a wide one is drawn on its own (its slice is in view).
+        const bool narrow = raw.width() < TimelineRenderer::kFoldPixels;
+        Run& run = runs[std::uint32_t(m_trace->slice(e).depth) << 8 | m];
+        if (narrow && run.first != kNone && run.raw.width() < TimelineRenderer::kFoldPixels &&
+            r.left() <= run.rect.right() + kMarkJoinPixels) {
+            run.rect = run.rect.united(r);
+            continue;
+        }
+        flush(run);
+        run.first = e;
+        run.marks = m;
+        run.rect = r;
+        run.raw = raw;
+    }
+    flushAll();
 }
 
 QColor TimelineRenderer::rankRule() const

@@ -256,6 +256,9 @@ private:
     void paintSlice(QPainter& p, const TimelineGeometry& g, EventId e, const QRectF& r) const;
     QString sliceText(const QFontMetricsF& fm, EventId e, double width) const;
     void paintMarks(QPainter& p, const TimelineGeometry& g, bool pinned) const;
+    void paintReportMarks(QPainter& p, const TimelineGeometry& g, bool pinned,
+                          const std::function<bool(const QRectF&)>& visible,
+                          const std::function<QRectF(QRectF)>& widened) const;
     void paintFlows(QPainter& p, const TimelineGeometry& g) const;
     void paintSelection(QPainter& p, const TimelineGeometry& g) const;
 
