@@ -1,4 +1,5 @@
 #include "ui/compare/scalingview.h"
+#include "ui/export/renderfile.h"
 
 #include "core/job/pooltask.h"
 
@@ -212,15 +213,9 @@ void ScalingView::showContextMenu(const QPoint& pos)
 bool exportScalingPlot(const std::vector<ScalingPoint>& points, bool weak, const QString& file,
                        QSize size, QString* error)
 {
-    std::unique_ptr<QApplication> ownApp;
-    if (!QCoreApplication::instance()) {
-        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-        static int argc = 1;
-        static char arg0[] = "ringscope";
-        static char* argv[] = {arg0, nullptr};
-        ownApp = std::make_unique<QApplication>(argc, argv);
-    } else if (!qobject_cast<QApplication*>(QCoreApplication::instance())) {
-        if (error) *error = QStringLiteral("plot export needs a QApplication");
+    const HeadlessApp app; // widgets need a QApplication; a headless caller may not have one
+    if (!app.ok()) {
+        if (error) *error = HeadlessApp::notAvailable();
         return false;
     }
     ScalingView view;
@@ -379,7 +374,11 @@ void ScalingWindow::showProgress()
     const double total = double(m_progressState->total.load());
     const double part =
         total > 0 ? std::min(double(m_progressState->bytesDone()), total) / total : 0;
-    m_progress->setValue(int(1000.0 * (m_runsDone->load() + part) / std::max(1, m_runCount)));
+    // The run in progress adds its part; once every run is done (its queued calls may come
+    // late, under load) the bar is full, never past its end (QProgressBar ignores that).
+    const int done = m_runsDone->load();
+    const double runs = done < m_runCount ? done + part : double(m_runCount);
+    m_progress->setValue(std::clamp(int(1000.0 * runs / std::max(1, m_runCount)), 0, 1000));
 }
 
 void ScalingWindow::cancelLoad()
