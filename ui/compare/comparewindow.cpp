@@ -5,6 +5,7 @@
 #include "core/compare/comparereport.h"
 #include "ui/compare/comparetablemodel.h"
 #include "ui/export/exportcomposer.h"
+#include "ui/export/renderfile.h"
 #include "ui/theme/theme.h"
 #include "ui/timeline/timelineview.h"
 
@@ -16,17 +17,14 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPainter>
-#include <QPdfWriter>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
-#include <QSvgGenerator>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -698,47 +696,10 @@ bool CompareWindow::writeImage(const QString& file, QString* error) const
             }
         }
     };
-    switch (*format) {
-    case ExportFormat::Png: {
-        QImage image(size.toSize(), QImage::Format_ARGB32_Premultiplied);
-        if (image.isNull()) return fail(QStringLiteral("not enough memory for the image"));
-        image.fill(page.page);
-        {
-            QPainter p(&image);
-            paint(p);
-        }
-        if (!image.save(file, "PNG")) return fail(QStringLiteral("could not write %1").arg(file));
-        return true;
-    }
-    case ExportFormat::Svg: {
-        QSvgGenerator svg;
-        svg.setFileName(file);
-        svg.setSize(size.toSize());
-        svg.setViewBox(QRectF(QPointF(0, 0), size));
-        svg.setResolution(96);
-        svg.setTitle(QStringLiteral("Ringscope compare"));
-        QPainter p;
-        if (!p.begin(&svg)) return fail(QStringLiteral("could not write %1").arg(file));
-        paint(p);
-        if (!p.end()) return fail(QStringLiteral("could not write %1").arg(file));
-        return true;
-    }
-    case ExportFormat::Pdf: {
-        QPdfWriter pdf(file);
-        pdf.setResolution(96);
-        pdf.setPageSize(
-            QPageSize(size * 72.0 / 96.0, QPageSize::Point, QString(), QPageSize::ExactMatch));
-        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-        pdf.setTitle(QStringLiteral("Ringscope compare"));
-        pdf.setCreator(QStringLiteral("Ringscope"));
-        QPainter p;
-        if (!p.begin(&pdf)) return fail(QStringLiteral("could not write %1").arg(file));
-        paint(p);
-        if (!p.end()) return fail(QStringLiteral("could not write %1").arg(file));
-        return true;
-    }
-    }
-    return false;
+    RenderFileOptions o;
+    o.title = QStringLiteral("Ringscope compare");
+    o.background = page.page;
+    return renderToFile(file, size, o, paint, error);
 }
 
 void CompareWindow::exportImage(const QString& suffix)

@@ -1,5 +1,6 @@
 #include "ui/export/exportcomposer.h"
 #include "core/producers/producer.h"
+#include "ui/export/renderfile.h"
 
 #include "core/analysis/analyzer.h"
 #include "ui/plots/stepsview.h"
@@ -10,13 +11,9 @@
 #include <QFileInfo>
 #include <QFontMetricsF>
 #include <QGuiApplication>
-#include <QImage>
-#include <QPageSize>
 #include <QPainter>
-#include <QPdfWriter>
 #include <QPicture>
 #include <QRegularExpression>
-#include <QSvgGenerator>
 #include <qcustomplot.h>
 
 #include <algorithm>
@@ -754,55 +751,19 @@ bool ExportComposer::write(const QString& file, QSizeF size, bool composite, QSt
     if (size.width() < 50 || size.height() < 50 || size.width() > 20000 || size.height() > 20000)
         return fail(
             QString("size %1x%2 is out of range (50..20000)").arg(size.width()).arg(size.height()));
-    auto paint = [&](QPainter& p) {
-        if (composite)
-            paintComposite(p, size);
-        else
-            paintTimeline(p, size);
-    };
-    switch (*format) {
-    case ExportFormat::Png: {
-        const double scale = std::clamp(m_options.scale, 0.25, 4.0);
-        QImage image((size * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
-        if (image.isNull()) return fail("not enough memory for the image");
-        image.setDevicePixelRatio(scale);
-        image.fill(pal().page);
-        {
-            QPainter p(&image);
-            paint(p);
-        }
-        if (!image.save(file, "PNG")) return fail(QString("could not write %1").arg(file));
-        return true;
-    }
-    case ExportFormat::Svg: {
-        QSvgGenerator svg;
-        svg.setFileName(file);
-        svg.setSize(size.toSize());
-        svg.setViewBox(QRectF(QPointF(0, 0), size));
-        svg.setResolution(96);
-        svg.setTitle(composite ? "Ringscope report" : "Ringscope timeline");
-        QPainter p;
-        if (!p.begin(&svg)) return fail(QString("could not write %1").arg(file));
-        paint(p);
-        if (!p.end()) return fail(QString("could not write %1").arg(file));
-        return true;
-    }
-    case ExportFormat::Pdf: {
-        QPdfWriter pdf(file);
-        pdf.setResolution(96); // one logical pixel = one device pixel at 96 dpi
-        pdf.setPageSize(
-            QPageSize(size * 72.0 / 96.0, QPageSize::Point, QString(), QPageSize::ExactMatch));
-        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-        pdf.setTitle(composite ? "Ringscope report" : "Ringscope timeline");
-        pdf.setCreator("Ringscope");
-        QPainter p;
-        if (!p.begin(&pdf)) return fail(QString("could not write %1").arg(file));
-        paint(p);
-        if (!p.end()) return fail(QString("could not write %1").arg(file));
-        return true;
-    }
-    }
-    return false;
+    RenderFileOptions o;
+    o.title = composite ? QStringLiteral("Ringscope report") : QStringLiteral("Ringscope timeline");
+    o.background = pal().page;
+    o.scale = m_options.scale;
+    return renderToFile(
+        file, size, o,
+        [&](QPainter& p) {
+            if (composite)
+                paintComposite(p, size);
+            else
+                paintTimeline(p, size);
+        },
+        error);
 }
 
 bool ExportComposer::writeTimeline(const QString& file, QString* error)

@@ -1,4 +1,5 @@
 #include "ui/plots/plotexport.h"
+#include "ui/export/renderfile.h"
 
 #include "ui/theme/theme.h"
 
@@ -13,7 +14,6 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
-#include <QSvgGenerator>
 
 #include <memory>
 
@@ -43,34 +43,33 @@ bool savePlotFile(QCustomPlot* plot, const QString& file, QSize size, QString* e
                             .arg(size.height()));
         return false;
     }
+    // QCustomPlot paints itself through its own painter type; a PDF as its savePdf does
+    // (vectorized, no cosmetic pens), the background its own.
     const QString suffix = QFileInfo(file).suffix().toLower();
-    bool ok = false;
-    if (suffix == QLatin1String("png")) {
-        ok = plot->savePng(file, size.width(), size.height());
-    } else if (suffix == QLatin1String("pdf")) {
-        ok = plot->savePdf(file, size.width(), size.height(), QCP::epNoCosmetic,
-                           QStringLiteral("Ringscope"));
-    } else if (suffix == QLatin1String("svg")) {
-        QSvgGenerator svg;
-        svg.setFileName(file);
-        svg.setSize(size);
-        svg.setViewBox(QRect(QPoint(0, 0), size));
-        svg.setTitle(QStringLiteral("Ringscope plot"));
-        QCPPainter painter;
-        if (painter.begin(&svg)) {
-            plot->toPainter(&painter, size.width(), size.height());
-            ok = painter.end();
-        }
-    } else {
+    if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") &&
+        suffix != QLatin1String("pdf")) {
         setError(error, QStringLiteral("unknown image format '%1': use .png, .svg or .pdf")
                             .arg(suffix.isEmpty() ? file : suffix));
         return false;
     }
-    if (!ok) {
-        setError(error, QStringLiteral("could not write %1").arg(file));
-        return false;
-    }
-    return true;
+    const bool pdf = suffix == QLatin1String("pdf");
+    QCPPainter painter;
+    RenderFileOptions o;
+    o.title = QStringLiteral("Ringscope plot");
+    o.painter = &painter;
+    const QBrush background = plot->background();
+    if (background.style() == Qt::SolidPattern) o.background = background.color();
+    return renderToFile(
+        file, QSizeF(size), o,
+        [&](QPainter&) {
+            painter.setMode(QCPPainter::pmNoCaching);
+            if (pdf) {
+                painter.setMode(QCPPainter::pmVectorized);
+                painter.setMode(QCPPainter::pmNonCosmetic);
+            }
+            plot->toPainter(&painter, size.width(), size.height());
+        },
+        error);
 }
 
 void addExportActions(QMenu* menu, QCustomPlot* plot, QWidget* dialogParent,
@@ -119,16 +118,9 @@ bool exportPlot(const std::vector<ReportPtr>& reports, const QString& view, cons
         return false;
     }
     // Widgets need a QApplication; a headless caller may not have one yet.
-    std::unique_ptr<QApplication> ownApp;
-    if (!QCoreApplication::instance()) {
-        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-        static int argc = 1;
-        static char arg0[] = "ringscope";
-        static char* argv[] = {arg0, nullptr};
-        ownApp = std::make_unique<QApplication>(argc, argv);
-    } else if (!qobject_cast<QApplication*>(QCoreApplication::instance())) {
-        setError(error, QStringLiteral("plot export needs a QApplication (this process made a "
-                                       "QCoreApplication)"));
+    const HeadlessApp app;
+    if (!app.ok()) {
+        setError(error, HeadlessApp::notAvailable());
         return false;
     }
     bool ok = false;
