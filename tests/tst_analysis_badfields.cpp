@@ -4,6 +4,7 @@
 
 #include "core/analysis/analyzer.h"
 #include "core/analysis/reportjson.h"
+#include "tests/support/reportoracle.h"
 #include "core/producers/producer.h"
 #include "tests/testutil.h"
 

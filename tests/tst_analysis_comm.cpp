@@ -5,6 +5,7 @@
 
 #include "core/analysis/analyzer.h"
 #include "core/analysis/reportjson.h"
+#include "tests/support/reportoracle.h"
 #include "tests/testutil.h"
 
 #include <QDir>

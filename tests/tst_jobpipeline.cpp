@@ -4,6 +4,7 @@
 // job export and the unknown-command exit.
 #include "bench/tracegen_seed.h"
 #include "core/analysis/reportjson.h"
+#include "tests/support/reportoracle.h"
 #include "core/job/jobpipeline.h"
 #include "tests/testutil.h"
 #include "ui/job/jobsession.h"

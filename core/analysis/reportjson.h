@@ -21,11 +21,8 @@ struct ReportInput {
     ReportPtr report;
 };
 
-// With a job (several ranks), its findings join "findings" (with "rank": null and "ranks")
-// and its matched collectives fill "cross_rank".
-nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobReport* job = nullptr);
-// What `analyze --json` and `merge --json` print: reportToJson(inputs, job).dump(2) and a
-// newline, byte for byte, written as text without building the document (a merged job of
+// What `analyze --json` and `merge --json` print (docs/report-format.md): keys sorted, two
+// spaces of indent, written as text without building the document (a merged job of
 // thousands of ranks is gigabytes of it): memory is a batch of inputs' text, the smaller
 // sections wait in a temporary file.
 void writeReportJson(std::ostream& out, const std::vector<ReportInput>& inputs,

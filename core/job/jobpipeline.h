@@ -51,7 +51,7 @@ struct PipelineResult {
     int peakRunning = 0;        // most ranks loading or analysing at once
 
     const JobReport* jobReport() const { return job ? &*job : nullptr; }
-    // Per rank, for reportToJson / reportToText.
+    // Per rank, for writeReportJson / reportToText.
     std::vector<ReportInput> reportInputs() const;
 };
 

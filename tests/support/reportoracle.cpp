@@ -1,0 +1,251 @@
+#include "tests/support/reportoracle.h"
+
+#include "core/traceloader.h"
+
+#include <cmath>
+
+namespace rs {
+
+namespace {
+
+nlohmann::json optInt(const std::optional<int>& v)
+{
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json num(double v)
+{
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json eventJson(const TraceFacts& t, EventId e)
+{
+    const EventFacts* s = t.slice(e);
+    if (!s) return nullptr;
+    return {{"id", e}, {"name", s->name}, {"start_ns", s->start}, {"dur_ns", s->dur}};
+}
+
+} // namespace
+
+nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobReport* job)
+{
+    nlohmann::json j;
+    j["schema"] = "ringscope.report/1";
+    nlohmann::json ins = nlohmann::json::array(), cols = nlohmann::json::array(),
+                   steps = nlohmann::json::array(), finds = nlohmann::json::array(),
+                   sigs = nlohmann::json::array(), matrix = nlohmann::json::array();
+    AnalysisOptions opt;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const AnalysisReport& rep = *inputs[i].report;
+        opt = rep.options;
+        // The trace's facts: from the trace, or as a rank summary carries them (same output).
+        const bool known = rep.trace || rep.facts;
+        const TraceFacts facts = traceFacts(rep);
+        const TraceFacts* t = known ? &facts : nullptr;
+        nlohmann::json in = {{"path", inputs[i].path},
+                             {"rank", t ? optInt(t->rank) : nlohmann::json(nullptr)},
+                             {"events", t ? t->events : 0},
+                             {"producer", t ? t->producer : std::string("unknown")}};
+        nlohmann::json warnings = nlohmann::json::array();
+        if (t) {
+            for (const std::string& w : t->warnings)
+                warnings.push_back(w);
+        }
+        for (const std::string& w : rep.warnings)
+            warnings.push_back(w);
+        in["warnings"] = std::move(warnings);
+        in["bad_fields"] = rep.badFields;
+        ins.push_back(std::move(in));
+        for (const Collective& c : rep.collectives) {
+            cols.push_back({{"input", i},
+                            {"rank", optInt(c.rank)},
+                            {"name", c.name},
+                            {"kind", collectiveKindName(c.kind)},
+                            {"group", c.group},
+                            {"algorithm", c.algorithm},
+                            {"dtype", c.dtype},
+                            {"count", c.count},
+                            {"bytes", c.bytes},
+                            {"group_size", c.groupSize},
+                            {"start_ns", c.start},
+                            {"dur_ns", c.dur},
+                            {"step", optInt(c.step)},
+                            {"memcpy_count", c.memcpyCount},
+                            {"memcpy_ns", c.memcpyNs},
+                            {"memcpy_bytes", c.memcpyBytes},
+                            {"extra_memcpy_ns", c.extraMemcpyNs},
+                            {"wait_ns", c.waitNs},
+                            {"unaligned_count", c.unalignedCount},
+                            {"anomalous", c.anomalous},
+                            {"waiting", c.waiting},
+                            {"signature", c.signature},
+                            {"mode", optInt(c.mode)},
+                            {"verdict", c.verdict},
+                            {"algbw_gbps", num(c.algbwGbps)},
+                            {"busbw_gbps", num(c.busbwGbps)}});
+            nlohmann::json tr = nlohmann::json::array();
+            for (const TransferStat& ts : c.transfers)
+                tr.push_back({{"name", ts.name},
+                              {"bytes", ts.bytes},
+                              {"ns", ts.ns},
+                              {"tasks", ts.tasks},
+                              {"gbps", num(ts.gbps())},
+                              {"large_packet_ratio", num(ts.largePacketRatio)},
+                              {"peak_gbps", num(ts.peakGbps)},
+                              {"utilization", num(ts.utilization)}});
+            cols.back()["transfers"] = std::move(tr);
+            nlohmann::json ti = nullptr;
+            if (c.timeInfo) {
+                const CommTimeInfo& x = *c.timeInfo;
+                ti = {{"elapse_ns", x.elapseNs},
+                      {"transit_ns", x.transitNs},
+                      {"wait_ns", x.waitNs},
+                      {"synchronization_ns", x.synchronizationNs},
+                      {"idle_ns", x.idleNs},
+                      {"wait_ratio", x.waitRatio},
+                      {"synchronization_ratio", x.synchronizationRatio},
+                      {"master_plane", x.masterPlane}};
+            }
+            cols.back()["time_info"] = std::move(ti);
+            nlohmann::json link = nullptr;
+            if (c.link)
+                link = {{"name", c.link->name},
+                        {"peak_gbps", num(c.link->peakGbps)},
+                        {"utilization", num(c.link->utilization)},
+                        {"basis", c.link->basis}};
+            cols.back()["link"] = std::move(link);
+        }
+        for (const SignatureGroup& g : rep.signatures) {
+            nlohmann::json modes = nlohmann::json::array();
+            for (const DurationMode& m : g.modes)
+                modes.push_back({{"mean_ns", m.meanNs},
+                                 {"min_ns", m.minNs},
+                                 {"max_ns", m.maxNs},
+                                 {"members", m.members},
+                                 {"with_extra_copy", m.withExtraCopy}});
+            sigs.push_back({{"input", i},
+                            {"label", g.label},
+                            {"members", g.members.size()},
+                            {"baseline_memcpy_ns", g.baselineMemcpyNs},
+                            {"modes", std::move(modes)},
+                            {"summary", g.summary}});
+        }
+        for (const MatrixEntry& m : rep.matrix) {
+            matrix.push_back(
+                {{"input", i},
+                 {"rank", optInt(m.rank)},
+                 {"step", optInt(m.step)},
+                 {"op_group", m.opGroup},
+                 {"group", m.group},
+                 {"src", m.src},
+                 {"dst", m.dst},
+                 {"transport", m.transport},
+                 {"bytes", m.bytes},
+                 {"ns", m.ns},
+                 {"gbps", num(m.gbps)},
+                 {"op_name", m.opName ? nlohmann::json(*m.opName) : nlohmann::json(nullptr)}});
+        }
+        for (const StepStats& s : rep.steps) {
+            steps.push_back({{"input", i},
+                             {"rank", optInt(s.rank)},
+                             {"step", s.step},
+                             {"computing_ns", s.computing},
+                             {"communication_ns", s.communication},
+                             {"overlapped_ns", s.overlapped},
+                             {"communication_not_overlapped_ns", s.communicationNotOverlapped},
+                             {"free_ns", s.free},
+                             {"internal_memcpy_ns", s.internalMemcpy}});
+        }
+        for (const Finding& f : rep.findings) {
+            nlohmann::json evs = nlohmann::json::array(), stack = nlohmann::json::array();
+            if (t) {
+                for (EventId e : f.events)
+                    evs.push_back(eventJson(*t, e));
+            }
+            for (const StackEntry& s : f.stack)
+                stack.push_back({{"text", s.text}, {"kind", s.kind}});
+            finds.push_back({{"input", i},
+                             {"rule", f.rule},
+                             {"severity", severityName(f.severity)},
+                             {"title", f.title},
+                             {"rank", optInt(f.rank)},
+                             {"start_ns", f.start},
+                             {"end_ns", f.end},
+                             {"events", std::move(evs)},
+                             {"stack", std::move(stack)},
+                             {"recommendation", f.recommendation}});
+        }
+    }
+    nlohmann::json cross = nlohmann::json::array();
+    if (job) {
+        for (const Finding& f : job->findings) {
+            nlohmann::json evs = nlohmann::json::array();
+            // Evidence events belong to one rank's trace: eventsRank says which.
+            for (std::size_t r = 0; r < job->ranks.size(); ++r) {
+                const AnalysisReport& rr = *job->ranks[r];
+                if (!f.eventsRank || job->rankIds[r] != *f.eventsRank || !(rr.trace || rr.facts))
+                    continue;
+                const TraceFacts rankFacts = traceFacts(rr);
+                for (EventId e : f.events) {
+                    nlohmann::json ej = eventJson(rankFacts, e);
+                    if (!ej.is_null()) ej["rank"] = *f.eventsRank;
+                    evs.push_back(std::move(ej));
+                }
+            }
+            finds.push_back({{"input", nullptr},
+                             {"rule", f.rule},
+                             {"severity", severityName(f.severity)},
+                             {"title", f.title},
+                             {"rank", nullptr},
+                             {"ranks", f.ranks},
+                             {"step", optInt(f.step)},
+                             {"start_ns", f.start},
+                             {"end_ns", f.end},
+                             {"events", std::move(evs)},
+                             {"stack", nlohmann::json::array()},
+                             {"recommendation", f.recommendation}});
+        }
+        for (const CrossRankCollective& c : job->collectives) {
+            nlohmann::json ops = nlohmann::json::array();
+            for (const RankOp& op : c.ops)
+                ops.push_back({{"rank", op.rank},
+                               {"start_ns", op.start},
+                               {"end_ns", op.end},
+                               {"ready_ns", op.ready},
+                               {"extra_memcpy_ns", op.extraMemcpyNs},
+                               {"wait_ns", op.waitNs}});
+            cross.push_back({{"kind", collectiveKindName(c.kind)},
+                             {"group", c.group},
+                             {"index", c.index},
+                             {"name", c.name},
+                             {"step", optInt(c.step)},
+                             {"start_skew_ns", c.startSkew},
+                             {"slowest_rank", c.slowestRank},
+                             {"fastest_rank", c.fastestRank},
+                             {"delaying_rank", optInt(c.delayingRank)},
+                             {"delaying_ranks", c.delayingRanks},
+                             {"delay_ns", c.delayNs},
+                             {"wait_caused_ns", c.waitCausedNs},
+                             {"cause", c.cause},
+                             {"ranks", std::move(ops)}});
+        }
+    }
+    // The peaks in force: the defaults and what the options set.
+    nlohmann::json peaks = nlohmann::json::object();
+    for (const char* n : {"HCCS", "RDMA", "PCIE"})
+        peaks[n] = linkPeak(opt, n);
+    for (const auto& [n, v] : opt.linkPeaks)
+        peaks[n] = num(v);
+    j["options"] = {
+        {"size_align", opt.sizeAlign}, {"addr_align", opt.addrAlign}, {"link_peaks", peaks}};
+    j["inputs"] = std::move(ins);
+    j["collectives"] = std::move(cols);
+    j["signatures"] = std::move(sigs);
+    j["steps"] = std::move(steps);
+    j["findings"] = std::move(finds);
+    j["cross_rank"] = std::move(cross);
+    j["matrix"] = std::move(matrix);
+    return j;
+}
+
+} // namespace rs
