@@ -74,6 +74,32 @@ bool isRankSummaryPath(const std::string& path);
 // in the given order; stable.
 void sortByRank(std::vector<RankSummaryRead>& summaries);
 
+// The one merge of summaries, the rule of `analyze` on them: the summaries the paths name
+// (findRankSummaries) read in parallel on the WorkPool, put in rank order (sortByRank's), their
+// analysis options compared, matched across ranks when they form one job (matchJob,
+// core/job/jobpipeline.h) and the job's note on delaying ranks made (nameDelayingRanks). Full
+// reads each summary whole and keeps the reports (mergeRankSummaries: the viewer, `compare`);
+// Slim reads only what the match needs (RankSummarySlim) and keeps none: `ringscope merge`
+// reads each summary again as it writes the report (writeMergedReport*).
+enum class MergeMode { Full, Slim };
+struct SummaryMerge {
+    std::vector<std::string> files;     // the summaries merged (refused ones left out), by rank
+    std::vector<RankSummaryRead> ranks; // Full: each as read, by rank; Slim: none
+    std::vector<ReportPtr> reports;     // Full: ranks' reports with the job's note written in
+    std::optional<JobReport> job;       // when they form one job
+    std::vector<std::string> errors;    // a path that does not exist, a summary refused
+    // Full: each summary's wrong-type fields (in the order found); then mixed options and not
+    // one job. Slim reads no field it would warn about: its reader adds those.
+    std::vector<std::string> warnings;
+
+    std::string jobNote; // delayingRanksNote(*job); empty without a job
+
+    // A rank's report read after the merge (Slim) with the job's note on delaying ranks written
+    // in, as Full's reports have it: report itself when there is nothing to write.
+    ReportPtr withJobNote(ReportPtr report) const;
+};
+SummaryMerge mergeSummaries(const std::vector<std::string>& paths, MergeMode mode);
+
 // The summaries read (in parallel on the WorkPool), in rank order, and the job analysis of them
 // when they form one job (the rule of `analyze`): every rank's report at once, for the viewer
 // and `compare`. `ringscope merge` prints the same without holding them (writeMergedReport*).
