@@ -6,6 +6,8 @@
 // `ringscope analyze --json JOBFOLDER` prints. It holds the report's collectives, signatures,
 // steps, findings with their stacks, matrix and the trace's facts (rank, clock, the events the
 // report names), nothing per trace event: it grows with collectives and steps.
+// Code: ranksummary.cpp the schema (writer, reference reader), ranksummaryread.cpp the one-pass
+// reader, the files and their discovery, ranksummarymerge.cpp the merge (docs/scale.md).
 
 #include "core/analysis/report.h"
 #include "core/analysis/reportjson.h"
