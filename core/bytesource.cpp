@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -222,6 +223,42 @@ void ByteSource::refill()
     finishRefill(m_out.data(), produced);
     m_eof = eof || produced == 0;
     if (produced == 0) m_eof = true;
+}
+
+FileBytes::~FileBytes()
+{
+    if (m_map) ::munmap(const_cast<char*>(m_map), static_cast<std::size_t>(m_size));
+}
+
+std::unique_ptr<FileBytes> FileBytes::open(const std::string& path, std::string* error)
+{
+    std::unique_ptr<ByteSource> src = ByteSource::open(path, error);
+    if (!src) return nullptr;
+    auto fail = [&] {
+        if (error) *error = path + ": " + std::strerror(errno);
+        return nullptr;
+    };
+    struct stat st {};
+    if (::fstat(src->m_fd, &st) != 0) return fail();
+    std::unique_ptr<FileBytes> f(new FileBytes);
+    f->m_size = static_cast<std::uint64_t>(st.st_size);
+    src->m_fileSize = f->m_size;
+    const auto size = static_cast<std::size_t>(st.st_size);
+    // pread leaves the offset where the stream starts reading.
+    unsigned char magic[2] = {0, 0};
+    if (size >= 2 && ::pread(src->m_fd, magic, 2, 0) != 2) return fail();
+    f->m_gzip = size >= 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    if (!f->m_gzip && size > 0) {
+        void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, src->m_fd, 0);
+        if (map != MAP_FAILED) {
+            ::madvise(map, size, MADV_SEQUENTIAL);
+            f->m_map = static_cast<const char*>(map);
+            return f; // the stream (and its descriptor) goes: the mapping stays
+        }
+    }
+    if (!f->m_gzip && size == 0) return f; // nothing to map
+    f->m_stream = std::move(src);
+    return f;
 }
 
 } // namespace rs

@@ -92,6 +92,7 @@ public:
     std::size_t read(char* dst, std::size_t n);
 
 private:
+    friend class FileBytes;
     ByteSource() = default;
     void refill();
     bool readRaw(); // next piece of the file into m_raw
@@ -122,6 +123,35 @@ private:
     const char* m_captureFrom = nullptr;
     struct Inflate;
     std::unique_ptr<Inflate> m_inflate;
+};
+
+// A file as a reader that wants it whole takes it: a plain regular file mapped as it is, a gzip
+// one (by its magic bytes) streamed through a ByteSource that inflates it, as is a plain file
+// the system cannot map. The one way the trace loader (loadTraceFile) and the rank summaries
+// (readRankSummary) open a file, so the two detect gzip and map alike.
+class FileBytes {
+public:
+    FileBytes(const FileBytes&) = delete;
+    FileBytes& operator=(const FileBytes&) = delete;
+    ~FileBytes();
+    // A regular file; on failure nullptr and error (the path, then why: ByteSource::open's).
+    static std::unique_ptr<FileBytes> open(const std::string& path, std::string* error);
+
+    bool gzip() const { return m_gzip; }
+    std::uint64_t fileSize() const { return m_size; }
+    // Mapped: the file's bytes at data() (null for an empty file), fileSize() of them, mapped
+    // for one pass from the front (MADV_SEQUENTIAL).
+    bool mapped() const { return m_stream == nullptr; }
+    const char* data() const { return m_map; }
+    // Not mapped (gzip, or the mapping failed): the stream of the file's (inflated) bytes.
+    ByteSource* stream() const { return m_stream.get(); }
+
+private:
+    FileBytes() = default;
+    const char* m_map = nullptr;
+    std::uint64_t m_size = 0;
+    bool m_gzip = false;
+    std::unique_ptr<ByteSource> m_stream;
 };
 
 } // namespace rs

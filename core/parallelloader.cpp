@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -16,10 +15,7 @@
 #include <mutex>
 #include <vector>
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace rs {
 
@@ -764,43 +760,21 @@ LoadResult loadTraceFile(const std::string& file, std::optional<int> rank,
                          const ParallelOptions& parallel)
 {
     std::string error;
-    auto src = ByteSource::open(file, &error);
-    LoadResult r;
-    r.resolvedPath = file;
-    r.stop = LoadStop::Unreadable;
-    r.message = error;
-    if (!src) return r;
-    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    struct stat st {};
-    if (fd < 0 || ::fstat(fd, &st) != 0) {
-        r.message = file + ": " + std::strerror(errno);
-        if (fd >= 0) ::close(fd);
+    const std::unique_ptr<FileBytes> in = FileBytes::open(file, &error);
+    if (!in) {
+        LoadResult r;
+        r.resolvedPath = file;
+        r.stop = LoadStop::Unreadable;
+        r.message = error;
         return r;
     }
-    const auto size = static_cast<std::size_t>(st.st_size);
-    char magic[2] = {0, 0};
-    if (size >= 2 && ::pread(fd, magic, 2, 0) != 2) {
-        r.message = file + ": " + std::strerror(errno);
-        ::close(fd);
-        return r;
-    }
-    if (isGzip(magic, size)) {
-        ::close(fd);
-        return readGzip(*src, file, rank, options, progress, parallel);
-    }
-    void* map = size ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : nullptr;
-    ::close(fd);
-    if (map == MAP_FAILED) {
-        r.message = file + ": " + std::strerror(errno);
-        return r;
-    }
-    if (map) ::madvise(map, size, MADV_SEQUENTIAL);
-    Feeder feed(static_cast<const char*>(map), size);
+    // Gzip, or a file the system would not map: read as a stream.
+    if (!in->mapped()) return readGzip(*in->stream(), file, rank, options, progress, parallel);
+    const auto size = static_cast<std::size_t>(in->fileSize());
+    Feeder feed(in->data(), size);
     Reader reader(feed, nullptr, file, rank, options, progress, parallel, size);
-    reader.setDropBehind(map != nullptr);
-    r = reader.run();
-    if (map) ::munmap(map, size);
-    return r;
+    reader.setDropBehind(in->data() != nullptr);
+    return reader.run();
 }
 
 LoadResult loadTraceBytes(const char* data, std::size_t size, const std::string& name,

@@ -378,6 +378,61 @@ private slots:
         QCOMPARE(r.trace->slices().size(), size_t(2));
     }
 
+    void fileBytesMapsOrStreams()
+    {
+        // The one way the loader and the rank summaries open a file: plain mapped as it is,
+        // gzip (by its magic bytes, whatever the name) streamed and inflated.
+        QTemporaryDir dir;
+        const std::string text = R"({"schema":"x","n":[1,2,3]})";
+        auto readAll = [](ByteSource& src) {
+            std::string out;
+            char buf[7]; // small: several reads
+            for (std::size_t n; (n = src.read(buf, sizeof buf)) > 0;)
+                out.append(buf, n);
+            return out;
+        };
+        std::string error;
+        const QString plain = dir.filePath("p.json");
+        writeFile(plain, text);
+        auto f = FileBytes::open(plain.toStdString(), &error);
+        QVERIFY2(f, error.c_str());
+        QVERIFY(f->mapped() && !f->gzip() && !f->stream());
+        QCOMPARE(f->fileSize(), std::uint64_t(text.size()));
+        QCOMPARE(std::string(f->data(), text.size()), text);
+
+        const QString gz = dir.filePath("g.json");
+        writeFile(gz, test::gzip(text));
+        f = FileBytes::open(gz.toStdString(), &error);
+        QVERIFY2(f, error.c_str());
+        QVERIFY(!f->mapped() && f->gzip() && f->stream());
+        QCOMPARE(readAll(*f->stream()), text);
+        QVERIFY(f->stream()->error().empty());
+
+        // Empty: mapped, nothing to map; one byte: mapped.
+        const QString empty = dir.filePath("e.json");
+        writeFile(empty, "");
+        f = FileBytes::open(empty.toStdString(), &error);
+        QVERIFY2(f, error.c_str());
+        QVERIFY(f->mapped() && !f->data() && f->fileSize() == 0);
+        writeFile(empty, "7");
+        f = FileBytes::open(empty.toStdString(), &error);
+        QVERIFY(f && f->mapped() && f->fileSize() == 1 && f->data()[0] == '7');
+
+        // A cut gzip stream says so when read.
+        const std::string whole = test::gzip(text);
+        writeFile(gz, whole.substr(0, whole.size() / 2));
+        f = FileBytes::open(gz.toStdString(), &error);
+        QVERIFY(f && f->gzip());
+        readAll(*f->stream());
+        QVERIFY(!f->stream()->error().empty());
+
+        // Missing, a folder: refused with the path, as ByteSource::open words it.
+        QVERIFY(!FileBytes::open(dir.filePath("none").toStdString(), &error));
+        QVERIFY2(error.find("none: ") != std::string::npos, error.c_str());
+        QVERIFY(!FileBytes::open(dir.path().toStdString(), &error));
+        QVERIFY2(error.find("not a regular file") != std::string::npos, error.c_str());
+    }
+
     void truncatedKeepsCompleteEvents()
     {
         const std::string full =

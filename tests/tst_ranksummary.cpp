@@ -2,7 +2,7 @@
 // summaries equals the one analysed from the traces (in core and through the binary, on the
 // 8-rank seed job in both producers' shapes and on the public Level1 ranks), a summary is small
 // next to its trace, another schema version is refused, and a field of the wrong JSON type is
-// counted, never thrown.
+// counted, never thrown. mergeSummaries' two modes (Full, Slim) agree.
 #include "bench/tracegen_seed.h"
 #include "core/analysis/analyzer.h"
 #include "core/analysis/reportjson.h"
@@ -823,6 +823,75 @@ private slots:
         QFile f(file);
         QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(file));
         QCOMPARE(text, QString::fromUtf8(f.readAll()));
+    }
+
+    void mergeModesAgree()
+    {
+        // mergeSummaries' two modes are one merge: the same summaries in one rank order, the
+        // same errors, the job matched alike (matchJob on the reports or on the slim ranks);
+        // Full's warnings are its reads' then Slim's, and a report read after the slim merge
+        // gets the note on delaying ranks that Full's reports have.
+        QTemporaryDir dir;
+        gen::SeedCaseOptions o;
+        o.ranks = 8;
+        o.badRanks = {{2, {1, 5}}, {4, {2, 3, 6}}};
+        const QString job = dir.filePath(QStringLiteral("job"));
+        const QString sums = dir.filePath(QStringLiteral("summaries"));
+        QVERIFY(gen::writeSeedCaseJob(job.toStdString(), o));
+        std::string error;
+        const std::vector<std::string> files =
+            test::writeJobSummaries(job.toStdString(), sums.toStdString(), &error, true);
+        QVERIFY2(files.size() == 8, error.c_str());
+        {
+            // Rank 6: a field of the wrong type (warned when read whole); rank 7: cut.
+            QFile f(QString::fromStdString(files[6]));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            json j = json::parse(f.readAll().toStdString());
+            f.close();
+            j["trace"]["events"] = "many";
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(QByteArray::fromStdString(j.dump()));
+        }
+        const std::string cut = sums.toStdString() + "/task-9.ranksummary.json";
+        {
+            QFile in(QString::fromStdString(files[0]));
+            QVERIFY(in.open(QIODevice::ReadOnly));
+            QFile out(QString::fromStdString(cut));
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(in.readAll().left(100));
+        }
+        const std::vector<std::string> paths{sums.toStdString()};
+        const SummaryMerge full = mergeSummaries(paths, MergeMode::Full);
+        const SummaryMerge slim = mergeSummaries(paths, MergeMode::Slim);
+        QCOMPARE(full.files, slim.files);
+        QCOMPARE(full.files.size(), std::size_t(8));
+        QCOMPARE(full.ranks.size(), std::size_t(8));
+        QCOMPARE(full.reports.size(), std::size_t(8));
+        QVERIFY(slim.ranks.empty() && slim.reports.empty());
+        QCOMPARE(full.errors, slim.errors);
+        QCOMPARE(full.errors.size(), std::size_t(1));
+        QVERIFY(full.job && slim.job);
+        QCOMPARE(full.job->collectives.size(), slim.job->collectives.size());
+        QCOMPARE(full.job->findings.size(), slim.job->findings.size());
+        QCOMPARE(full.jobNote, slim.jobNote);
+        QVERIFY(!full.jobNote.empty());
+        QVERIFY(full.warnings.size() > slim.warnings.size());
+        QCOMPARE(
+            std::vector<std::string>(full.warnings.end() - std::ptrdiff_t(slim.warnings.size()),
+                                     full.warnings.end()),
+            slim.warnings);
+        int noted = 0;
+        for (std::size_t i = 0; i < full.files.size(); ++i) {
+            QCOMPARE(full.ranks[i].file, full.files[i]);
+            const ReportPtr read = readRankSummary(slim.files[i]).report;
+            const ReportPtr withNote = slim.withJobNote(read);
+            noted += withNote != read;
+            QCOMPARE(withNote->findings.size(), full.reports[i]->findings.size());
+            for (std::size_t k = 0; k < withNote->findings.size(); ++k)
+                QCOMPARE(withNote->findings[k].recommendation,
+                         full.reports[i]->findings[k].recommendation);
+        }
+        QVERIFY(noted > 0);
     }
 
     void textWriterHoldsABatch()

@@ -28,6 +28,17 @@ std::optional<JobReport> matchJob(const std::vector<ReportPtr>& reports,
     return analyzeJob(reports, std::move(offsets), options);
 }
 
+std::optional<JobReport> matchJob(const std::vector<JobRank>& ranks, std::vector<TimeNs> offsets,
+                                  const JobOptions& options)
+{
+    std::vector<std::optional<int>> declared;
+    declared.reserve(ranks.size());
+    for (const JobRank& r : ranks)
+        declared.push_back(r.rank);
+    if (!formsOneJob(declared)) return std::nullopt;
+    return analyzeJob(ranks, std::move(offsets), options);
+}
+
 PipelineResult runPipeline(const std::vector<std::string>& paths, const PipelineOptions& options,
                            JobProgress* progress)
 {

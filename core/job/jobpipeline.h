@@ -59,6 +59,10 @@ struct PipelineResult {
 // (formsOneJob). offsets empty: the shared clock (sharedClockOffsets).
 std::optional<JobReport> matchJob(const std::vector<ReportPtr>& reports,
                                   std::vector<TimeNs> offsets = {}, const JobOptions& options = {});
+// The same on the slim ranks (rank summaries read slim: ringscope merge); the job's `ranks`
+// are null.
+std::optional<JobReport> matchJob(const std::vector<JobRank>& ranks,
+                                  std::vector<TimeNs> offsets = {}, const JobOptions& options = {});
 
 PipelineResult runPipeline(const std::vector<std::string>& paths, const PipelineOptions& options,
                            JobProgress* progress = nullptr);

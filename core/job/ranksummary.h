@@ -6,6 +6,8 @@
 // `ringscope analyze --json JOBFOLDER` prints. It holds the report's collectives, signatures,
 // steps, findings with their stacks, matrix and the trace's facts (rank, clock, the events the
 // report names), nothing per trace event: it grows with collectives and steps.
+// Code: ranksummary.cpp the schema (writer, reference reader), ranksummaryread.cpp the one-pass
+// reader, the files and their discovery, ranksummarymerge.cpp the merge (docs/scale.md).
 
 #include "core/analysis/report.h"
 #include "core/analysis/reportjson.h"
@@ -73,6 +75,32 @@ bool isRankSummaryPath(const std::string& path);
 // Summaries in the job's rank order (loadJob's): by rank, a rank-less summary at its position
 // in the given order; stable.
 void sortByRank(std::vector<RankSummaryRead>& summaries);
+
+// The one merge of summaries, the rule of `analyze` on them: the summaries the paths name
+// (findRankSummaries) read in parallel on the WorkPool, put in rank order (sortByRank's), their
+// analysis options compared, matched across ranks when they form one job (matchJob,
+// core/job/jobpipeline.h) and the job's note on delaying ranks made (nameDelayingRanks). Full
+// reads each summary whole and keeps the reports (mergeRankSummaries: the viewer, `compare`);
+// Slim reads only what the match needs (RankSummarySlim) and keeps none: `ringscope merge`
+// reads each summary again as it writes the report (writeMergedReport*).
+enum class MergeMode { Full, Slim };
+struct SummaryMerge {
+    std::vector<std::string> files;     // the summaries merged (refused ones left out), by rank
+    std::vector<RankSummaryRead> ranks; // Full: each as read, by rank; Slim: none
+    std::vector<ReportPtr> reports;     // Full: ranks' reports with the job's note written in
+    std::optional<JobReport> job;       // when they form one job
+    std::vector<std::string> errors;    // a path that does not exist, a summary refused
+    // Full: each summary's wrong-type fields (in the order found); then mixed options and not
+    // one job. Slim reads no field it would warn about: its reader adds those.
+    std::vector<std::string> warnings;
+
+    std::string jobNote; // delayingRanksNote(*job); empty without a job
+
+    // A rank's report read after the merge (Slim) with the job's note on delaying ranks written
+    // in, as Full's reports have it: report itself when there is nothing to write.
+    ReportPtr withJobNote(ReportPtr report) const;
+};
+SummaryMerge mergeSummaries(const std::vector<std::string>& paths, MergeMode mode);
 
 // The summaries read (in parallel on the WorkPool), in rank order, and the job analysis of them
 // when they form one job (the rule of `analyze`): every rank's report at once, for the viewer
