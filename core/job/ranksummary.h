@@ -107,7 +107,7 @@ SummaryMerge mergeSummaries(const std::vector<std::string>& paths, MergeMode mod
 // and `compare`. `ringscope merge` prints the same without holding them (writeMergedReport*).
 struct MergedJob {
     std::vector<RankSummaryRead> ranks; // the summaries read, by rank (refused ones left out)
-    std::vector<ReportInput> inputs;    // per rank, for reportToJson / reportToText
+    std::vector<ReportInput> inputs;    // per rank, for writeReportJson / reportToText
     std::optional<JobReport> job;
     std::vector<std::string> errors;   // a summary refused (named), a path that does not exist
     std::vector<std::string> warnings; // wrong-type fields, mixed options, not one job
