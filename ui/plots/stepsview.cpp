@@ -1,5 +1,7 @@
 #include "ui/plots/stepsview.h"
 
+#include "ui/session/session.h"
+
 #include "ui/plots/plotexport.h"
 #include "ui/theme/theme.h"
 
@@ -555,6 +557,16 @@ void StepsView::showContextMenu(const QPoint& pos)
     menu.addSeparator();
     plots::addExportActions(&menu, m_plot, this, QStringLiteral("steps"));
     menu.exec(m_plot->mapToGlobal(pos));
+}
+
+void StepsView::setSession(Session* session)
+{
+    // A trace's report comes later (a job's is there already).
+    connect(session, &Session::traceLoaded, this, [this, session] {
+        if (!session->report()) setReports({});
+    });
+    connect(session, &Session::analysed, this,
+            [this, session] { setReports(session->rankReports()); });
 }
 
 } // namespace rs
