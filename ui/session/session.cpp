@@ -10,6 +10,7 @@
 #include <QFileInfo>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <utility>
 
@@ -92,21 +93,41 @@ void Session::cancel()
     if (m_state == State::Loading && m_progress) m_progress->requestCancel();
 }
 
+void Session::relayProgress(quint64 generation, const std::shared_ptr<JobProgress>& jobProgress)
+{
+    // Queued onto the GUI thread as chunks are read and ranks end (no polling), at most about
+    // 200 times per open besides the rank ends: a fast read of many small chunks does not
+    // flood the event loop.
+    const QueuedRelay relay(this);
+    auto posted = std::make_shared<std::atomic<std::uint64_t>>(0);
+    auto ranksPosted = std::make_shared<std::atomic<int>>(-1);
+    jobProgress->onChange = [relay, this, generation, posted, ranksPosted,
+                             weak = std::weak_ptr<JobProgress>(jobProgress)] {
+        const std::shared_ptr<JobProgress> p = weak.lock();
+        if (!p) return;
+        const std::uint64_t total = p->total.load();
+        const std::uint64_t done = std::min(p->bytesDone(), total);
+        const int ranksDone = p->ranksDone.load();
+        const std::uint64_t last = posted->load();
+        if (ranksDone == ranksPosted->load() && done < total &&
+            (done > last ? done - last : 0) < total / 200)
+            return;
+        posted->store(done);
+        ranksPosted->store(ranksDone);
+        relay.post([this, generation, done, total, ranksDone, ranks = p->ranks.load()] {
+            if (generation == m_generation)
+                emit progress(qint64(done), qint64(total), ranksDone, ranks);
+        });
+    };
+}
+
 void Session::openTrace(const QString& path, std::optional<int> rank)
 {
     const quint64 generation = begin(Kind::Trace, path, 1);
     auto jobProgress = std::make_shared<JobProgress>();
     m_progress = jobProgress;
+    relayProgress(generation, jobProgress);
     const QueuedRelay relay(this);
-    jobProgress->onChange = [relay, this, generation,
-                             weak = std::weak_ptr<JobProgress>(jobProgress)] {
-        relay.post([this, generation, weak] {
-            const std::shared_ptr<JobProgress> p = weak.lock();
-            if (!p || generation != m_generation) return;
-            emit progress(qint64(std::min(p->bytesDone(), p->total.load())),
-                          qint64(p->total.load()), p->ranksDone.load(), p->ranks.load());
-        });
-    };
     PipelineOptions options;
     options.analysis = linkpeaks::analysisOptions();
     options.crossRank = false;
@@ -233,17 +254,7 @@ void Session::openJob(const std::vector<RankInput>& inputs, const QString& name)
     const quint64 generation = begin(Kind::Job, name, int(inputs.size()));
     auto jobProgress = std::make_shared<JobProgress>();
     m_progress = jobProgress;
-    // Each chunk read and each rank that ends is queued onto the GUI thread: no polling.
-    const QueuedRelay relay(this);
-    jobProgress->onChange = [relay, this, generation,
-                             weak = std::weak_ptr<JobProgress>(jobProgress)] {
-        relay.post([this, generation, weak] {
-            const std::shared_ptr<JobProgress> p = weak.lock();
-            if (!p || generation != m_generation) return;
-            emit progress(qint64(std::min(p->bytesDone(), p->total.load())),
-                          qint64(p->total.load()), p->ranksDone.load(), p->ranks.load());
-        });
-    };
+    relayProgress(generation, jobProgress);
     const AnalysisOptions options = linkpeaks::analysisOptions();
     const std::string path = name.toStdString();
     // Loading, analysis and merging all run on the pool, off the GUI thread.

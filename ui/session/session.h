@@ -99,6 +99,7 @@ private:
     enum class State : std::uint8_t { Idle, Loading, Analysing, Rebuilding };
 
     quint64 begin(Kind kind, const QString& name, int ranks);
+    void relayProgress(quint64 generation, const std::shared_ptr<JobProgress>& jobProgress);
     void openTrace(const QString& path, std::optional<int> rank);
     void openJob(const std::vector<RankInput>& inputs, const QString& name);
     void openSummaries(const std::vector<std::string>& files, const QString& name);
