@@ -1,6 +1,8 @@
 // The viewer's session (ui/session): what an open of one trace and of a job emits, a second
 // open dropping the first's result (one generation token), cancel, a failing open, and the
-// analysis redone (a trace again, a job on new offsets).
+// analysis redone (a trace again, a job on new offsets); progress pushed onto the GUI thread,
+// nothing delivered to a session gone mid-open.
+#include "bench/tracegen_large.h"
 #include "bench/tracegen_seed.h"
 #include "core/job/jobtrace.h"
 #include "ui/session/session.h"
@@ -11,6 +13,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 
 using namespace rs;
 
@@ -215,6 +218,52 @@ private slots:
         QCOMPARE(r.order, (QStringList{"opening", "cancelled"}));
         QVERIFY(s.trace() == open);
         QVERIFY(!s.isJob());
+    }
+
+    // A trace of a few MiB (several chunks): progress comes while it is read, on the GUI
+    // thread, never goes back and ends full.
+    void traceProgressOnTheGuiThread()
+    {
+        const QString big = QDir(m_dir.path()).filePath(QStringLiteral("big.json"));
+        tracegen::LargeTraceOptions o;
+        o.targetBytes = 24ull << 20;
+        o.seed = 1;
+        std::string error;
+        QVERIFY2(tracegen::writeLargeTrace(big.toStdString(), o, nullptr, &error), error.c_str());
+        Session s;
+        QList<qint64> done;
+        qint64 lastTotal = 0;
+        bool onGui = true;
+        connect(&s, &Session::progress, this, [&](qint64 d, qint64 total) {
+            onGui = onGui && QThread::currentThread() == thread();
+            done << d;
+            lastTotal = total;
+        });
+        s.open({big});
+        QVERIFY(settle(s));
+        QVERIFY(s.trace() && s.report());
+        QVERIFY(onGui);
+        QVERIFY2(done.size() >= 2, qPrintable(QString::number(done.size())));
+        QVERIFY2(done.size() <= 210, qPrintable(QString::number(done.size()))); // throttled
+        for (int i = 1; i < done.size(); ++i)
+            QVERIFY(done[i] >= done[i - 1]);
+        QCOMPARE(done.last(), lastTotal);
+        QCOMPARE(lastTotal, QFileInfo(big).size());
+    }
+
+    void destroyedMidOpenReceivesNothing()
+    {
+        int calls = 0;
+        {
+            Session s;
+            connect(&s, &Session::traceLoaded, this, [&] { ++calls; });
+            connect(&s, &Session::analysed, this, [&] { ++calls; });
+            connect(&s, &Session::progress, this, [&] { ++calls; });
+            connect(&s, &Session::cancelled, this, [&] { ++calls; });
+            s.open({m_dir.path()});
+        } // gone: the open is cancelled and its queued calls are dropped
+        QTest::qWait(1000);
+        QCOMPARE(calls, 0);
     }
 
     void failingOpenSaysWhy()
