@@ -498,12 +498,7 @@ void CommMatrixView::onMouseMove(QMouseEvent* e)
 
 void CommMatrixView::setSession(Session* session)
 {
-    // A trace's report comes later (a job's is there already).
-    connect(session, &Session::traceLoaded, this, [this, session] {
-        if (!session->report()) setReports({});
-    });
-    connect(session, &Session::analysed, this,
-            [this, session] { setReports(session->rankReports()); });
+    followRankReports(session, this);
 }
 
 } // namespace rs

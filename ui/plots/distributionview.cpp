@@ -774,12 +774,7 @@ void DistributionView::showContextMenu(const QPoint& pos)
 
 void DistributionView::setSession(Session* session)
 {
-    // A trace's report comes later (a job's is there already).
-    connect(session, &Session::traceLoaded, this, [this, session] {
-        if (!session->report()) setReports({});
-    });
-    connect(session, &Session::analysed, this,
-            [this, session] { setReports(session->rankReports()); });
+    followRankReports(session, this);
 }
 
 } // namespace rs

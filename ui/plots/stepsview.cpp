@@ -561,12 +561,7 @@ void StepsView::showContextMenu(const QPoint& pos)
 
 void StepsView::setSession(Session* session)
 {
-    // A trace's report comes later (a job's is there already).
-    connect(session, &Session::traceLoaded, this, [this, session] {
-        if (!session->report()) setReports({});
-    });
-    connect(session, &Session::analysed, this,
-            [this, session] { setReports(session->rankReports()); });
+    followRankReports(session, this);
 }
 
 } // namespace rs

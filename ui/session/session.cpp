@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <functional>
 #include <utility>
 
 namespace rs {
@@ -77,13 +78,18 @@ void Session::open(const QStringList& paths)
         openTrace(m_openedPaths.first(), std::nullopt);
 }
 
-quint64 Session::begin(Kind kind, const QString& name, int ranks)
+quint64 Session::supersede(State state)
 {
     if (m_progress) m_progress->requestCancel(); // what still loads is superseded
     m_progress.reset();
-    m_state = State::Loading;
+    m_state = state;
+    return ++m_generation;
+}
+
+quint64 Session::begin(Kind kind, const QString& name, int ranks)
+{
+    const quint64 generation = supersede(State::Loading);
     m_openingKind = kind;
-    const quint64 generation = ++m_generation;
     emit opening(kind, name, ranks);
     return generation;
 }
@@ -219,10 +225,7 @@ void Session::reanalyse()
         setRankOffsets(m_job->job.offsets);
         return;
     }
-    if (m_progress) m_progress->requestCancel();
-    m_progress.reset();
-    const quint64 generation = ++m_generation;
-    m_state = State::Analysing;
+    const quint64 generation = supersede(State::Analysing);
     emit analysisStarted();
     const TracePtr trace = m_trace;
     const AnalysisOptions options = linkpeaks::analysisOptions();
@@ -257,21 +260,9 @@ void Session::openJob(const std::vector<RankInput>& inputs, const QString& name)
     relayProgress(generation, jobProgress);
     const AnalysisOptions options = linkpeaks::analysisOptions();
     const std::string path = name.toStdString();
-    // Loading, analysis and merging all run on the pool, off the GUI thread.
-    runOnPool<JobSessionPtr>(
-        this,
-        [inputs, path, jobProgress, options]() -> JobSessionPtr {
-            try {
-                return buildJobSession(inputs, path, jobProgress.get(), options);
-            } catch (const std::exception& e) {
-                auto s = std::make_shared<JobSession>();
-                s->errors.emplace_back(e.what());
-                return s;
-            }
-        },
-        [this, generation](JobSessionPtr job) {
-            if (generation == m_generation) jobDone(std::move(job), false);
-        });
+    buildJob(generation, [inputs, path, jobProgress, options] {
+        return buildJobSession(inputs, path, jobProgress.get(), options);
+    });
 }
 
 void Session::openSummaries(const std::vector<std::string>& files, const QString& name)
@@ -279,43 +270,37 @@ void Session::openSummaries(const std::vector<std::string>& files, const QString
     // Summaries are small and read at once: no progress, no cancel.
     const quint64 generation = begin(Kind::Summaries, name, int(files.size()));
     const std::string path = name.toStdString();
-    runOnPool<JobSessionPtr>(
-        this,
-        [files, path]() -> JobSessionPtr {
-            try {
-                return buildSummaryJobSession(files, path);
-            } catch (const std::exception& e) {
-                auto s = std::make_shared<JobSession>();
-                s->errors.emplace_back(e.what());
-                return s;
-            }
-        },
-        [this, generation](JobSessionPtr job) {
-            if (generation == m_generation) jobDone(std::move(job), false);
-        });
+    buildJob(generation, [files, path] { return buildSummaryJobSession(files, path); });
 }
 
 bool Session::setRankOffsets(const std::vector<TimeNs>& offsets)
 {
     if (!m_job) return false;
-    if (m_progress) m_progress->requestCancel();
-    m_progress.reset();
-    const quint64 generation = ++m_generation;
-    m_state = State::Rebuilding;
+    const quint64 generation = supersede(State::Rebuilding);
     const JobSessionPtr job = m_job;
+    buildJob(
+        generation, [job, offsets] { return reoffsetJobSession(*job, offsets); }, true);
+    return true;
+}
+
+void Session::buildJob(quint64 generation, std::function<JobSessionPtr()> build, bool reoffset)
+{
+    // Loading, analysis and merging all run on the pool, off the GUI thread.
     runOnPool<JobSessionPtr>(
         this,
-        [job, offsets]() -> JobSessionPtr {
+        [build = std::move(build), reoffset]() -> JobSessionPtr {
             try {
-                return reoffsetJobSession(*job, offsets);
-            } catch (const std::exception&) {
-                return nullptr;
+                return build();
+            } catch (const std::exception& e) {
+                if (reoffset) return nullptr; // rebuildFailed: the job stays as it was
+                auto s = std::make_shared<JobSession>();
+                s->errors.emplace_back(e.what());
+                return s;
             }
         },
-        [this, generation](JobSessionPtr rebuilt) {
-            if (generation == m_generation) jobDone(std::move(rebuilt), true);
+        [this, generation, reoffset](JobSessionPtr job) {
+            if (generation == m_generation) jobDone(std::move(job), reoffset);
         });
-    return true;
 }
 
 void Session::jobDone(JobSessionPtr job, bool reoffset)

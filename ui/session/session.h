@@ -22,6 +22,7 @@
 #include <QStringList>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -98,6 +99,8 @@ signals:
 private:
     enum class State : std::uint8_t { Idle, Loading, Analysing, Rebuilding };
 
+    // A new generation: what is in flight is dropped when it arrives (and stops loading).
+    quint64 supersede(State state);
     quint64 begin(Kind kind, const QString& name, int ranks);
     void relayProgress(quint64 generation, const std::shared_ptr<JobProgress>& jobProgress);
     void openTrace(const QString& path, std::optional<int> rank);
@@ -106,6 +109,8 @@ private:
     void showTrace(const QString& path, const TracePtr& trace, const QString& partial,
                    std::shared_ptr<const TimelineIndex> index);
     void traceDone(const QString& path, PipelineResult& result);
+    // build() on the pool (what throws is the open's error), then jobDone unless superseded.
+    void buildJob(quint64 generation, std::function<JobSessionPtr()> build, bool reoffset = false);
     void jobDone(JobSessionPtr job, bool reoffset);
 
     quint64 m_generation = 0;
@@ -123,5 +128,16 @@ private:
     QString m_path;
     QString m_partialMessage;
 };
+
+// For a pane that shows the per-rank reports (the plots): cleared when a trace opens (its
+// report comes later; a job's is there already), set as each analysis ends.
+template <typename Pane> void followRankReports(Session* session, Pane* pane)
+{
+    QObject::connect(session, &Session::traceLoaded, pane, [pane, session] {
+        if (!session->report()) pane->setReports({});
+    });
+    QObject::connect(session, &Session::analysed, pane,
+                     [pane, session] { pane->setReports(session->rankReports()); });
+}
 
 } // namespace rs
