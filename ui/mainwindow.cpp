@@ -1,10 +1,6 @@
 #include "ui/mainwindow.h"
 
-#include "core/job/ranksummary.h"
-
 #include "core/analysis/analyzer.h"
-#include "core/job/jobloader.h"
-#include "core/job/pooltask.h"
 #include "ui/annotations/annotationcontroller.h"
 #include "ui/annotations/notespane.h"
 #include "ui/comm/commmatrixview.h"
@@ -70,12 +66,6 @@ namespace rs {
 namespace {
 constexpr int kMaxRecent = 10;
 
-// An absolute path without a trailing separator: "job/" names the folder "job", not "".
-QString absolutePath(const QString& path)
-{
-    return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
-}
-
 // The name shown for a trace or job path (its last part, whatever separators end it).
 QString shownName(const QString& path)
 {
@@ -101,20 +91,40 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     setDockNestingEnabled(true);
     applyTheme(savedTheme()); // before the widgets, so they start in it
 
+    // What is open (ui/session). The window's own slots first: they set the compact mode
+    // before the timeline lays a new trace out. Each pane follows the session itself.
+    m_session = new Session(this);
+    connect(m_session, &Session::opening, this, &MainWindow::onOpening);
+    connect(m_session, &Session::progress, this, &MainWindow::onProgress);
+    connect(m_session, &Session::traceLoaded, this, &MainWindow::onTraceOpened);
+    connect(m_session, &Session::traceReplaced, this, [this] { m_rebuilt = true; });
+    connect(m_session, &Session::failed, this, &MainWindow::onOpenFailed);
+    connect(m_session, &Session::cancelled, this, &MainWindow::onCancelled);
+    connect(m_session, &Session::rebuildFailed, this, [this] {
+        showProgress(false);
+        m_status->setText(tr("Could not move the ranks onto the new offsets"));
+        emit jobRebuilt();
+    });
+
     m_timeline = new TimelineView(this);
+    m_timeline->setSession(m_session);
     m_timeline->setObjectName(QStringLiteral("timeline"));
     setCentralWidget(m_timeline);
     m_trackFilter = new TrackFilterBar(m_timeline, this);
     addToolBar(Qt::TopToolBarArea, m_trackFilter);
 
     m_details = new DetailsPane(this);
+    m_details->setSession(m_session);
     m_details->setObjectName(QStringLiteral("details"));
     m_callStack = new CallStackPane(this);
+    m_callStack->setSession(m_session);
     m_callStack->setObjectName(QStringLiteral("callStack"));
     m_callStack->setProvider([](const Trace& t, EventId e) { return callStack(t, e, 256); });
     m_search = new SearchPane(this);
+    m_search->setSession(m_session);
     m_search->setObjectName(QStringLiteral("search"));
     m_findings = new FindingsPane(this);
+    m_findings->setSession(m_session);
     m_findings->setObjectName(QStringLiteral("findings"));
 
     m_tabs = new QTabWidget(this);
@@ -124,24 +134,30 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_tabs->addTab(m_callStack, tr("Call stack"));
     m_tabs->addTab(m_search, tr("Search"));
     m_steps = new StepsView(this);
+    m_steps->setSession(m_session);
     m_steps->setObjectName(QStringLiteral("steps"));
     m_tabs->addTab(m_steps, tr("Steps"));
     m_distribution = new DistributionView(this);
+    m_distribution->setSession(m_session);
     m_distribution->setObjectName(QStringLiteral("distribution"));
     m_tabs->addTab(m_distribution, tr("Distribution"));
     m_comm = new CommMatrixView(this); // ui/comm: the communication matrix of the rank or job
+    m_comm->setSession(m_session);
     m_comm->setObjectName(QStringLiteral("communication"));
     m_tabs->addTab(m_comm, tr("Communication"));
     connect(m_comm, &CommMatrixView::transfersSelected, this, &MainWindow::selectTransfers);
     m_stats = new StatsPane(this); // ui/stats: follows the timeline's range and area itself
+    m_stats->setSession(m_session);
     m_stats->setObjectName(QStringLiteral("statistics"));
     m_stats->setTimeline(m_timeline);
     m_tabs->addTab(m_stats, tr("Statistics"));
     m_warnings = new WarningsPane(this);
+    m_warnings->setSession(m_session);
     m_warnings->setObjectName(QStringLiteral("warnings"));
     m_tabs->addTab(m_warnings, tr("Warnings"));
     // The "Ranks" tab is added while a job is open.
     m_heatmap = new RankStepHeatmap(this);
+    m_heatmap->setSession(m_session);
     m_heatmap->setObjectName(QStringLiteral("ranks"));
     m_heatmap->setVisible(false);
     m_bottomDock = new QDockWidget(tr("Panes"), this);
@@ -174,6 +190,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     statusBar()->addPermanentWidget(m_flaggedLabel);
     statusBar()->addPermanentWidget(m_warningsButton);
     connect(m_warningsButton, &QPushButton::clicked, this, &MainWindow::showWarnings);
+    connect(m_warnings, &WarningsPane::countChanged, this, [this](int n) {
+        m_warningsButton->setText(tr("%n warning(s)", nullptr, n));
+        m_warningsButton->setVisible(n > 0);
+    });
     // A tab clicked on the folded panes unfolds them on it.
     connect(m_tabs, &QTabWidget::tabBarClicked, this, [this](int) { setPanesCollapsed(false); });
     // An area made shows its aggregates at once (Perfetto's "current selection").
@@ -185,13 +205,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelLoad);
-    connect(&m_job, &TraceLoadJob::progress, this, [this](qint64 done, qint64 total) {
-        m_progress->setVisible(true);
-        m_cancel->setVisible(true);
-        m_progress->setRange(0, 1000);
-        m_progress->setValue(total > 0 ? static_cast<int>(done * 1000 / total) : 0);
-    });
-    connect(&m_job, &TraceLoadJob::finished, this, &MainWindow::onLoaded);
     connect(m_heatmap, &RankStepHeatmap::cellClicked, this, &MainWindow::showRankStep);
 
     connect(m_timeline, &TimelineView::eventSelected, this, &MainWindow::onEventSelected);
@@ -203,13 +216,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_search, &SearchPane::resultActivated, this, &MainWindow::selectEvent);
     connect(m_distribution, &DistributionView::collectiveClicked, this, &MainWindow::selectEvent);
     connect(m_distribution, &DistributionView::stepClicked, this, [this](int rank, int step) {
-        if (m_session)
+        if (isJob())
             showRankStep(rank, step);
         else
             showStep(step);
     });
     connect(m_steps, &StepsView::stepClicked, this, [this](int rank, int step) {
-        if (m_session)
+        if (isJob())
             showRankStep(rank, step);
         else
             showStep(step);
@@ -228,9 +241,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     if (m_annotations->notesPane()) m_tabs->addTab(m_annotations->notesPane(), tr("Notes"));
     m_stats->setAnnotationStore(m_annotations->store());
     m_stats->installActions(this);
-    const auto feedStats = [this] { m_stats->setData(m_trace, m_report, m_session, m_path); };
-    connect(this, &MainWindow::traceLoaded, m_stats, feedStats);
-    connect(this, &MainWindow::analysisFinished, m_stats, feedStats);
+    m_annotations->setSession(m_session);
+    // The window's public signals, after every pane has followed the session.
+    connect(m_session, &Session::traceLoaded, this, [this] {
+        updateStatus();
+        emit traceLoaded();
+    });
+    connect(m_session, &Session::analysed, this, &MainWindow::onAnalysed);
+    connect(m_session, &Session::analysisFailed, this, [this] { emit analysisFinished(); });
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
@@ -288,7 +306,7 @@ void MainWindow::buildMenus()
     addMenuAction(file, this, tr("Open &sample"), QKeySequence(), [this] { openSample(); });
     // Before/after and scaling comparisons open in their own windows (ui/compare).
     addMenuAction(file, this, tr("&Compare…"), QKeySequence(),
-                  [this] { CompareDialog::run(this, m_path); });
+                  [this] { CompareDialog::run(this, currentPath()); });
     m_recentMenu = file->addMenu(tr("&Recent"));
     updateRecentMenu();
     file->addSeparator();
@@ -312,7 +330,7 @@ void MainWindow::buildMenus()
         m_timeline->setCompact(on);
         // The user's choice, kept apart for jobs (compact by default) and single traces.
         QSettings().setValue(
-            m_session ? QStringLiteral("view/jobCompact") : QStringLiteral("view/compact"), on);
+            isJob() ? QStringLiteral("view/jobCompact") : QStringLiteral("view/compact"), on);
     });
     // The view leaves compact mode to show an event it left out: the menu follows.
     connect(m_timeline, &TimelineView::compactChanged, this, [this](bool on) {
@@ -368,8 +386,8 @@ void MainWindow::buildMenus()
                 items << tr("Rank %1 — %2")
                              .arg(r)
                              .arg(QDir::toNativeSeparators(
-                                 QString::fromStdString(m_session->rankTracePaths[std::size_t(
-                                     m_session->job.blockOfRank(r))])));
+                                 QString::fromStdString(jobSession()->rankTracePaths[std::size_t(
+                                     jobSession()->job.blockOfRank(r))])));
             bool ok = false;
             const QString item = QInputDialog::getItem(this, tr("Open a rank's trace"), tr("Rank:"),
                                                        items, 0, false, &ok);
@@ -405,55 +423,6 @@ void MainWindow::setTheme(Theme theme)
             a->setChecked(a->data().toInt() == static_cast<int>(theme));
 }
 
-bool MainWindow::isLoading() const
-{
-    return m_job.isRunning() || m_jobLoading;
-}
-
-void MainWindow::openPaths(const QStringList& paths)
-{
-    if (paths.isEmpty()) return;
-    // Unsaved notes on the current trace: save, discard or stay.
-    if (m_trace && m_annotations && !m_annotations->maybeSave(this)) return;
-    // Several ranks (files, a job folder, rank folders) open as a job; one as a trace.
-    std::vector<std::string> given;
-    for (const QString& p : paths)
-        given.push_back(absolutePath(p).toStdString());
-    // Rank summaries (files, or folders holding them) open as a job without traces.
-    const bool summaries = std::all_of(given.begin(), given.end(), isRankSummaryPath);
-    if (summaries) {
-        std::string findError;
-        const std::vector<std::string> files = findRankSummaries(given, &findError);
-        const QString name = paths.size() == 1 ? absolutePath(paths.first())
-                                               : absolutePath(paths.first()) +
-                                                     tr(" (+%1 more)").arg(paths.size() - 1);
-        startSummaryJob(files, name, paths);
-        return;
-    }
-    std::string discoverError;
-    const std::vector<RankInput> inputs = discoverJob(given, &discoverError);
-    if (inputs.size() >= 2) {
-        const QString name = paths.size() == 1 ? absolutePath(paths.first())
-                                               : absolutePath(paths.first()) +
-                                                     tr(" (+%1 more)").arg(paths.size() - 1);
-        startJob(inputs, name, paths);
-        return;
-    }
-    // One rank: the folder holding it resolves to its trace; else the loader reports why not.
-    const QString path = inputs.size() == 1 ? QString::fromStdString(inputs.front().path)
-                                            : absolutePath(paths.first());
-    ++m_jobGeneration; // a job still loading or rebuilding is superseded
-    if (m_jobProgress) m_jobProgress->requestCancel();
-    m_jobLoading = false;
-    m_rebuilding = false;
-    m_lastError.clear();
-    m_status->setText(tr("Loading %1…").arg(QDir::toNativeSeparators(path)));
-    m_progress->setValue(0);
-    m_progress->setVisible(true);
-    m_cancel->setVisible(true);
-    m_job.start(path);
-}
-
 void MainWindow::openSample()
 {
     initRingscopeResources();
@@ -476,130 +445,142 @@ void MainWindow::openSample()
     openPaths({dir});
 }
 
+void MainWindow::openPaths(const QStringList& paths)
+{
+    if (paths.isEmpty()) return;
+    // Unsaved notes on the current trace: save, discard or stay.
+    if (trace() && m_annotations && !m_annotations->maybeSave(this)) return;
+    m_session->open(paths);
+}
+
 void MainWindow::cancelLoad()
 {
-    m_job.cancel();
-    if (m_jobProgress) m_jobProgress->requestCancel();
+    m_session->cancel();
     m_status->setText(tr("Cancelling…"));
 }
 
-void MainWindow::onLoaded(const QString& path, std::shared_ptr<LoadResult> result)
+void MainWindow::showProgress(bool on, bool busy)
 {
-    m_progress->setVisible(false);
-    m_cancel->setVisible(false);
-    if (result->cancelled()) {
-        m_status->setText(tr("Loading %1 cancelled").arg(QDir::toNativeSeparators(path)));
-        updateStatus();
-        return;
-    }
-    if (result->failed() || !result->trace) {
-        m_lastError = QString::fromStdString(result->message);
-        m_status->setText(tr("Cannot open %1").arg(QDir::toNativeSeparators(path)));
-        // Not modal-blocking: tests and scripted runs must keep going.
-        auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open trace"),
-                                    tr("Cannot open %1:\n%2").arg(path, m_lastError),
-                                    QMessageBox::Ok, this);
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();
-        emit loadFailed(m_lastError);
-        return;
-    }
-    // The timeline's index is built on the pool; a newer load meanwhile drops this one.
-    const quint64 jobGeneration = m_jobGeneration;
-    const TracePtr trace = result->trace;
-    runOnPool<std::shared_ptr<const TimelineIndex>>(
-        this,
-        [trace]() -> std::shared_ptr<const TimelineIndex> {
-            try {
-                return std::make_shared<TimelineIndex>(trace);
-            } catch (const std::exception&) {
-                return nullptr; // built on the GUI thread then
-            }
-        },
-        [this, path, result, jobGeneration](std::shared_ptr<const TimelineIndex> index) {
-            if (jobGeneration != m_jobGeneration) return;
-            showLoaded(path, result, std::move(index));
-        });
+    m_progress->setRange(0, busy ? 0 : 1000);
+    m_progress->setValue(0);
+    m_progress->setVisible(on);
+    m_cancel->setVisible(on && !busy);
 }
 
-void MainWindow::showLoaded(const QString& path, std::shared_ptr<LoadResult> result,
-                            std::shared_ptr<const TimelineIndex> index)
+void MainWindow::onOpening(Session::Kind kind, const QString& name, int ranks)
 {
-    ++m_generation;
-    m_session.reset();
-    setJobUi(false);
-    m_trace = result->trace;
-    // A partial load (cut or malformed file) is shown with what was read; the status bar says so.
-    m_partial = !result->complete();
-    if (m_partial) m_lastError = QString::fromStdString(result->message);
-    m_report.reset();
-    m_path = path;
-    addRecent(path);
-    setWindowTitle(QStringLiteral("%1 — Ringscope").arg(shownName(path)));
-    m_timeline->setProcessRanks({});
-    setCompactQuietly(QSettings().value(QStringLiteral("view/compact"), false).toBool());
-    m_timeline->setTrace(m_trace, std::move(index));
+    m_lastError.clear();
+    m_openingName = name;
+    const QString shown = QDir::toNativeSeparators(name);
+    if (kind == Session::Kind::Trace)
+        m_status->setText(tr("Loading %1…").arg(shown));
+    else if (kind == Session::Kind::Job)
+        m_status->setText(tr("Loading %1 ranks of %2…").arg(ranks).arg(shown));
+    else
+        m_status->setText(tr("Reading %1 rank summaries of %2…").arg(ranks).arg(shown));
+    // Summaries are read at once: a busy bar, nothing to cancel.
+    showProgress(true, kind == Session::Kind::Summaries);
+}
+
+void MainWindow::onProgress(qint64 done, qint64 total, int ranksDone, int ranks)
+{
+    m_progress->setValue(total > 0 ? static_cast<int>(done * 1000 / total) : 0);
+    if (m_session->openingKind() == Session::Kind::Job)
+        m_status->setText(tr("Loading and analysing: %1 of %2 ranks…").arg(ranksDone).arg(ranks));
+}
+
+void MainWindow::onTraceOpened()
+{
+    showProgress(false);
+    const bool job = isJob();
+    setJobUi(job);
+    const QString path = currentPath();
+    if (job) {
+        addRecent(m_session->openedPaths().join(QLatin1Char('\n')));
+        setWindowTitle(tr("%1 — %2 ranks — Ringscope")
+                           .arg(shownName(path))
+                           .arg(jobSession()->job.rankCount()));
+        // A job opens with every rank in view: the compact job layout, unless the user
+        // turned it off for jobs.
+        setCompactQuietly(QSettings().value(QStringLiteral("view/jobCompact"), true).toBool());
+    } else {
+        // A partial load (cut or malformed file) is shown with what was read; the status bar
+        // says so.
+        if (m_session->isPartial()) m_lastError = m_session->partialMessage();
+        addRecent(path);
+        setWindowTitle(QStringLiteral("%1 — Ringscope").arg(shownName(path)));
+        setCompactQuietly(QSettings().value(QStringLiteral("view/compact"), false).toBool());
+    }
     updateFlaggedFeedback(kNone, false);
     setPanesCollapsed(true); // nothing selected yet: the tracks get the height
-    m_details->setTrace(m_trace);
-    m_callStack->setTrace(m_trace);
-    m_search->setTrace(m_trace);
-    m_findings->setReport(nullptr);
-    m_steps->setReports({});
-    m_distribution->setReports({});
-    m_comm->setReports({});
-    m_annotations->setTrace(m_trace);
+}
+
+void MainWindow::onAnalysed()
+{
+    showProgress(false);
+    const bool rebuilt = std::exchange(m_rebuilt, false);
     updateStatus();
-    emit traceLoaded();
-    startAnalysis();
+    updateJobActions();
+    const QString errors = m_session->jobErrors();
+    if (!errors.isEmpty()) {
+        m_lastError = errors;
+        // Not modal-blocking: the ranks that loaded are open and usable.
+        if (!rebuilt) {
+            auto* box = new QMessageBox(QMessageBox::Warning, tr("Some ranks could not be opened"),
+                                        tr("The other ranks are open.\n%1").arg(errors),
+                                        QMessageBox::Ok, this);
+            box->setAttribute(Qt::WA_DeleteOnClose);
+            box->open();
+        }
+    }
+    emit analysisFinished();
+    if (rebuilt) emit jobRebuilt();
+}
+
+void MainWindow::onOpenFailed(const QString& message)
+{
+    showProgress(false);
+    m_lastError = message;
+    const bool one = m_session->openingKind() == Session::Kind::Trace;
+    m_status->setText(one ? tr("Cannot open %1").arg(QDir::toNativeSeparators(m_openingName))
+                          : tr("Cannot open the job"));
+    // Not modal-blocking: tests and scripted runs must keep going.
+    auto* box =
+        new QMessageBox(QMessageBox::Warning, one ? tr("Cannot open trace") : tr("Cannot open job"),
+                        one ? tr("Cannot open %1:\n%2").arg(m_openingName, m_lastError)
+                            : tr("Cannot open the job:\n%1").arg(m_lastError),
+                        QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    emit loadFailed(m_lastError);
+}
+
+void MainWindow::onCancelled()
+{
+    showProgress(false);
+    m_status->setText(m_session->openingKind() == Session::Kind::Trace
+                          ? tr("Loading %1 cancelled").arg(QDir::toNativeSeparators(m_openingName))
+                          : tr("Loading the job cancelled"));
+    updateStatus();
 }
 
 void MainWindow::startAnalysis()
 {
-    if (!m_trace) return;
+    if (!trace()) return;
     // A job is analysed per rank, then across ranks: redo that on the current offsets.
-    if (m_session) {
-        setRankOffsets(m_session->job.offsets);
-        return;
-    }
-    m_analysisRunning = true;
-    m_findings->setStatus(tr("Analysing collectives…"));
-    const quint64 generation = m_generation;
-    TracePtr trace = m_trace;
-    const AnalysisOptions options = linkpeaks::analysisOptions();
-    using Outcome = std::pair<ReportPtr, QString>;
-    // On the pool; a window closed mid-analysis drops the result.
-    runOnPool<Outcome>(
-        this,
-        [trace, options]() -> Outcome {
-            try {
-                return {analyze(trace, options), QString()};
-            } catch (const std::exception& e) {
-                return {nullptr, QString::fromUtf8(e.what())};
-            }
-        },
-        [this, generation](Outcome out) { onAnalysed(generation, out.first, out.second); });
+    if (isJob())
+        setRankOffsets(jobSession()->job.offsets);
+    else
+        m_session->reanalyse();
 }
 
-void MainWindow::onAnalysed(quint64 generation, const ReportPtr& report, const QString& error)
+void MainWindow::setRankOffsets(const std::vector<TimeNs>& offsets)
 {
-    if (generation != m_generation) return; // superseded by a newer load
-    m_analysisRunning = false;
-    if (!report) {
-        m_findings->setStatus(tr("Analysis failed: %1").arg(error));
-        emit analysisFinished();
-        return;
-    }
-    m_report = report;
-    m_timeline->setReport(report);
-    m_details->setReport(report);
-    m_findings->setReport(report);
-    m_annotations->setReport(report);
-    m_steps->setReports({report});
-    m_distribution->setReports({report});
-    m_comm->setReports({report});
-    updateStatus();
-    emit analysisFinished();
+    if (!isJob()) return;
+    // The rebuilt trace reopens the notes: unsaved ones are saved first (or the user stays).
+    if (m_annotations && !m_annotations->maybeSave(this)) return;
+    m_session->setRankOffsets(offsets);
+    m_status->setText(tr("Moving ranks onto the new clock offsets…"));
 }
 
 void MainWindow::selectEvent(EventId e)
@@ -614,11 +595,11 @@ void MainWindow::zoomToRange(TimeNs t0, TimeNs t1)
 
 void MainWindow::showFinding(int index)
 {
-    if (!m_report || index < 0 || index >= static_cast<int>(m_report->findings.size())) return;
-    const Finding& f = m_report->findings[static_cast<std::size_t>(index)];
+    if (!report() || index < 0 || index >= static_cast<int>(report()->findings.size())) return;
+    const Finding& f = report()->findings[static_cast<std::size_t>(index)];
     TimeNs a = f.start, b = f.end;
     if (b <= a && !f.events.empty()) {
-        const Slice& s = m_trace->slice(f.events.front());
+        const Slice& s = trace()->slice(f.events.front());
         a = s.start;
         b = s.end();
     }
@@ -631,8 +612,8 @@ void MainWindow::showFinding(int index)
 
 void MainWindow::showStep(int step)
 {
-    if (!m_report) return;
-    for (const StepStats& st : m_report->steps) {
+    if (!report()) return;
+    for (const StepStats& st : report()->steps) {
         if (st.step != step) continue;
         const TimeNs pad = std::max<TimeNs>((st.end - st.start) / 20, 100);
         m_timeline->zoomToRange(st.start - pad, st.end + pad);
@@ -648,16 +629,19 @@ void MainWindow::onEventSelected(EventId e)
     m_callStack->setEvent(e);
     // Link the plots: ring the collective, outline the step the event falls in.
     m_distribution->highlightCollective(e);
-    if (m_report && m_trace && e != kNone) {
-        const TimeNs t = m_trace->slice(e).start;
+    const ReportPtr r = report();
+    if (r && trace() && e != kNone) {
+        const TimeNs t = trace()->slice(e).start;
         // In a job the step is the event's own rank's.
-        const int block = m_session ? m_session->job.blockOfEvent(e) : -1;
+        const JobSessionPtr job = jobSession();
+        const int block = job ? job->job.blockOfEvent(e) : -1;
         const std::optional<int> rank =
-            block >= 0 ? std::optional<int>(m_session->job.rankIds[static_cast<std::size_t>(block)])
+            block >= 0 ? std::optional<int>(job->job.rankIds[static_cast<std::size_t>(block)])
                        : std::nullopt;
-        for (const StepStats& st : m_report->steps)
+        const int shownRank = rank.value_or(plots::rankOfReport(*r, 0));
+        for (const StepStats& st : r->steps)
             if (t >= st.start && t < st.end && (!rank || st.rank == rank)) {
-                m_steps->highlightStep(rank ? *rank : plots::rankOfReport(*m_report, 0), st.step);
+                m_steps->highlightStep(shownRank, st.step);
                 break;
             }
     }
@@ -675,14 +659,14 @@ void MainWindow::setCompactQuietly(bool on)
 
 std::optional<int> MainWindow::rankOfEvent(EventId e) const
 {
-    if (!m_trace || e == kNone || e >= m_trace->slices().size()) return std::nullopt;
-    if (m_session) {
-        const int block = m_session->job.blockOfEvent(e);
-        if (block >= 0 && std::size_t(block) < m_session->job.rankIds.size())
-            return m_session->job.rankIds[std::size_t(block)];
+    if (!trace() || e == kNone || e >= trace()->slices().size()) return std::nullopt;
+    if (isJob()) {
+        const int block = jobSession()->job.blockOfEvent(e);
+        if (block >= 0 && std::size_t(block) < jobSession()->job.rankIds.size())
+            return jobSession()->job.rankIds[std::size_t(block)];
         return std::nullopt;
     }
-    return m_trace->rank();
+    return trace()->rank();
 }
 
 void MainWindow::updateFlaggedFeedback(EventId e, bool stepped)
@@ -705,7 +689,7 @@ void MainWindow::updateFlaggedFeedback(EventId e, bool stepped)
     if (rank) chip += tr(" · rank %1").arg(*rank);
     m_timeline->setFlaggedChip(chip);
     QString text = chip;
-    if (const Collective* c = m_report ? m_report->collectiveOf(e) : nullptr) {
+    if (const Collective* c = report() ? report()->collectiveOf(e) : nullptr) {
         if (c->step) text += tr(" · step %1").arg(*c->step);
         text += c->anomalous ? tr(" · copies (delays the others)")
                 : c->waiting ? tr(" · waits for a slower rank")
@@ -718,101 +702,11 @@ void MainWindow::updateFlaggedFeedback(EventId e, bool stepped)
     m_flaggedLabel->setVisible(true);
 }
 
-void MainWindow::startJob(const std::vector<RankInput>& inputs, const QString& name,
-                          const QStringList& paths)
-{
-    m_job.cancel(); // a single trace still loading is superseded
-    if (m_jobProgress) m_jobProgress->requestCancel();
-    const quint64 generation = ++m_jobGeneration;
-    auto progress = std::make_shared<JobProgress>();
-    m_jobProgress = progress;
-    m_jobLoading = true;
-    m_rebuilding = false;
-    m_lastError.clear();
-    QStringList absolute;
-    for (const QString& p : paths)
-        absolute << absolutePath(p);
-    m_recentEntry = absolute.join(QLatin1Char('\n'));
-    m_status->setText(
-        tr("Loading %1 ranks of %2…").arg(inputs.size()).arg(QDir::toNativeSeparators(name)));
-    m_progress->setRange(0, 1000);
-    m_progress->setValue(0);
-    m_progress->setVisible(true);
-    m_cancel->setVisible(true);
-    const std::string path = name.toStdString();
-    // Each chunk read and each rank that ends tells the window (queued onto the GUI thread):
-    // no polling.
-    const QueuedRelay relay(this);
-    progress->onChange = [relay, this, generation, weak = std::weak_ptr<JobProgress>(progress)] {
-        relay.post([this, generation, weak] {
-            const std::shared_ptr<JobProgress> p = weak.lock();
-            if (!p || generation != m_jobGeneration) return;
-            const auto total = p->total.load();
-            const auto done = std::min(p->bytesDone(), total);
-            m_progress->setValue(total > 0 ? static_cast<int>(done * 1000 / total) : 0);
-            m_status->setText(tr("Loading and analysing: %1 of %2 ranks…")
-                                  .arg(p->ranksDone.load())
-                                  .arg(p->ranks.load()));
-        });
-    };
-    const AnalysisOptions options = linkpeaks::analysisOptions();
-    // Loading, analysis and merging all run on the pool, off the GUI thread.
-    runOnPool<JobSessionPtr>(
-        this,
-        [inputs, path, progress, options]() -> JobSessionPtr {
-            try {
-                return buildJobSession(inputs, path, progress.get(), options);
-            } catch (const std::exception& e) {
-                auto s = std::make_shared<JobSession>();
-                s->errors.emplace_back(e.what());
-                return s;
-            }
-        },
-        [this, generation](JobSessionPtr session) { onJobBuilt(generation, session, false); });
-}
-
-void MainWindow::startSummaryJob(const std::vector<std::string>& summaries, const QString& name,
-                                 const QStringList& paths)
-{
-    m_job.cancel(); // a single trace still loading is superseded
-    if (m_jobProgress) m_jobProgress->requestCancel();
-    const quint64 generation = ++m_jobGeneration;
-    m_jobProgress.reset();
-    m_jobLoading = true;
-    m_rebuilding = false;
-    m_lastError.clear();
-    QStringList absolute;
-    for (const QString& p : paths)
-        absolute << absolutePath(p);
-    m_recentEntry = absolute.join(QLatin1Char('\n'));
-    m_status->setText(tr("Reading %1 rank summaries of %2…")
-                          .arg(summaries.size())
-                          .arg(QDir::toNativeSeparators(name)));
-    m_progress->setRange(0, 0);
-    m_progress->setVisible(true);
-    const std::string path = name.toStdString();
-    runOnPool<JobSessionPtr>(
-        this,
-        [summaries, path]() -> JobSessionPtr {
-            try {
-                return buildSummaryJobSession(summaries, path);
-            } catch (const std::exception& e) {
-                auto s = std::make_shared<JobSession>();
-                s->errors.emplace_back(e.what());
-                return s;
-            }
-        },
-        [this, generation](JobSessionPtr session) {
-            m_progress->setRange(0, 1000);
-            onJobBuilt(generation, session, false);
-        });
-}
-
 std::vector<int> MainWindow::reachableRankTraces() const
 {
     std::vector<int> out;
-    if (!m_session || !m_session->fromSummaries()) return out;
-    const JobSession& s = *m_session;
+    if (!isJob() || !jobSession()->fromSummaries()) return out;
+    const JobSession& s = *jobSession();
     for (std::size_t b = 0; b < s.rankTracePaths.size() && b < s.job.rankIds.size(); ++b)
         if (QFileInfo::exists(QString::fromStdString(s.rankTracePaths[b])))
             out.push_back(s.job.rankIds[b]);
@@ -821,10 +715,10 @@ std::vector<int> MainWindow::reachableRankTraces() const
 
 bool MainWindow::openRankTrace(int rank)
 {
-    if (!m_session || !m_session->fromSummaries()) return false;
-    const int b = m_session->job.blockOfRank(rank);
-    if (b < 0 || static_cast<std::size_t>(b) >= m_session->rankTracePaths.size()) return false;
-    const QString path = QString::fromStdString(m_session->rankTracePaths[std::size_t(b)]);
+    if (!isJob() || !jobSession()->fromSummaries()) return false;
+    const int b = jobSession()->job.blockOfRank(rank);
+    if (b < 0 || static_cast<std::size_t>(b) >= jobSession()->rankTracePaths.size()) return false;
+    const QString path = QString::fromStdString(jobSession()->rankTracePaths[std::size_t(b)]);
     if (!QFileInfo::exists(path)) {
         m_status->setText(tr("Rank %1's trace is not on this machine: %2")
                               .arg(rank)
@@ -833,173 +727,6 @@ bool MainWindow::openRankTrace(int rank)
     }
     openPaths({path});
     return true;
-}
-
-void MainWindow::setRankOffsets(const std::vector<TimeNs>& offsets)
-{
-    if (!m_session) return;
-    // The rebuilt trace reopens the notes: unsaved ones are saved first (or the user stays).
-    if (m_annotations && !m_annotations->maybeSave(this)) return;
-    const quint64 generation = ++m_jobGeneration;
-    m_rebuilding = true;
-    m_analysisRunning = true;
-    m_status->setText(tr("Moving ranks onto the new clock offsets…"));
-    JobSessionPtr session = m_session;
-    runOnPool<JobSessionPtr>(
-        this,
-        [session, offsets]() -> JobSessionPtr {
-            try {
-                return reoffsetJobSession(*session, offsets);
-            } catch (const std::exception&) {
-                return nullptr;
-            }
-        },
-        [this, generation](JobSessionPtr s) { onJobBuilt(generation, s, true); });
-}
-
-void MainWindow::onJobBuilt(quint64 generation, JobSessionPtr session, bool reoffset)
-{
-    if (generation != m_jobGeneration) return; // superseded by a newer load or rebuild
-    m_jobLoading = false;
-    m_rebuilding = false;
-    m_analysisRunning = false;
-    m_progress->setVisible(false);
-    m_cancel->setVisible(false);
-    if (!session) {
-        m_status->setText(tr("Could not move the ranks onto the new offsets"));
-        emit jobRebuilt();
-        return;
-    }
-    if (session->cancelled) {
-        m_status->setText(tr("Loading the job cancelled"));
-        updateStatus();
-        return;
-    }
-    const QString errors = QString::fromStdString([&] {
-        std::string all;
-        for (const std::string& e : session->errors)
-            all += (all.empty() ? "" : "\n") + e;
-        return all;
-    }());
-    if (!session->job.trace || session->job.rankCount() == 0) {
-        m_lastError = errors.isEmpty() ? tr("no rank could be loaded") : errors;
-        m_status->setText(tr("Cannot open the job"));
-        auto* box =
-            new QMessageBox(QMessageBox::Warning, tr("Cannot open job"),
-                            tr("Cannot open the job:\n%1").arg(m_lastError), QMessageBox::Ok, this);
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();
-        emit loadFailed(m_lastError);
-        return;
-    }
-    ++m_generation; // drops a single-trace analysis still running
-    m_session = session;
-    m_trace = session->job.trace;
-    m_report = session->combined;
-    const EventId selected = m_timeline->selectedEvent();
-    if (reoffset) {
-        m_timeline->replaceTrace(m_trace, session->timelineIndex);
-    } else {
-        m_path = QString::fromStdString(m_trace->path());
-        if (!m_recentEntry.isEmpty()) addRecent(m_recentEntry);
-        setWindowTitle(
-            tr("%1 — %2 ranks — Ringscope").arg(shownName(m_path)).arg(session->job.rankCount()));
-        // A job opens with every rank in view: the compact job layout, unless the user
-        // turned it off for jobs.
-        setCompactQuietly(QSettings().value(QStringLiteral("view/jobCompact"), true).toBool());
-        m_timeline->setTrace(m_trace, session->timelineIndex);
-        updateFlaggedFeedback(kNone, false);
-        setPanesCollapsed(true); // nothing selected yet: every rank gets the height
-    }
-    m_details->setTrace(m_trace);
-    m_callStack->setTrace(m_trace);
-    m_search->setTrace(m_trace);
-    m_annotations->setTrace(m_trace);
-    setJobUi(true);
-    if (!reoffset) {
-        // Panes show the trace before its report, as for a single trace.
-        m_findings->setReport(nullptr);
-        emit traceLoaded();
-    }
-    m_timeline->setReport(m_report);
-    updateJobNavigation();
-    m_details->setReport(m_report);
-    m_findings->setReport(m_report);
-    m_annotations->setReport(m_report);
-    m_steps->setReports(session->perRank);
-    m_distribution->setReports(session->perRank);
-    m_heatmap->setReports(session->localReports,
-                          session->jobReport ? &*session->jobReport : nullptr);
-    m_comm->setReports(session->perRank);
-    if (reoffset && selected != kNone) {
-        m_details->setEvent(selected);
-        m_callStack->setEvent(selected);
-    }
-    updateStatus();
-    updateJobActions();
-    if (!errors.isEmpty()) {
-        m_lastError = errors;
-        // Not modal-blocking: the ranks that loaded are open and usable.
-        auto* box =
-            new QMessageBox(QMessageBox::Warning, tr("Some ranks could not be opened"),
-                            tr("The other ranks are open.\n%1").arg(errors), QMessageBox::Ok, this);
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        if (!reoffset)
-            box->open();
-        else
-            delete box;
-    }
-    emit analysisFinished();
-    if (reoffset) emit jobRebuilt();
-}
-
-void MainWindow::updateJobNavigation()
-{
-    const JobTrace& job = m_session->job;
-    std::vector<int> ranks(m_trace->processes().size(), 0);
-    for (ProcessId p = 0; p < ranks.size(); ++p)
-        ranks[p] = std::max(0, job.blockOfProcess(p));
-    m_timeline->setProcessRanks(std::move(ranks));
-
-    // N / P: per cross-rank instance the delaying rank's op first (it is the cause), then the
-    // ranks that waited for it; flagged ops of no instance on their own.
-    auto flagged = [&](EventId e) {
-        const Collective* c = m_report ? m_report->collectiveOf(e) : nullptr;
-        return c && c->event == e && (c->anomalous || c->waiting || c->unalignedCount > 0);
-    };
-    std::vector<std::vector<EventId>> groups;
-    std::set<EventId> grouped;
-    if (m_session->jobReport) {
-        for (const CrossRankCollective& x : m_session->jobReport->collectives) {
-            std::vector<EventId> first, rest;
-            for (const RankOp& op : x.ops) {
-                if (op.report >= m_session->localReports.size()) continue;
-                const auto& local = m_session->localReports[op.report]->collectives;
-                if (op.collective >= local.size()) continue;
-                const EventId e = job.toMerged(op.report, local[op.collective].event);
-                if (!flagged(e)) continue;
-                const bool delaying = std::find(x.delayingRanks.begin(), x.delayingRanks.end(),
-                                                op.rank) != x.delayingRanks.end();
-                (delaying ? first : rest).push_back(e);
-            }
-            first.insert(first.end(), rest.begin(), rest.end());
-            grouped.insert(first.begin(), first.end());
-            if (!first.empty()) groups.push_back(std::move(first));
-        }
-    }
-    if (m_report)
-        for (const Collective& c : m_report->collectives)
-            if (flagged(c.event) && !grouped.count(c.event)) groups.push_back({c.event});
-    const Trace& t = *m_trace;
-    auto startOf = [&](const std::vector<EventId>& g) {
-        TimeNs s = t.slice(g.front()).start;
-        for (EventId e : g)
-            s = std::min(s, t.slice(e).start);
-        return s;
-    };
-    std::stable_sort(groups.begin(), groups.end(),
-                     [&](const auto& a, const auto& b) { return startOf(a) < startOf(b); });
-    m_timeline->setFlaggedOrder(std::move(groups));
 }
 
 void MainWindow::setJobUi(bool job)
@@ -1018,42 +745,43 @@ void MainWindow::setJobUi(bool job)
 void MainWindow::updateJobActions()
 {
     if (!m_align) return;
-    const bool ready = m_session && m_session->jobReport && !m_rebuilding;
-    m_offsets->setEnabled(m_session && !m_rebuilding);
+    const bool ready = isJob() && jobSession()->jobReport && !isRebuilding();
+    m_offsets->setEnabled(isJob() && !isRebuilding());
     m_openRankTrace->setEnabled(!reachableRankTraces().empty());
-    m_align->setEnabled(ready && m_session->instanceOf(m_timeline->selectedEvent()).has_value());
+    m_align->setEnabled(ready && jobSession()->instanceOf(m_timeline->selectedEvent()).has_value());
 }
 
 bool MainWindow::alignOnSelectedCollective()
 {
-    if (!m_session || !m_session->jobReport) return false;
-    const auto instance = m_session->instanceOf(m_timeline->selectedEvent());
+    if (!isJob() || !jobSession()->jobReport) return false;
+    const auto instance = jobSession()->instanceOf(m_timeline->selectedEvent());
     if (!instance) {
         m_status->setText(tr("Select a collective first"));
         return false;
     }
-    setRankOffsets(alignOnCollective(*m_session->jobReport, *instance));
+    setRankOffsets(alignOnCollective(*jobSession()->jobReport, *instance));
     return true;
 }
 
 void MainWindow::editRankOffsets()
 {
-    if (!m_session) return;
-    auto* dialog = new RankOffsetsDialog(m_session->job.rankIds, m_session->job.offsets, this);
+    if (!isJob()) return;
+    auto* dialog =
+        new RankOffsetsDialog(jobSession()->job.rankIds, jobSession()->job.offsets, this);
     dialog->setObjectName(QStringLiteral("rankOffsetsDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    const JobSessionPtr session = m_session;
+    const JobSessionPtr session = jobSession();
     connect(dialog, &QDialog::accepted, this, [this, dialog, session] {
-        if (m_session == session) setRankOffsets(dialog->offsets());
+        if (jobSession() == session) setRankOffsets(dialog->offsets());
     });
     dialog->open();
 }
 
 void MainWindow::showRankStep(int rank, int step)
 {
-    if (!m_report) return;
-    for (const StepStats& st : m_report->steps) {
-        if (st.step != step || (m_session && st.rank != rank)) continue;
+    if (!report()) return;
+    for (const StepStats& st : report()->steps) {
+        if (st.step != step || (isJob() && st.rank != rank)) continue;
         const TimeNs pad = std::max<TimeNs>((st.end - st.start) / 20, 100);
         m_timeline->zoomToRange(st.start - pad, st.end + pad);
         if (st.event != kNone) m_timeline->selectEvent(st.event, true);
@@ -1071,8 +799,8 @@ void MainWindow::editLinkPeaks()
         if (!dialog->peaks(&peaks)) return;
         linkpeaks::save(peaks);
         // A job keeps no rank traces after merging: it loads again with the new peaks.
-        if (m_session && !m_recentEntry.isEmpty())
-            openPaths(m_recentEntry.split(QLatin1Char('\n'), Qt::SkipEmptyParts));
+        if (isJob() && !m_session->openedPaths().isEmpty())
+            openPaths(m_session->openedPaths());
         else
             startAnalysis();
     });
@@ -1081,14 +809,14 @@ void MainWindow::editLinkPeaks()
 
 void MainWindow::selectTransfers(const std::vector<EventId>& tasks)
 {
-    if (!m_trace || tasks.empty()) return;
+    if (!trace() || tasks.empty()) return;
     TimeNs a = std::numeric_limits<TimeNs>::max(), b = std::numeric_limits<TimeNs>::min();
     std::vector<EventId> valid;
     for (EventId e : tasks) {
-        if (e >= m_trace->slices().size()) continue;
+        if (e >= trace()->slices().size()) continue;
         valid.push_back(e);
-        a = std::min(a, m_trace->slice(e).start);
-        b = std::max(b, m_trace->slice(e).end());
+        a = std::min(a, trace()->slice(e).start);
+        b = std::max(b, trace()->slice(e).end());
     }
     if (valid.empty()) return;
     m_timeline->setHighlights(valid);
@@ -1146,59 +874,37 @@ QString MainWindow::statusText() const
 
 void MainWindow::updateStatus()
 {
-    if (!m_trace) {
+    if (!trace()) {
         if (m_status->text().isEmpty())
             m_status->setText(tr("No trace: File > Open, drop a file, or File > Open sample"));
         return;
     }
-    const Trace& t = *m_trace;
+    const Trace& t = *trace();
     QStringList parts;
-    parts << shownName(m_path);
-    if (m_session) {
-        const auto n = static_cast<int>(m_session->job.rankCount());
+    parts << shownName(currentPath());
+    if (isJob()) {
+        const auto n = static_cast<int>(jobSession()->job.rankCount());
         parts << (n == 1 ? tr("1 rank") : tr("%1 ranks").arg(n));
     }
     if (t.rank()) parts << tr("rank %1").arg(*t.rank());
     parts << tr("%1 events").arg(QLocale().toString(static_cast<qulonglong>(t.stats().events)));
     parts << QString::fromStdString(formatDuration(t.endNs() - t.startNs()));
     // The warning count is the button next to this text (it opens the Warnings pane).
-    if (m_partial && !m_session) parts << tr("partial: %1").arg(m_lastError);
-    if (m_report) {
+    if (m_session->isPartial() && !isJob())
+        parts << tr("partial: %1").arg(m_session->partialMessage());
+    if (report()) {
         int flagged = 0;
-        for (const Collective& c : m_report->collectives)
+        for (const Collective& c : report()->collectives)
             flagged += c.anomalous || c.waiting || c.unalignedCount > 0;
-        parts << tr("%1 collectives, %2 flagged").arg(m_report->collectives.size()).arg(flagged);
+        parts << tr("%1 collectives, %2 flagged").arg(report()->collectives.size()).arg(flagged);
     }
-    if (m_session && !m_session->errors.empty())
+    if (isJob() && !jobSession()->errors.empty())
         parts << tr("%1 failed to load")
-                     .arg(m_session->errors.size() == 1
+                     .arg(jobSession()->errors.size() == 1
                               ? tr("1 rank")
-                              : tr("%1 ranks").arg(m_session->errors.size()));
+                              : tr("%1 ranks").arg(jobSession()->errors.size()));
     m_status->setText(parts.join(QStringLiteral(" · ")));
     m_status->setToolTip(QString::fromStdString(t.path()));
-    updateWarnings();
-}
-
-void MainWindow::updateWarnings()
-{
-    std::vector<WarningEntry> all;
-    if (m_session) {
-        const JobTrace& job = m_session->job;
-        for (std::size_t b = 0; b < job.rankCount(); ++b) {
-            const AnalysisReport* r =
-                b < m_session->localReports.size() ? m_session->localReports[b].get() : nullptr;
-            auto part = WarningsPane::entriesOf(*job.shells[b], r, QString::number(job.rankIds[b]));
-            all.insert(all.end(), part.begin(), part.end());
-        }
-        for (const std::string& e : m_session->errors)
-            all.push_back({QString(), tr("load"), QString::fromStdString(e)});
-    } else if (m_trace) {
-        all = WarningsPane::entriesOf(*m_trace, m_report.get());
-    }
-    const int n = static_cast<int>(all.size());
-    m_warnings->setEntries(std::move(all));
-    m_warningsButton->setText(tr("%n warning(s)", nullptr, n));
-    m_warningsButton->setVisible(n > 0);
 }
 
 void MainWindow::showWarnings()
@@ -1238,8 +944,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     settings.setValue(QStringLiteral("window/state"), saveState());
     if (QWidget* current = m_tabs->currentWidget())
         settings.setValue(QStringLiteral("window/tabName"), current->objectName());
-    m_job.cancel();
-    if (m_jobProgress) m_jobProgress->requestCancel();
+    m_session->cancel();
     QMainWindow::closeEvent(event);
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/analysis/report.h"
-#include "core/traceloadjob.h"
 #include "ui/job/jobsession.h"
+#include "ui/session/session.h"
 
 #include <QMainWindow>
 
@@ -35,8 +35,9 @@ class WarningsPane;
 enum class Theme : std::uint8_t;
 
 // The viewer window: timeline in the middle, findings on the left, details / call stack /
-// search (and the plots) as tabs at the bottom. Loads on a worker thread, then analyses on
-// another; results of superseded jobs are dropped.
+// search (and the plots) as tabs at the bottom. What is open is its Session (ui/session),
+// which loads and analyses on the pool and drops superseded results; each pane follows the
+// session itself. The window builds the docks, menus and status bar.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -51,12 +52,13 @@ public:
     void openPaths(const QStringList& paths);
     void openSample();
     void cancelLoad();
-    bool isLoading() const;
-    bool isAnalyzing() const { return m_analysisRunning; }
+    bool isLoading() const { return m_session->isLoading(); }
+    bool isAnalyzing() const { return m_session->isAnalysing(); }
 
-    TracePtr trace() const { return m_trace; }
-    ReportPtr report() const { return m_report; }
-    QString currentPath() const { return m_path; }
+    Session* session() const { return m_session; }
+    TracePtr trace() const { return m_session->trace(); }
+    ReportPtr report() const { return m_session->report(); }
+    QString currentPath() const { return m_session->path(); }
     QString lastError() const { return m_lastError; }
     QString statusText() const;
 
@@ -99,8 +101,8 @@ public:
     QStringList recentFiles() const;
 
     // Jobs (several ranks shown as one merged trace; see ui/job/jobsession.h).
-    bool isJob() const { return m_session != nullptr; }
-    JobSessionPtr jobSession() const { return m_session; }
+    bool isJob() const { return m_session->isJob(); }
+    JobSessionPtr jobSession() const { return m_session->job(); }
     RankStepHeatmap* heatmap() const { return m_heatmap; }
     QAction* compactAction() const { return m_compact; }
     TrackFilterBar* trackFilterBar() const { return m_trackFilter; }
@@ -108,7 +110,7 @@ public:
     void setTheme(Theme theme);
     QAction* alignAction() const { return m_align; }
     QAction* offsetsAction() const { return m_offsets; }
-    bool isRebuilding() const { return m_rebuilding; }
+    bool isRebuilding() const { return m_session->isRebuilding(); }
     // New clock offsets per rank (ns, in the job's rank order): the merged trace is rebuilt on
     // a worker thread, keeping the selection and the visible range; emits jobRebuilt().
     void setRankOffsets(const std::vector<TimeNs>& offsets);
@@ -138,25 +140,21 @@ protected:
 
 private:
     void buildMenus();
-    void onLoaded(const QString& path, std::shared_ptr<LoadResult> result);
-    // The loaded trace shown, with its timeline index built on the pool.
-    void showLoaded(const QString& path, std::shared_ptr<LoadResult> result,
-                    std::shared_ptr<const TimelineIndex> index);
+    // The session's changes the window itself follows (title, status bar, tabs, dialogs).
+    void onOpening(Session::Kind kind, const QString& name, int ranks);
+    void onProgress(qint64 done, qint64 total, int ranksDone, int ranks);
+    void onTraceOpened();
+    void onAnalysed();
+    void onOpenFailed(const QString& message);
+    void onCancelled();
+    // The status bar's progress bar (busy: no range) and Cancel button.
+    void showProgress(bool on, bool busy = false);
     void startAnalysis();
-    void onAnalysed(quint64 generation, const ReportPtr& report, const QString& error);
     void onEventSelected(EventId e);
     void addRecent(const QString& path);
     void updateRecentMenu();
     void updateStatus();
-    void updateWarnings();
-    void startJob(const std::vector<RankInput>& inputs, const QString& name,
-                  const QStringList& paths);
-    // Rank summaries given (files, or folders of *.ranksummary.json[.gz]): opened as a job.
-    void startSummaryJob(const std::vector<std::string>& summaries, const QString& name,
-                         const QStringList& paths);
-    void onJobBuilt(quint64 generation, JobSessionPtr session, bool reoffset);
     void setJobUi(bool job);
-    void updateJobNavigation();
     void updateJobActions();
     // N / P feedback for the selected event: where it is among the flagged collectives, its
     // rank (and whether N / P just moved to another one), its finding highlighted.
@@ -165,22 +163,11 @@ private:
     // Compact mode set for a newly opened trace or job (the menu follows, nothing is saved).
     void setCompactQuietly(bool on);
 
-    TraceLoadJob m_job;
-    TracePtr m_trace;
-    ReportPtr m_report;
-    QString m_path;
+    Session* m_session = nullptr;
     QString m_sampleDir; // this process's copy of the bundled sample, removed at exit
     QString m_lastError;
-    bool m_partial = false;   // the shown trace is what a cut or malformed file held
-    quint64 m_generation = 0; // bumped per load: analysis results of older loads are dropped
-    bool m_analysisRunning = false;
-    // Jobs: one counter for loads and rebuilds; results of superseded ones are dropped.
-    quint64 m_jobGeneration = 0;
-    std::shared_ptr<JobProgress> m_jobProgress;
-    bool m_jobLoading = false;
-    bool m_rebuilding = false;
-    JobSessionPtr m_session;
-    QString m_recentEntry; // what the recent list remembers for the open job
+    QString m_openingName;  // what the open in flight is called (status bar, messages)
+    bool m_rebuilt = false; // the last analysis came from new offsets (jobRebuilt)
 
     TimelineView* m_timeline = nullptr;
     DetailsPane* m_details = nullptr;

@@ -197,7 +197,8 @@ std::vector<LoadResult> loadRanks(const std::vector<RankInput>& inputs, const Lo
                 std::uint64_t kept = 0;
                 if (const TracePtr t = results[i].trace) {
                     if (keepTraces) kept = t->modelBytes() + t->argsBytes();
-                    if (after && !(progress && progress->cancel.load())) kept += after(i, t);
+                    if (after && !(progress && progress->cancel.load()))
+                        kept += after(i, results[i]);
                     if (!keepTraces) results[i].trace.reset();
                 }
                 if (results[i].cancelled()) stopped = true;

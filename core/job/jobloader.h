@@ -72,10 +72,10 @@ struct JobLoadResult {
 JobLoadResult loadJob(const std::vector<RankInput>& inputs, const LoadOptions& options = {},
                       JobProgress* progress = nullptr, int maxParallel = 0);
 
-// loadJob's engine: after is run on each rank that loaded, inside that rank's admission (the
-// pipeline analyses it there, so its memory counts while it is analysed); it returns extra
-// bytes the rank keeps. results[i] belongs to inputs[i] (not sorted).
-using AfterRankLoad = std::function<std::uint64_t(std::size_t index, const TracePtr& trace)>;
+// loadJob's engine: after is run on each rank that loaded (loaded.trace set), inside that
+// rank's admission (the pipeline analyses it there, so its memory counts while it is
+// analysed); it returns extra bytes the rank keeps. results[i] belongs to inputs[i] (not sorted).
+using AfterRankLoad = std::function<std::uint64_t(std::size_t index, const LoadResult& loaded)>;
 struct RankLoadStats {
     std::uint64_t budget = 0, peakHeld = 0; // bytes
     int peakRunning = 0;                    // ranks at once

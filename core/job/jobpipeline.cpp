@@ -60,7 +60,9 @@ PipelineResult runPipeline(const std::vector<RankInput>& inputs, const PipelineO
     std::vector<int> ids(n);
     const bool keep = options.keepTraces || !options.analyse;
     // Each rank is analysed right after it loads, inside its memory admission.
-    const AfterRankLoad analyseRank = [&](std::size_t i, const TracePtr& trace) {
+    const AfterRankLoad analyseRank = [&](std::size_t i, const LoadResult& loaded) {
+        const TracePtr& trace = loaded.trace;
+        if (options.onRankLoaded) options.onRankLoaded(i, loaded);
         try {
             reports[i] = analyze(trace, options.analysis);
         } catch (const std::exception& e) {

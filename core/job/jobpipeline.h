@@ -16,6 +16,7 @@
 #include "core/job/jobloader.h"
 #include "core/traceloader.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,9 @@ struct PipelineOptions {
     // reports print), so the memory budget admits the next ranks instead of refusing them.
     // PipelineResult::traces then holds nulls. The viewer, export and info keep them.
     bool keepTraces = true;
+    // Called on the worker thread as each rank has loaded, before it is analysed: the viewer
+    // shows a single trace while its analysis runs.
+    std::function<void(std::size_t index, const LoadResult& loaded)> onRankLoaded;
 };
 
 struct PipelineResult {

@@ -1,5 +1,7 @@
 #include "ui/annotations/annotationcontroller.h"
 
+#include "ui/session/session.h"
+
 #include "core/annotations/findingannotations.h"
 #include "ui/annotations/annotationdialog.h"
 #include "ui/annotations/notespane.h"
@@ -540,6 +542,13 @@ void AnnotationController::exportWithDialog(const QString& suffix, double scale,
         QMessageBox::critical(m_window, tr("Export failed"), error);
     else
         m_window->statusBar()->showMessage(tr("Exported %1").arg(file), 6000);
+}
+
+void AnnotationController::setSession(Session* session)
+{
+    connect(session, &Session::traceLoaded, this, [this](const TracePtr& t) { setTrace(t); });
+    connect(session, &Session::traceReplaced, this, [this](const TracePtr& t) { setTrace(t); });
+    connect(session, &Session::analysed, this, &AnnotationController::setReport);
 }
 
 } // namespace rs

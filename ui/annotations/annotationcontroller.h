@@ -21,6 +21,8 @@ class QWidget;
 
 namespace rs {
 
+class Session;
+
 class NotesPane;
 class TimelineView;
 
@@ -72,6 +74,8 @@ public slots:
     // (call maybeSave first); loads the new one's sidecar and reports a bad one.
     void setTrace(rs::TracePtr trace);
     void setReport(rs::ReportPtr report);
+    // Follows the viewer's session (ui/session): fills in as what is open changes.
+    void setSession(Session* session);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

@@ -1,5 +1,7 @@
 #include "ui/comm/commmatrixview.h"
 
+#include "ui/session/session.h"
+
 #include "core/analysis/presentation.h"
 #include "ui/plots/plotexport.h"
 #include "ui/plots/plotstyle.h"
@@ -492,6 +494,11 @@ void CommMatrixView::onMouseMove(QMouseEvent* e)
         return;
     }
     QToolTip::showText(e->globalPosition().toPoint(), m_model->tooltip(*c), m_plot);
+}
+
+void CommMatrixView::setSession(Session* session)
+{
+    followRankReports(session, this);
 }
 
 } // namespace rs

@@ -27,12 +27,16 @@ class QTreeWidget;
 
 namespace rs {
 
+class Session;
+
 struct ThemePalette;
 
 class CommMatrixView : public QWidget {
     Q_OBJECT
 public:
     explicit CommMatrixView(QWidget* parent = nullptr);
+    // Follows the viewer's session (ui/session): fills in as what is open changes.
+    void setSession(Session* session);
 
     // One report per rank; the task ids in them are what transfersSelected() carries.
     void setReports(std::vector<ReportPtr> reports);

@@ -1,5 +1,7 @@
 #include "ui/heatmap/rankstepheatmap.h"
 
+#include "ui/session/session.h"
+
 #include "ui/theme/theme.h"
 
 #include <qcustomplot.h>
@@ -229,6 +231,18 @@ void RankStepHeatmap::onMouseMove(QMouseEvent* e)
                            .arg(m_steps[cell->second])
                            .arg(std::isnan(v) ? QString("—") : QString::number(v, 'f', 3)),
                        m_plot);
+}
+
+void RankStepHeatmap::setSession(Session* session)
+{
+    // Ranks by steps: a job's only.
+    connect(session, &Session::traceLoaded, this, [this, session] {
+        if (!session->isJob()) setReports({});
+    });
+    connect(session, &Session::analysed, this, [this, session] {
+        if (const JobSessionPtr job = session->job())
+            setReports(job->localReports, job->jobReport ? &*job->jobReport : nullptr);
+    });
 }
 
 } // namespace rs

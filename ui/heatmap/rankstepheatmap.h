@@ -21,6 +21,8 @@ class QMouseEvent;
 
 namespace rs {
 
+class Session;
+
 class RankStepHeatmap : public QWidget {
     Q_OBJECT
 public:
@@ -35,6 +37,8 @@ public:
     };
 
     explicit RankStepHeatmap(QWidget* parent = nullptr);
+    // Follows the viewer's session (ui/session): fills in as what is open changes.
+    void setSession(Session* session);
 
     // One report per rank (rank-local ids), and the cross-rank report when there is one. Until
     // a metric is chosen (setMetric, the box) it opens on defaultMetric().

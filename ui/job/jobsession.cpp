@@ -5,6 +5,7 @@
 #include "core/job/summarytrace.h"
 
 #include <algorithm>
+#include <set>
 
 namespace rs {
 
@@ -27,6 +28,57 @@ std::optional<std::size_t> JobSession::instanceOf(EventId e) const
         for (const RankOp& op : jobReport->collectives[i].ops)
             if (op.report == local->first && op.collective == local->second) return i;
     return std::nullopt;
+}
+
+std::vector<int> blockOfProcesses(const JobSession& s)
+{
+    std::vector<int> ranks(s.job.trace ? s.job.trace->processes().size() : 0, 0);
+    for (ProcessId p = 0; p < ranks.size(); ++p)
+        ranks[p] = std::max(0, s.job.blockOfProcess(p));
+    return ranks;
+}
+
+std::vector<std::vector<EventId>> flaggedOrder(const JobSession& s)
+{
+    const AnalysisReport* report = s.combined.get();
+    auto flagged = [&](EventId e) {
+        const Collective* c = report ? report->collectiveOf(e) : nullptr;
+        return c && c->event == e && (c->anomalous || c->waiting || c->unalignedCount > 0);
+    };
+    std::vector<std::vector<EventId>> groups;
+    std::set<EventId> grouped;
+    if (s.jobReport) {
+        for (const CrossRankCollective& x : s.jobReport->collectives) {
+            std::vector<EventId> first, rest;
+            for (const RankOp& op : x.ops) {
+                if (op.report >= s.localReports.size()) continue;
+                const auto& local = s.localReports[op.report]->collectives;
+                if (op.collective >= local.size()) continue;
+                const EventId e = s.job.toMerged(op.report, local[op.collective].event);
+                if (!flagged(e)) continue;
+                const bool delaying = std::find(x.delayingRanks.begin(), x.delayingRanks.end(),
+                                                op.rank) != x.delayingRanks.end();
+                (delaying ? first : rest).push_back(e);
+            }
+            first.insert(first.end(), rest.begin(), rest.end());
+            grouped.insert(first.begin(), first.end());
+            if (!first.empty()) groups.push_back(std::move(first));
+        }
+    }
+    if (report)
+        for (const Collective& c : report->collectives)
+            if (flagged(c.event) && !grouped.count(c.event)) groups.push_back({c.event});
+    if (!s.job.trace) return groups;
+    const Trace& t = *s.job.trace;
+    auto startOf = [&](const std::vector<EventId>& g) {
+        TimeNs start = t.slice(g.front()).start;
+        for (EventId e : g)
+            start = std::min(start, t.slice(e).start);
+        return start;
+    };
+    std::stable_sort(groups.begin(), groups.end(),
+                     [&](const auto& a, const auto& b) { return startOf(a) < startOf(b); });
+    return groups;
 }
 
 namespace {

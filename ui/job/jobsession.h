@@ -41,6 +41,12 @@ struct JobSession {
 };
 using JobSessionPtr = std::shared_ptr<const JobSession>;
 
+// The timeline's job navigation: per process of the merged trace its rank's block, and the
+// flagged collectives in N / P order (per cross-rank instance the delaying rank's op first,
+// then the ranks that waited for it; flagged ops of no instance on their own; by start).
+std::vector<int> blockOfProcesses(const JobSession& s);
+std::vector<std::vector<EventId>> flaggedOrder(const JobSession& s);
+
 // Loads and analyses through the pipeline (ranks in parallel), merges and matches across
 // ranks. Runs on a worker thread; progress carries the bytes read and the cancel flag. path
 // names the job (title, recent list). analysis: what each rank is analysed with (the viewer's

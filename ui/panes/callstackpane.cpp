@@ -1,5 +1,7 @@
 #include "ui/panes/callstackpane.h"
 
+#include "ui/session/session.h"
+
 #include "ui/widgets/elidedlabel.h"
 
 #include <QHeaderView>
@@ -150,6 +152,17 @@ QString CallStackPane::text() const
         out << QString::fromStdString(s.text) + QStringLiteral(" [") +
                    QString::fromStdString(s.kind) + QStringLiteral("]");
     return out.join('\n');
+}
+
+void CallStackPane::setSession(Session* session)
+{
+    connect(session, &Session::traceLoaded, this, [this](const TracePtr& t) { setTrace(t); });
+    // A job on new offsets keeps its event ids: the shown event stays.
+    connect(session, &Session::traceReplaced, this, [this](const TracePtr& t) {
+        const EventId e = m_event;
+        setTrace(t);
+        setEvent(e);
+    });
 }
 
 } // namespace rs

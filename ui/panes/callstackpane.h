@@ -13,6 +13,8 @@ class QTreeWidgetItem;
 
 namespace rs {
 
+class Session;
+
 class ElidedLabel;
 
 // The call-stack chain of the selected event, innermost first. Clicking a frame that stands
@@ -23,6 +25,8 @@ public:
     using Provider = std::function<std::vector<StackEntry>(const Trace&, EventId)>;
 
     explicit CallStackPane(QWidget* parent = nullptr);
+    // Follows the viewer's session (ui/session): fills in as what is open changes.
+    void setSession(Session* session);
 
     // Where chains come from (the analysis' callStack); the default walks enclosing slices
     // and incoming flows only.

@@ -1,5 +1,7 @@
 #include "ui/panes/detailspane.h"
 
+#include "ui/session/session.h"
+
 #include "core/analysis/presentation.h"
 #include "ui/panes/commbreakdown.h"
 #include "ui/widgets/elidedlabel.h"
@@ -339,6 +341,18 @@ QString DetailsPane::text() const
     for (int i = 0; i < m_tree->topLevelItemCount(); ++i)
         walk(m_tree->topLevelItem(i), 0);
     return out.join('\n');
+}
+
+void DetailsPane::setSession(Session* session)
+{
+    connect(session, &Session::traceLoaded, this, [this](const TracePtr& t) { setTrace(t); });
+    // A job on new offsets keeps its event ids: the shown event stays.
+    connect(session, &Session::traceReplaced, this, [this](const TracePtr& t) {
+        const EventId e = m_event;
+        setTrace(t);
+        m_event = e;
+    });
+    connect(session, &Session::analysed, this, &DetailsPane::setReport);
 }
 
 } // namespace rs

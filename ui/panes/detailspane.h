@@ -11,6 +11,8 @@ class QTreeWidgetItem;
 
 namespace rs {
 
+class Session;
+
 class CommBreakdown;
 class ElidedLabel;
 
@@ -20,6 +22,8 @@ class DetailsPane : public QWidget {
     Q_OBJECT
 public:
     explicit DetailsPane(QWidget* parent = nullptr);
+    // Follows the viewer's session (ui/session): fills in as what is open changes.
+    void setSession(Session* session);
 
     void setTrace(TracePtr trace);
     void setReport(ReportPtr report);

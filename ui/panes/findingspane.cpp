@@ -1,5 +1,7 @@
 #include "ui/panes/findingspane.h"
 
+#include "ui/session/session.h"
+
 #include "ui/theme/theme.h"
 
 #include <QHeaderView>
@@ -178,6 +180,16 @@ void FindingsPane::setReport(ReportPtr report)
     }
     updateSeverityColors();
     fitColumns();
+}
+
+void FindingsPane::setSession(Session* session)
+{
+    connect(session, &Session::traceLoaded, this, [this] { setReport(nullptr); });
+    connect(session, &Session::analysisStarted, this,
+            [this] { setStatus(tr("Analysing collectives…")); });
+    connect(session, &Session::analysed, this, &FindingsPane::setReport);
+    connect(session, &Session::analysisFailed, this,
+            [this](const QString& error) { setStatus(tr("Analysis failed: %1").arg(error)); });
 }
 
 } // namespace rs

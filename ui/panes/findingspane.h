@@ -9,12 +9,16 @@ class QTreeWidget;
 
 namespace rs {
 
+class Session;
+
 // All findings of the analysis, most severe first. Activating one asks the window to zoom to
 // its evidence and select its main event.
 class FindingsPane : public QWidget {
     Q_OBJECT
 public:
     explicit FindingsPane(QWidget* parent = nullptr);
+    // Follows the viewer's session (ui/session): fills in as what is open changes.
+    void setSession(Session* session);
 
     void setReport(ReportPtr report);
     // While the analysis runs (or failed), a line instead of the list.

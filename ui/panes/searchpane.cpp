@@ -1,5 +1,7 @@
 #include "ui/panes/searchpane.h"
 
+#include "ui/session/session.h"
+
 #include "ui/widgets/elidedlabel.h"
 
 #include <QCheckBox>
@@ -176,6 +178,12 @@ bool SearchPane::eventFilter(QObject* watched, QEvent* event)
         }
     }
     return QWidget::eventFilter(watched, event);
+}
+
+void SearchPane::setSession(Session* session)
+{
+    connect(session, &Session::traceLoaded, this, [this](const TracePtr& t) { setTrace(t); });
+    connect(session, &Session::traceReplaced, this, [this](const TracePtr& t) { setTrace(t); });
 }
 
 } // namespace rs

@@ -13,6 +13,8 @@ class QTreeWidget;
 
 namespace rs {
 
+class Session;
+
 // Substring or regex search over event names with a results list and next/previous.
 class SearchPane : public QWidget {
     Q_OBJECT
@@ -20,6 +22,8 @@ public:
     static constexpr int kMaxListed = 5000; // rows in the list; next/previous walk all matches
 
     explicit SearchPane(QWidget* parent = nullptr);
+    // Follows the viewer's session (ui/session): fills in as what is open changes.
+    void setSession(Session* session);
 
     void setTrace(TracePtr trace);
     // Runs the search (also triggered by typing); returns the number of matches.

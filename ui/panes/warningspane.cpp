@@ -1,5 +1,7 @@
 #include "ui/panes/warningspane.h"
 
+#include "ui/session/session.h"
+
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
@@ -78,6 +80,30 @@ QString WarningsPane::text() const
         out << (e.rank.isEmpty() ? QString() : tr("rank %1: ").arg(e.rank)) + e.source +
                    QStringLiteral(": ") + e.text;
     return out.join('\n');
+}
+
+void WarningsPane::setSession(Session* session)
+{
+    const auto update = [this, session] {
+        std::vector<WarningEntry> all;
+        if (const JobSessionPtr s = session->job()) {
+            const JobTrace& job = s->job;
+            for (std::size_t b = 0; b < job.rankCount(); ++b) {
+                const AnalysisReport* r =
+                    b < s->localReports.size() ? s->localReports[b].get() : nullptr;
+                auto part = entriesOf(*job.shells[b], r, QString::number(job.rankIds[b]));
+                all.insert(all.end(), part.begin(), part.end());
+            }
+            for (const std::string& e : s->errors)
+                all.push_back({QString(), tr("load"), QString::fromStdString(e)});
+        } else if (const TracePtr t = session->trace()) {
+            all = entriesOf(*t, session->report().get());
+        }
+        setEntries(std::move(all));
+        emit countChanged(static_cast<int>(m_entries.size()));
+    };
+    connect(session, &Session::traceLoaded, this, update);
+    connect(session, &Session::analysed, this, update);
 }
 
 } // namespace rs

@@ -17,6 +17,8 @@ class QTreeWidget;
 
 namespace rs {
 
+class Session;
+
 struct WarningEntry {
     QString rank;   // "3", or empty for a single trace
     QString source; // "load" or "analysis"
@@ -27,6 +29,8 @@ class WarningsPane : public QWidget {
     Q_OBJECT
 public:
     explicit WarningsPane(QWidget* parent = nullptr);
+    // Follows the viewer's session (ui/session): fills in as what is open changes.
+    void setSession(Session* session);
 
     // One rank: its trace's warnings (plus the cut point of a partial load) and its
     // report's. rank labels the rows (empty for a single trace).
@@ -37,6 +41,10 @@ public:
     const std::vector<WarningEntry>& entries() const { return m_entries; }
     QTreeWidget* tree() const { return m_tree; }
     QString text() const; // all rows, one per line (copy, tests)
+
+signals:
+    // The rows changed (followed from the session): the status bar's "N warning(s)".
+    void countChanged(int count);
 
 private:
     std::vector<WarningEntry> m_entries;

@@ -1,5 +1,7 @@
 #include "ui/plots/distributionview.h"
 
+#include "ui/session/session.h"
+
 #include "ui/plots/plotexport.h"
 #include "ui/theme/theme.h"
 
@@ -768,6 +770,11 @@ void DistributionView::showContextMenu(const QPoint& pos)
     menu.addSeparator();
     plots::addExportActions(&menu, m_plot, this, QStringLiteral("distribution"));
     menu.exec(m_plot->mapToGlobal(pos));
+}
+
+void DistributionView::setSession(Session* session)
+{
+    followRankReports(session, this);
 }
 
 } // namespace rs

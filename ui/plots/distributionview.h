@@ -27,6 +27,8 @@ class QMouseEvent;
 
 namespace rs {
 
+class Session;
+
 struct ThemePalette;
 
 class DistributionView : public QWidget {
@@ -56,6 +58,8 @@ public:
     };
 
     explicit DistributionView(QWidget* parent = nullptr);
+    // Follows the viewer's session (ui/session): fills in as what is open changes.
+    void setSession(Session* session);
 
     // One report per rank. Opens on the group with most anomalous ops (then most total time).
     void setReports(std::vector<ReportPtr> reports);

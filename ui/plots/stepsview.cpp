@@ -1,5 +1,7 @@
 #include "ui/plots/stepsview.h"
 
+#include "ui/session/session.h"
+
 #include "ui/plots/plotexport.h"
 #include "ui/theme/theme.h"
 
@@ -555,6 +557,11 @@ void StepsView::showContextMenu(const QPoint& pos)
     menu.addSeparator();
     plots::addExportActions(&menu, m_plot, this, QStringLiteral("steps"));
     menu.exec(m_plot->mapToGlobal(pos));
+}
+
+void StepsView::setSession(Session* session)
+{
+    followRankReports(session, this);
 }
 
 } // namespace rs

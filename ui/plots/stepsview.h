@@ -26,6 +26,8 @@ class QMouseEvent;
 
 namespace rs {
 
+class Session;
+
 struct ThemePalette;
 
 class StepsView : public QWidget {
@@ -37,6 +39,8 @@ public:
     enum Series { ComputingOnly, Overlapped, CommNotOverlapped, Free, SeriesCount };
 
     explicit StepsView(QWidget* parent = nullptr);
+    // Follows the viewer's session (ui/session): fills in as what is open changes.
+    void setSession(Session* session);
     // Below this the charts, the spread table and the legend no longer all fit.
     static QSize minimumPlotSize() { return QSize(640, 300); }
 

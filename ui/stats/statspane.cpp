@@ -1,5 +1,7 @@
 #include "ui/stats/statspane.h"
 
+#include "ui/session/session.h"
+
 #include "ui/export/exportcomposer.h"
 #include "ui/export/exportdialog.h"
 #include "ui/stats/statsmodel.h"
@@ -624,6 +626,16 @@ void StatsPane::showOccurrence(int i)
         m_view->zoomToRange(s.start - pad, s.end() + pad);
     }
     emit occurrenceShown(o.event);
+}
+
+void StatsPane::setSession(Session* session)
+{
+    const auto feed = [this, session] {
+        setData(session->trace(), session->report(), session->job(), session->path());
+    };
+    connect(session, &Session::traceLoaded, this, feed);
+    connect(session, &Session::analysed, this, feed);
+    connect(session, &Session::analysisFailed, this, feed);
 }
 
 } // namespace rs

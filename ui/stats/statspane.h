@@ -30,6 +30,8 @@ class QTableView;
 
 namespace rs {
 
+class Session;
+
 class AnnotationStore;
 class StatsTableModel;
 
@@ -39,6 +41,8 @@ public:
     enum class Scope { Whole, Selection };
 
     explicit StatsPane(QWidget* parent = nullptr);
+    // Follows the viewer's session (ui/session): fills in as what is open changes.
+    void setSession(Session* session);
 
     // The trace (with its report once analysed; for a job the merged trace and its session).
     // path: what the command line would be given.

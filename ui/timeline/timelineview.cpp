@@ -1,5 +1,7 @@
 #include "ui/timeline/timelineview.h"
 
+#include "ui/session/session.h"
+
 #include "core/analysis/presentation.h"
 
 #include <QApplication>
@@ -1251,6 +1253,28 @@ void TimelineView::paintArea(QPainter& p, const TimelineGeometry& g, const Timel
         p.drawText(box, Qt::AlignCenter, areaLabelText(area));
     }
     p.restore();
+}
+
+void TimelineView::setSession(Session* session)
+{
+    // The window's slot runs first (compact mode before the trace is laid out).
+    connect(
+        session, &Session::traceLoaded, this,
+        [this, session](const TracePtr& trace, const std::shared_ptr<const TimelineIndex>& index) {
+            if (!session->isJob()) setProcessRanks({});
+            setTrace(trace, index);
+        });
+    connect(session, &Session::traceReplaced, this,
+            [this](const TracePtr& trace, const std::shared_ptr<const TimelineIndex>& index) {
+                replaceTrace(trace, index);
+            });
+    connect(session, &Session::analysed, this, [this, session](const ReportPtr& report) {
+        setReport(report);
+        if (const JobSessionPtr job = session->job()) {
+            setProcessRanks(blockOfProcesses(*job));
+            setFlaggedOrder(flaggedOrder(*job));
+        }
+    });
 }
 
 } // namespace rs

@@ -15,6 +15,8 @@ class QScrollBar;
 
 namespace rs {
 
+class Session;
+
 // An area of the timeline (Shift+drag over the tracks, as in Perfetto): a time range and the
 // tracks it crosses; a collapsed group crossed brings all its tracks.
 struct TimelineArea {
@@ -30,6 +32,8 @@ class TimelineView : public QWidget {
     Q_OBJECT
 public:
     explicit TimelineView(QWidget* parent = nullptr);
+    // Follows the viewer's session (ui/session): fills in as what is open changes.
+    void setSession(Session* session);
     ~TimelineView() override;
 
     // index: the trace's TimelineIndex built off the GUI thread (a job session), else built here.
