@@ -4,6 +4,7 @@
 #include "core/parallelloader.h"
 #include "core/producers/producer.h"
 #include "core/producers/registry.h"
+#include "core/tracebuilder.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -55,7 +56,11 @@ LoadResult loadTrace(const std::string& path, const LoadOptions& options, LoadPr
         key = ModelCache::keyOf(where.file, where.rank, options.rankHint, where.reader->id());
         if (TracePtr hit = key ? cache->find(*key, where.file) : nullptr;
             hit && (!options.maxMemoryBytes ||
-                    hit->modelBytes() + hit->argsBytes() <= options.maxMemoryBytes)) {
+                    hit->modelBytes() + hit->argsBytes() +
+                            hit->stats().events * TraceBuilder::kLoadWorkingBytesPerEvent <=
+                        options.maxMemoryBytes)) {
+            // (A budget is held to what parsing would need: a load never passes with the cache
+            // that fails without it.)
             LoadResult r;
             r.status = LoadStatus::Complete;
             r.trace = hit;

@@ -1,0 +1,163 @@
+// Model cache benchmark (issue 28): first open without the cache, first open with it (the load
+// returns, the write runs after on the pool: both timed), reopen (a hit: the file mapped),
+// the cache file's size against the trace's, and `ringscope info --json` wall time on reopen
+// when the binary is given.
+//   bench_cache FILE... [--repeat N] [--cli PATH/ringscope] [--dir CACHE_DIR]
+// The trace is read once first so every pass starts from the page cache; the cache file is
+// in the page cache too when reopened (what a user who reopens a trace meets).
+#include "core/cache/modelcache.h"
+#include "core/traceloader.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QTemporaryDir>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0)
+{
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+void warm(const std::string& path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) return;
+    std::vector<char> buf(4 << 20);
+    while (::read(fd, buf.data(), buf.size()) > 0) {
+    }
+    ::close(fd);
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+double cliSeconds(const std::string& cli, const std::string& path, const QString& dir,
+                  const char* extra)
+{
+    const std::string cmd = "RINGSCOPE_CACHE_DIR='" + dir.toStdString() + "' '" + cli +
+                            "' info --json " + extra + " '" + path + "' > /dev/null";
+    const auto t0 = Clock::now();
+    const int rc = std::system(cmd.c_str());
+    const double s = since(t0);
+    return rc == 0 ? s : -1;
+}
+
+void bench(const std::string& path, int repeat, const std::string& cli, const QString& root)
+{
+    using namespace rs;
+    warm(path);
+    const double mb = double(QFileInfo(QString::fromStdString(path)).size()) / 1e6;
+    std::printf("%s: %.1f MB\n", path.c_str(), mb);
+
+    std::vector<double> plain;
+    std::uint64_t events = 0;
+    for (int r = 0; r < repeat; ++r) {
+        const auto t0 = Clock::now();
+        LoadResult res = loadTrace(path);
+        plain.push_back(since(t0));
+        if (!res.complete()) {
+            std::printf("  load failed: %s\n", res.message.c_str());
+            return;
+        }
+        events = res.trace->stats().events;
+    }
+    std::printf("  events %llu\n", static_cast<unsigned long long>(events));
+    std::printf("  first open, no cache:        %.3f s (median of %d)\n", median(plain), repeat);
+
+    std::vector<double> firstOpen, writes, reopen;
+    std::uint64_t fileBytes = 0;
+    for (int r = 0; r < repeat; ++r) {
+        const QString dir = root + QStringLiteral("/run%1").arg(r);
+        QDir(dir).removeRecursively();
+        auto cache = std::make_shared<ModelCache>(dir);
+        LoadOptions o;
+        o.cache = cache;
+        auto t0 = Clock::now();
+        LoadResult res = loadTrace(path, o);
+        firstOpen.push_back(since(t0));
+        t0 = Clock::now();
+        cache->waitForWrites();
+        writes.push_back(since(t0));
+        res = LoadResult();
+        for (const QFileInfo& f : QDir(dir).entryInfoList({"*.rsmodel"}, QDir::Files))
+            fileBytes = static_cast<std::uint64_t>(f.size());
+        t0 = Clock::now();
+        LoadResult hit = loadTrace(path, o);
+        reopen.push_back(since(t0));
+        if (!hit.trace || !hit.trace->mapped())
+            std::printf("  reopen was not a hit: %s\n", cache->lastRejection().c_str());
+    }
+    const double p = median(plain), f = median(firstOpen);
+    std::printf("  first open, writing cache:   %.3f s load (%+.1f%%), then %.3f s write on the "
+                "pool\n",
+                f, (f / p - 1) * 100, median(writes));
+    std::printf("  reopen (cache hit, mapped):  %.3f s (%.1fx faster)\n", median(reopen),
+                p / median(reopen));
+    std::printf("  cache file: %.1f MB = %.2fx the trace, %.1f bytes an event\n",
+                double(fileBytes) / 1e6, double(fileBytes) / 1e6 / mb,
+                events ? double(fileBytes) / double(events) : 0.0);
+    if (!cli.empty()) {
+        const QString dir = root + QStringLiteral("/cli");
+        QDir(dir).removeRecursively();
+        std::vector<double> none, write, hit;
+        for (int r = 0; r < repeat; ++r)
+            none.push_back(cliSeconds(cli, path, dir, "--no-cache"));
+        for (int r = 0; r < repeat; ++r) {
+            QDir(dir).removeRecursively();
+            write.push_back(cliSeconds(cli, path, dir, ""));
+        }
+        for (int r = 0; r < repeat; ++r)
+            hit.push_back(cliSeconds(cli, path, dir, ""));
+        std::printf("  ringscope info --json wall:  %.3f s --no-cache, %.3f s writing the cache "
+                    "(%+.1f%%), %.3f s reopen\n",
+                    median(none), median(write), (median(write) / median(none) - 1) * 100,
+                    median(hit));
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::vector<std::string> files;
+    int repeat = 3;
+    std::string cli;
+    QString dir;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--repeat" && i + 1 < argc)
+            repeat = std::max(1, std::atoi(argv[++i]));
+        else if (a == "--cli" && i + 1 < argc)
+            cli = argv[++i];
+        else if (a == "--dir" && i + 1 < argc)
+            dir = QString::fromLocal8Bit(argv[++i]);
+        else
+            files.push_back(a);
+    }
+    if (files.empty()) {
+        std::fprintf(stderr,
+                     "usage: bench_cache FILE... [--repeat N] [--cli ringscope] [--dir DIR]\n");
+        return 2;
+    }
+    QTemporaryDir tmp(dir.isEmpty() ? QDir::tempPath() + "/bench_cache-XXXXXX"
+                                    : dir + "/bench_cache-XXXXXX");
+    for (const std::string& f : files)
+        bench(f, repeat, cli, tmp.path());
+    return 0;
+}
