@@ -5,6 +5,7 @@
 #include "bench/tracegen_seed.h"
 #include "core/cache/modelcache.h"
 #include "core/cache/tracecodec.h"
+#include "core/producers/producer.h"
 #include "core/traceinfo.h"
 #include "core/traceloader.h"
 #include "tests/testutil.h"
@@ -20,6 +21,7 @@
 #include <random>
 #include <thread>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 using namespace rs;
@@ -209,7 +211,7 @@ private slots:
             while (it.hasNext()) {
                 const QString f = it.next();
                 if (f.contains("profiler_info") || f.contains("metadata") ||
-                    f.contains("analysis_db") || f.contains("communication"))
+                    f.contains("analysis") || f.contains("communication"))
                     continue;
                 const ResolvedPath where = resolveTracePath(f.toStdString());
                 if (where.error.empty() && where.file == f.toStdString())
