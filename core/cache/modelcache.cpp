@@ -3,11 +3,12 @@
 #include "core/cache/tracecodec.h"
 #include "core/workpool.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QStandardPaths>
+#include <QTemporaryFile>
 
 #include <algorithm>
 #include <cstdio>
@@ -27,6 +28,7 @@ constexpr std::uint64_t kEdgeBlock = 64 << 10;
 constexpr std::uint64_t kInnerBlock = 4 << 10;
 constexpr int kInnerBlocks = 16;
 const char* const kSuffix = ".rsmodel";
+const char* const kTempSuffix = ".tmp";
 
 bool readAt(int fd, char* buf, std::uint64_t size, std::uint64_t offset)
 {
@@ -229,24 +231,27 @@ TracePtr ModelCache::find(const CacheKey& key, const std::string& sourceFile)
 bool ModelCache::store(const CacheKey& key, const std::string& sourceFile, const Trace& trace)
 {
     if (m_cap == 0 || !QDir().mkpath(m_dir)) return false;
-    QSaveFile file(pathFor(key));
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Unbuffered)) return false;
+    // Atomic as QSaveFile is (a temporary file renamed over the name) but without its fsync,
+    // which forces the whole file (hundreds of MB) to disk first. Nothing needs it on disk: a
+    // file cut by a crash before the kernel wrote it back fails its checksums and is rewritten.
+    QTemporaryFile file(m_dir + QStringLiteral("/write-XXXXXX") + kTempSuffix);
+    if (!file.open()) return false;
     const auto sink = [](void* context, const char* data, std::size_t size) {
-        auto* f = static_cast<QSaveFile*>(context);
+        const int fd = *static_cast<int*>(context);
         while (size) {
-            const qint64 n =
-                f->write(data, static_cast<qint64>(std::min<std::size_t>(size, 1 << 30)));
+            const ssize_t n = ::write(fd, data, std::min<std::size_t>(size, 1 << 30));
             if (n <= 0) return false;
             data += n;
             size -= static_cast<std::size_t>(n);
         }
         return true;
     };
-    if (!TraceCodec::write(trace, key.text, sourceFile, sink, &file)) {
-        file.cancelWriting();
+    int fd = file.handle();
+    if (!TraceCodec::write(trace, key.text, sourceFile, sink, &fd)) return false;
+    if (::rename(QFile::encodeName(file.fileName()).constData(),
+                 QFile::encodeName(pathFor(key)).constData()) != 0)
         return false;
-    }
-    if (!file.commit()) return false;
+    file.setAutoRemove(false);
     ++m_writes;
     evict();
     return true;
@@ -294,6 +299,10 @@ void ModelCache::evict()
     std::uint64_t total = 0;
     for (const QFileInfo& f : files)
         total += static_cast<std::uint64_t>(f.size());
+    // Writes a crashed process left behind (a running write is minutes younger).
+    const QDateTime hourAgo = QDateTime::currentDateTimeUtc().addSecs(-3600);
+    for (const QFileInfo& f : dir.entryInfoList({QStringLiteral("*") + kTempSuffix}, QDir::Files))
+        if (f.lastModified() < hourAgo) QFile::remove(f.filePath());
     // Oldest used first (Reversed: ascending mtime).
     for (const QFileInfo& f : files) {
         if (total <= m_cap) break;

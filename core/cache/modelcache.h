@@ -3,10 +3,10 @@
 // The model cache (docs/cache.md): a trace's built model kept on disk after a load, so that
 // opening the same file again maps it instead of parsing it. One file per source file and
 // rank in a directory (default $XDG_CACHE_HOME/ringscope), named by the hash of its key; the
-// key is also stored inside and compared. Files are written atomically (QSaveFile) on the
-// WorkPool after the load has been handed over, trimmed to a size cap oldest-used first, and
-// never trusted: whatever does not read back as a valid model (tracecodec.h) is deleted and
-// written again after the next load.
+// key is also stored inside and compared. Files are written atomically (a temporary file
+// renamed, as QSaveFile does, without its fsync) on the WorkPool after the load has been
+// handed over, trimmed to a size cap oldest-used first, and never trusted: whatever does not
+// read back as a valid model (tracecodec.h) is deleted and written again after the next load.
 
 #include "core/trace.h"
 
