@@ -8,6 +8,7 @@
 #include "core/producers/producer.h"
 #include "core/traceinfo.h"
 #include "core/traceloader.h"
+#include "tests/fuzz/checktrace.h"
 #include "tests/testutil.h"
 
 #include <QDir>
@@ -449,6 +450,7 @@ private slots:
             if (t) {
                 ++accepted;
                 exercise(*t);
+                fuzz::checkTrace(*t); // the fuzz targets' invariants (aborts when one fails)
             } else {
                 QVERIFY(!why.empty());
             }

@@ -382,6 +382,7 @@ const char* inconsistency(const Trace& t, std::span<const Slice> slices,
                           const std::vector<std::pair<EventId, std::uint32_t>>& eventFrames,
                           const std::vector<StackFrame>& frames)
 {
+    if (t.startNs() > t.endNs()) return "span out of order";
     const std::size_t nStr = t.strings().size();
     const std::size_t n = slices.size();
     if (n >= kNone || tracks.size() >= kNone || flows.size() >= kNone) return "too many items";
@@ -393,7 +394,7 @@ const char* inconsistency(const Trace& t, std::span<const Slice> slices,
     for (std::size_t e = 0; e < n; ++e) {
         const Slice& s = slices[e];
         if (!str(s.name) || !str(s.cat)) return "slice string out of range";
-        if (!opt(s.track, tracks.size())) return "slice track out of range";
+        if (s.track >= tracks.size()) return "slice track out of range";
         if (s.parent != kNone && (s.parent >= e || slices[s.parent].track != s.track))
             return "slice parent out of order";
         if (s.args != kNone && std::size_t(s.args) + 1 >= offsets.size())
@@ -402,15 +403,18 @@ const char* inconsistency(const Trace& t, std::span<const Slice> slices,
     }
     for (TrackId i = 0; i < tracks.size(); ++i) {
         const Track& tr = tracks[i];
-        if (!opt(tr.process, processes.size()) || !str(tr.name)) return "track field out of range";
+        if (tr.process >= processes.size() || !str(tr.name)) return "track field out of range";
         if (tr.begin > tr.end || tr.end > n) return "track slice range out of range";
         if (!opt(tr.counter, counters.size())) return "track counter out of range";
         if (static_cast<std::uint8_t>(tr.kind) > static_cast<std::uint8_t>(TrackKind::Counter) ||
             static_cast<std::uint8_t>(tr.role) > static_cast<std::uint8_t>(TrackRole::DeviceMetric))
             return "track kind or role unknown";
-        for (EventId e = tr.begin; e < tr.end; ++e)
+        for (EventId e = tr.begin; e < tr.end; ++e) {
             if (slices[e].track != i || slices[e].depth > tr.maxDepth)
                 return "slice outside its track";
+            if (e > tr.begin && slices[e - 1].start > slices[e].start)
+                return "track slices not sorted";
+        }
     }
     for (const Process& p : processes) {
         if (!str(p.name)) return "process name out of range";
@@ -422,7 +426,7 @@ const char* inconsistency(const Trace& t, std::span<const Slice> slices,
             c.ts.size() != c.values.size())
             return "counter out of range";
     for (const Flow& f : flows)
-        if (!opt(f.from, n) || !opt(f.to, n) || !str(f.cat) || !str(f.name) || !str(f.idText))
+        if (f.from >= n || f.to >= n || !str(f.cat) || !str(f.name) || !str(f.idText))
             return "flow out of range";
     for (const auto* index : {&flowOut, &flowIn})
         for (auto [e, f] : *index)
