@@ -65,10 +65,12 @@ void bench(const std::string& path, int repeat, const std::string& cli, const QS
     const double mb = double(QFileInfo(QString::fromStdString(path)).size()) / 1e6;
     std::printf("%s: %.1f MB\n", path.c_str(), mb);
 
-    std::vector<double> plain;
-    std::uint64_t events = 0;
+    // Without and with the cache in turn, so a machine that gets busier or quieter meanwhile
+    // weighs on both alike.
+    std::vector<double> plain, firstOpen, writes, reopen;
+    std::uint64_t events = 0, fileBytes = 0;
     for (int r = 0; r < repeat; ++r) {
-        const auto t0 = Clock::now();
+        auto t0 = Clock::now();
         LoadResult res = loadTrace(path);
         plain.push_back(since(t0));
         if (!res.complete()) {
@@ -76,20 +78,15 @@ void bench(const std::string& path, int repeat, const std::string& cli, const QS
             return;
         }
         events = res.trace->stats().events;
-    }
-    std::printf("  events %llu\n", static_cast<unsigned long long>(events));
-    std::printf("  first open, no cache:        %.3f s (median of %d)\n", median(plain), repeat);
+        res = LoadResult();
 
-    std::vector<double> firstOpen, writes, reopen;
-    std::uint64_t fileBytes = 0;
-    for (int r = 0; r < repeat; ++r) {
         const QString dir = root + QStringLiteral("/run%1").arg(r);
         QDir(dir).removeRecursively();
         auto cache = std::make_shared<ModelCache>(dir);
         LoadOptions o;
         o.cache = cache;
-        auto t0 = Clock::now();
-        LoadResult res = loadTrace(path, o);
+        t0 = Clock::now();
+        res = loadTrace(path, o);
         firstOpen.push_back(since(t0));
         t0 = Clock::now();
         cache->waitForWrites();
@@ -102,7 +99,11 @@ void bench(const std::string& path, int repeat, const std::string& cli, const QS
         reopen.push_back(since(t0));
         if (!hit.trace || !hit.trace->mapped())
             std::printf("  reopen was not a hit: %s\n", cache->lastRejection().c_str());
+        hit = LoadResult();
+        QDir(dir).removeRecursively();
     }
+    std::printf("  events %llu\n", static_cast<unsigned long long>(events));
+    std::printf("  first open, no cache:        %.3f s (median of %d)\n", median(plain), repeat);
     const double p = median(plain), f = median(firstOpen);
     std::printf("  first open, writing cache:   %.3f s load (%+.1f%%), then %.3f s write on the "
                 "pool\n",
@@ -116,14 +117,13 @@ void bench(const std::string& path, int repeat, const std::string& cli, const QS
         const QString dir = root + QStringLiteral("/cli");
         QDir(dir).removeRecursively();
         std::vector<double> none, write, hit;
-        for (int r = 0; r < repeat; ++r)
-            none.push_back(cliSeconds(cli, path, dir, "--no-cache"));
         for (int r = 0; r < repeat; ++r) {
+            none.push_back(cliSeconds(cli, path, dir, "--no-cache"));
             QDir(dir).removeRecursively();
             write.push_back(cliSeconds(cli, path, dir, ""));
-        }
-        for (int r = 0; r < repeat; ++r)
             hit.push_back(cliSeconds(cli, path, dir, ""));
+        }
+        QDir(dir).removeRecursively();
         std::printf("  ringscope info --json wall:  %.3f s --no-cache, %.3f s writing the cache "
                     "(%+.1f%%), %.3f s reopen\n",
                     median(none), median(write), (median(write) / median(none) - 1) * 100,
