@@ -98,22 +98,7 @@ QByteArray readAll(const QString& path)
 // so the reader's own checks (not the checksums) must reject the edit or cope with it.
 void reseal(QByteArray& b)
 {
-    if (b.size() < 64) return;
-    std::uint32_t count = 0;
-    std::memcpy(&count, b.constData() + 12, 4);
-    if (count > 64 || b.size() < qsizetype(64 + count * 32)) return;
-    for (std::uint32_t i = 0; i < count; ++i) {
-        char* e = b.data() + 64 + i * 32;
-        std::uint64_t offset = 0, size = 0;
-        std::memcpy(&offset, e + 8, 8);
-        std::memcpy(&size, e + 16, 8);
-        if (offset > std::uint64_t(b.size()) || size > std::uint64_t(b.size()) - offset) continue;
-        const std::uint64_t sum = hash64(b.constData() + offset, size, i);
-        std::memcpy(e + 24, &sum, 8);
-    }
-    std::memset(b.data() + 32, 0, 8);
-    const std::uint64_t sum = hash64(b.constData(), 64 + count * 32);
-    std::memcpy(b.data() + 32, &sum, 8);
+    TraceCodec::reseal(b.data(), std::size_t(b.size()));
 }
 
 // Everything a model holds, as text: two models are the same when these are.

@@ -368,6 +368,23 @@ bool TraceCodec::write(const Trace& t, std::string_view key, std::string_view so
     return true;
 }
 
+void TraceCodec::reseal(char* data, std::size_t size)
+{
+    const std::size_t headBytes = sizeof(FileHeader) + kSectionCount * sizeof(SectionEntry);
+    if (size < headBytes) return;
+    for (std::size_t i = 0; i < kSectionCount; ++i) {
+        SectionEntry e;
+        char* at = data + sizeof(FileHeader) + i * sizeof e;
+        std::memcpy(&e, at, sizeof e);
+        if (e.offset > size || e.size > size - e.offset) continue;
+        e.checksum = hash64(data + e.offset, e.size, i);
+        std::memcpy(at, &e, sizeof e);
+    }
+    std::memset(data + offsetof(FileHeader, tableChecksum), 0, 8);
+    const std::uint64_t sum = hash64(data, headBytes);
+    std::memcpy(data + offsetof(FileHeader, tableChecksum), &sum, 8);
+}
+
 namespace {
 
 // Every index of the model in range, every chain finite: what the viewer and the analyses

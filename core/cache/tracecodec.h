@@ -43,6 +43,10 @@ public:
     // map, or a buffer): the trace keeps owner and views into data. key: what the file must
     // have been written under (empty: anything, for fuzzing). sourceFile: the file loaded now.
     // Null with *why set when the bytes are not a valid model.
+    // Makes a damaged file's checksums right again (section by section, then the header), as
+    // a forger would: tests and the fuzz target use it to reach the model's own checks.
+    static void reseal(char* data, std::size_t size);
+
     static TracePtr read(std::shared_ptr<const void> owner, const char* data, std::size_t size,
                          std::string_view key, const std::string& sourceFile, std::string* why);
 };
