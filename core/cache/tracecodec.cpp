@@ -237,8 +237,9 @@ std::string encodeMeta(const Trace& t, bool pathIsSource, const std::vector<Trac
     w.u64(warnings.size());
     for (const std::string& s : warnings)
         w.str(s);
-    const std::vector<std::uint8_t> cbor = nlohmann::json::to_cbor(metadata);
-    w.array(cbor);
+    // As JSON text: nlohmann's text parser is iterative (a forged file cannot nest it into a
+    // stack overflow, as its recursive CBOR reader could). Throws on invalid UTF-8 (no file).
+    w.str(metadata.dump());
     w.u64(tracks.size());
     for (const Track& tr : tracks) {
         w.u32(tr.process);
@@ -317,9 +318,14 @@ std::uint64_t TraceCodec::archTag()
 bool TraceCodec::write(const Trace& t, std::string_view key, std::string_view sourceFile, Sink sink,
                        void* context)
 {
-    const std::string meta =
-        encodeMeta(t, t.m_path == sourceFile, t.m_tracks, t.m_processes, t.m_counters, t.m_stats,
-                   t.m_warnings, t.m_metadata, t.m_path, t.m_rank, t.m_start, t.m_end);
+    std::string meta;
+    try {
+        meta = encodeMeta(t, t.m_path == sourceFile, t.m_tracks, t.m_processes, t.m_counters,
+                          t.m_stats, t.m_warnings, t.m_metadata, t.m_path, t.m_rank, t.m_start,
+                          t.m_end);
+    } catch (const nlohmann::json::exception&) {
+        return false; // metadata that does not print as JSON: this trace is not cached
+    }
     const std::string strings = encodeStrings(t.m_strings);
     const std::string_view text = t.argsTextView();
     const Part parts[kSectionCount] = {
@@ -556,10 +562,9 @@ TracePtr TraceCodec::read(std::shared_ptr<const void> owner, const char* data, s
         const std::uint64_t warnings = r.u64();
         for (std::uint64_t i = 0; i < warnings && !r.failed; ++i)
             t->m_warnings.push_back(r.str());
-        std::vector<std::uint8_t> cbor;
-        r.array(cbor);
+        const std::string metadata = r.str();
         if (r.failed) return fail("meta section damaged");
-        t->m_metadata = nlohmann::json::from_cbor(cbor, true, false);
+        t->m_metadata = nlohmann::json::parse(metadata, nullptr, false);
         if (t->m_metadata.is_discarded()) return fail("metadata damaged");
         const std::uint64_t tracks = r.u64();
         for (std::uint64_t i = 0; i < tracks && !r.failed; ++i) {
