@@ -327,6 +327,20 @@ bool TraceCodec::write(const Trace& t, std::string_view key, std::string_view so
         return false; // metadata that does not print as JSON: this trace is not cached
     }
     const std::string strings = encodeStrings(t.m_strings);
+    // Flow has padding: copied field by field over zeros, so no stray heap bytes reach the file.
+    std::vector<Flow> flows(t.m_flows.size());
+    std::memset(static_cast<void*>(flows.data()), 0, flows.size() * sizeof(Flow));
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+        const Flow& f = t.m_flows[i];
+        Flow& o = flows[i];
+        o.from = f.from;
+        o.to = f.to;
+        o.cat = f.cat;
+        o.name = f.name;
+        o.id = f.id;
+        o.idText = f.idText;
+        o.idIsText = f.idIsText;
+    }
     const std::string_view text = t.argsTextView();
     const Part parts[kSectionCount] = {
         {kKey, key.data(), key.size()},
@@ -335,7 +349,7 @@ bool TraceCodec::write(const Trace& t, std::string_view key, std::string_view so
         part(kSlices, t.slices()),
         part(kArgsOffsets, t.argsOffsetsView()),
         {kArgsText, text.data(), text.size()},
-        part(kFlows, t.m_flows),
+        part(kFlows, flows),
         part(kFlowOut, t.m_flowOut),
         part(kFlowIn, t.m_flowIn),
         part(kEventFrames, t.m_eventFrames),
@@ -448,9 +462,13 @@ const char* inconsistency(const Trace& t, std::span<const Slice> slices,
         if (!opt(c.process, processes.size()) || !str(c.name) || !str(c.key) ||
             c.ts.size() != c.values.size())
             return "counter out of range";
-    for (const Flow& f : flows)
+    for (const Flow& f : flows) {
         if (f.from >= n || f.to >= n || !str(f.cat) || !str(f.name) || !str(f.idText))
             return "flow out of range";
+        std::uint8_t isText; // read as a byte: a bool holding 2 is undefined behaviour
+        std::memcpy(&isText, &f.idIsText, 1);
+        if (isText > 1) return "flow flag out of range";
+    }
     for (const auto* index : {&flowOut, &flowIn})
         for (auto [e, f] : *index)
             if (e >= n || f >= flows.size()) return "flow index out of range";
