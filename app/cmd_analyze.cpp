@@ -1,5 +1,7 @@
 #include "app/commands.h"
 
+#include "app/cacheoptions.h"
+
 #include "core/analysis/reportjson.h"
 #include "core/job/jobpipeline.h"
 #include "core/job/ranksummary.h"
@@ -56,6 +58,7 @@ int analyze(const QStringList& args)
                       "A link's peak in GB/s for utilisation, repeatable (HCCS=28, RDMA=25, "
                       "NVLink=450...; defaults in docs/analysis.md).",
                       "NAME=GBPS"});
+    addCacheOptions(parser);
     if (!parser.parse(QStringList{"ringscope analyze"} + args)) {
         std::cerr << "ringscope analyze: " << parser.errorText().toStdString() << "\n";
         return kExitInput;
@@ -63,6 +66,10 @@ int analyze(const QStringList& args)
     if (parser.isSet("help")) {
         std::cout << parser.helpText().toStdString();
         return kExitOk;
+    }
+    if (std::string cacheError; !installCache(parser, &cacheError)) {
+        std::cerr << "ringscope analyze: " << cacheError << "\n";
+        return kExitInput;
     }
     const QStringList paths = parser.positionalArguments();
     if (paths.isEmpty()) {

@@ -1,5 +1,7 @@
 #include "app/commands.h"
 
+#include "app/cacheoptions.h"
+
 #include "core/compare/comparereport.h"
 #include "core/compare/runloader.h"
 #include "ui/compare/comparerun.h"
@@ -44,6 +46,7 @@ int compare(const QStringList& args)
                       "Also write the picture: the two timelines on their first common step "
                       "(or the scaling chart), PNG, SVG or PDF by suffix.",
                       "FILE"});
+    addCacheOptions(parser);
     if (!parser.parse(QStringList{"ringscope compare"} + args)) {
         std::cerr << "ringscope compare: " << parser.errorText().toStdString() << "\n";
         return kExitInput;
@@ -53,6 +56,10 @@ int compare(const QStringList& args)
                   << "\nUsage: ringscope compare BEFORE AFTER [--json]\n"
                      "       ringscope compare --scaling [--weak] RUN... [--json]\n";
         return kExitOk;
+    }
+    if (std::string cacheError; !installCache(parser, &cacheError)) {
+        std::cerr << "ringscope compare: " << cacheError << "\n";
+        return kExitInput;
     }
     const bool scaling = parser.isSet("scaling");
     const bool json = parser.isSet("json");

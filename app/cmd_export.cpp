@@ -3,6 +3,8 @@
 
 #include "app/commands.h"
 
+#include "app/cacheoptions.h"
+
 #include "core/annotations/annotationstore.h"
 #include "core/annotations/findingannotations.h"
 #include "core/job/jobpipeline.h"
@@ -103,11 +105,16 @@ int exportImage(const QStringList& args)
     parser.addOption({"max-memory", "Memory budget for loading, in MiB.", "MiB"});
     parser.addOption(
         {"link-peak", "A link's peak in GB/s (as for analyze), repeatable.", "NAME=GBPS"});
+    addCacheOptions(parser);
     if (!parser.parse(QStringList{"ringscope export"} + args))
         return usageError(parser.errorText());
     if (parser.isSet("help")) {
         std::cout << parser.helpText().toStdString();
         return kExitOk;
+    }
+    if (std::string cacheError; !installCache(parser, &cacheError)) {
+        std::cerr << "ringscope export: " << cacheError << "\n";
+        return kExitInput;
     }
     const QStringList paths = parser.positionalArguments();
     if (paths.isEmpty()) return usageError("give a trace path");

@@ -1,5 +1,7 @@
 #include "app/commands.h"
 
+#include "app/cacheoptions.h"
+
 #include "core/job/jobpipeline.h"
 #include "core/traceinfo.h"
 
@@ -24,6 +26,7 @@ int info(const QStringList& args)
     parser.addOption({"json", "Write JSON (one object per path, a list when several)."});
     parser.addOption(
         {"max-memory", "Memory budget for loading, in MiB (default: 75% of RAM).", "MiB"});
+    addCacheOptions(parser);
     if (!parser.parse(QStringList{"ringscope info"} + args)) {
         std::cerr << "ringscope info: " << parser.errorText().toStdString() << "\n";
         return kExitInput;
@@ -31,6 +34,10 @@ int info(const QStringList& args)
     if (parser.isSet("help")) {
         std::cout << parser.helpText().toStdString();
         return kExitOk;
+    }
+    if (std::string cacheError; !installCache(parser, &cacheError)) {
+        std::cerr << "ringscope info: " << cacheError << "\n";
+        return kExitInput;
     }
     const QStringList paths = parser.positionalArguments();
     if (paths.isEmpty()) {

@@ -2,6 +2,8 @@
 
 #include "app/commands.h"
 
+#include "app/cacheoptions.h"
+
 #include "core/job/jobpipeline.h"
 #include "core/stats/stats.h"
 
@@ -70,11 +72,16 @@ int stats(const QStringList& args)
     parser.addOption({"per-rank", "One row per rank and name (a rank column)."});
     parser.addOption(
         {"max-memory", "Memory budget for loading, in MiB (default: 75% of RAM).", "MiB"});
+    addCacheOptions(parser);
     if (!parser.parse(QStringList{"ringscope stats"} + args))
         return usageError(parser.errorText().toStdString());
     if (parser.isSet("help")) {
         std::cout << parser.helpText().toStdString();
         return kExitOk;
+    }
+    if (std::string cacheError; !installCache(parser, &cacheError)) {
+        std::cerr << "ringscope stats: " << cacheError << "\n";
+        return kExitInput;
     }
     const QStringList paths = parser.positionalArguments();
     if (paths.isEmpty()) return usageError("give at least one trace path");

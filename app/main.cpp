@@ -1,3 +1,4 @@
+#include "app/cacheoptions.h"
 #include "app/commands.h"
 #include "ui/gui.h"
 
@@ -123,13 +124,19 @@ int main(int argc, char** argv)
             args << QString::fromLocal8Bit(argv[i]);
             image = image || args.back() == "--image" || args.back().startsWith("--image=");
         }
+        // The model cache's writes end before the application object goes.
+        const auto run = [&] {
+            const int code = c->run(args);
+            rs::cli::finishCache();
+            return code;
+        };
         if (c->host == Host::Core || (c->host == Host::GuiImage && !image)) {
             QCoreApplication app(argc, argv);
-            return c->run(args);
+            return run();
         }
         offscreenWithoutDisplay();
         QApplication app(argc, argv);
-        return c->run(args);
+        return run();
     }
     if (!sub.empty() && looksLikeCommand(sub)) {
         std::cerr << "ringscope: unknown command '" << sub << "' (no such file either)\n"

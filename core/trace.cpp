@@ -57,10 +57,10 @@ std::vector<std::uint32_t> Trace::flowsTo(EventId e) const
 
 std::string_view Trace::argsText(EventId e) const
 {
-    const std::uint32_t a = m_slices[e].args;
-    if (a == kNone || a + 1 >= m_argsOffsets.size()) return {};
-    return std::string_view(m_argsText)
-        .substr(m_argsOffsets[a], m_argsOffsets[a + 1] - m_argsOffsets[a]);
+    const std::uint32_t a = slice(e).args;
+    const std::span<const std::uint64_t> offsets = argsOffsetsView();
+    if (a == kNone || a + 1 >= offsets.size()) return {};
+    return argsTextView().substr(offsets[a], offsets[a + 1] - offsets[a]);
 }
 
 nlohmann::json Trace::args(EventId e) const
@@ -138,7 +138,7 @@ EventId Trace::sliceAt(TrackId t, TimeNs time) const
         const EventId id = track.begin + static_cast<EventId>(it - sl.begin());
         EventId cur = id;
         while (cur != kNone) {
-            const Slice& s = m_slices[cur];
+            const Slice& s = slice(cur);
             if (s.start <= time && (time < s.end() || (s.dur == 0 && time == s.start))) {
                 if (s.depth > depth) {
                     depth = s.depth;
@@ -148,7 +148,7 @@ EventId Trace::sliceAt(TrackId t, TimeNs time) const
             }
             cur = s.parent;
         }
-        if (best != kNone && it->start < m_slices[best].start) break;
+        if (best != kNone && it->start < slice(best).start) break;
     }
     return best;
 }
@@ -170,8 +170,8 @@ TrackId Trace::findTrack(ProcessId p, std::string_view tid, TrackKind kind) cons
 
 std::size_t Trace::modelBytes() const
 {
-    std::size_t b = m_slices.capacity() * sizeof(Slice) + m_strings.bytes() +
-                    m_flows.capacity() * sizeof(Flow) +
+    std::size_t b = std::max(m_slices.capacity(), m_mappedSlices.size()) * sizeof(Slice) +
+                    m_strings.bytes() + m_flows.capacity() * sizeof(Flow) +
                     (m_flowOut.capacity() + m_flowIn.capacity()) * 8 +
                     m_eventFrames.capacity() * 8 + m_stackFrames.capacity() * sizeof(StackFrame);
     for (const CounterSeries& c : m_counters)

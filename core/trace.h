@@ -129,12 +129,14 @@ public:
     const std::string& str(StrId id) const { return m_strings.str(id); }
     const StringPool& strings() const { return m_strings; }
 
-    std::span<const Slice> slices() const { return m_slices; }
-    const Slice& slice(EventId id) const { return m_slices[id]; }
+    std::span<const Slice> slices() const
+    {
+        return m_backing ? m_mappedSlices : std::span<const Slice>(m_slices);
+    }
+    const Slice& slice(EventId id) const { return slices()[id]; }
     std::span<const Slice> trackSlices(TrackId t) const
     {
-        return std::span<const Slice>(m_slices).subspan(m_tracks[t].begin,
-                                                        m_tracks[t].end - m_tracks[t].begin);
+        return slices().subspan(m_tracks[t].begin, m_tracks[t].end - m_tracks[t].begin);
     }
     const std::vector<Track>& tracks() const { return m_tracks; }
     const std::vector<Process>& processes() const { return m_processes; }
@@ -183,11 +185,24 @@ public:
     TrackId findTrack(ProcessId p, std::string_view tid, TrackKind kind = TrackKind::Thread) const;
     // Estimated resident bytes of the model, args text excluded.
     std::size_t modelBytes() const;
-    std::size_t argsBytes() const { return m_argsText.size() + m_argsOffsets.size() * 8; }
+    std::size_t argsBytes() const { return argsTextView().size() + argsOffsetsView().size() * 8; }
+    // True when the big arrays are views of a model cache file's memory map (core/cache/).
+    bool mapped() const { return m_backing != nullptr; }
 
 private:
     friend class TraceBuilder;
     friend class JobTraceMerger;
+    friend class TraceCodec;
+
+    // The args arena as readers see it: the vectors below, or the cache file's map.
+    std::string_view argsTextView() const
+    {
+        return m_backing ? m_mappedArgsText : std::string_view(m_argsText);
+    }
+    std::span<const std::uint64_t> argsOffsetsView() const
+    {
+        return m_backing ? m_mappedArgsOffsets : std::span<const std::uint64_t>(m_argsOffsets);
+    }
 
     StringPool m_strings;
     std::vector<Slice> m_slices;
@@ -209,6 +224,13 @@ private:
     TimeNs m_start = 0, m_end = 0;
     LoadStats m_stats;
     std::vector<std::string> m_warnings;
+    // A trace read from the model cache uses its three biggest arrays (slices, args text and
+    // offsets) in place from the file's memory map, which m_backing keeps alive; the vectors
+    // above then stay empty. Builders never set it, so they keep filling the vectors.
+    std::shared_ptr<const void> m_backing;
+    std::span<const Slice> m_mappedSlices;
+    std::string_view m_mappedArgsText;
+    std::span<const std::uint64_t> m_mappedArgsOffsets;
 };
 
 using TracePtr = std::shared_ptr<const Trace>;

@@ -1,9 +1,13 @@
 #include "core/traceloader.h"
 
+#include "core/cache/modelcache.h"
 #include "core/parallelloader.h"
+#include "core/producers/producer.h"
 #include "core/producers/registry.h"
+#include "core/tracebuilder.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -45,7 +49,38 @@ LoadResult loadTrace(const std::string& path, const LoadOptions& options, LoadPr
         r.message = where.error;
         return r;
     }
+    std::optional<CacheKey> key;
+    const std::shared_ptr<ModelCache> cache =
+        options.cache ? options.cache : ModelCache::processCache();
+    if (cache) {
+        key = ModelCache::keyOf(where.file, where.rank, options.rankHint, where.reader->id());
+        if (TracePtr hit = key ? cache->find(*key, where.file) : nullptr;
+            hit && (!options.maxMemoryBytes ||
+                    hit->modelBytes() + hit->argsBytes() +
+                            hit->stats().events * TraceBuilder::kLoadWorkingBytesPerEvent <=
+                        options.maxMemoryBytes)) {
+            // (A budget is held to what parsing would need: a load never passes with the cache
+            // that fails without it.)
+            LoadResult r;
+            r.status = LoadStatus::Complete;
+            r.trace = hit;
+            r.warnings = hit->warnings();
+            r.resolvedPath = where.file;
+            if (progress) {
+                std::error_code ec;
+                const std::uint64_t size = std::filesystem::file_size(where.file, ec);
+                progress->total = ec ? 0 : size;
+                progress->done = ec ? 0 : size;
+                if (progress->onAdvance) progress->onAdvance();
+            }
+            return r;
+        }
+    }
     LoadResult r = where.reader->read({where.file, where.rank}, options, progress);
+    // Only whole reads are kept: a partial one may be of a file still being written.
+    if (key && r.complete() && r.trace)
+        cache->storeLater(*key, where.file, r.trace, where.rank, options.rankHint,
+                          std::string(where.reader->id()));
     if (!r.message.empty() && !r.cancelled() && r.message.rfind(where.file, 0) != 0)
         r.message = where.file + ": " + r.message;
     return r;

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 namespace rs {
 
 class Producer;
+class ModelCache;
 
 struct LoadOptions {
     // Refuse traces whose model is projected to need more than this; 0 = 75% of physical memory.
@@ -19,6 +21,11 @@ struct LoadOptions {
     // Rank to use when neither the folder (profiler_info_N.json) nor the trace
     // (distributedInfo) says, e.g. from a file name "rank3.json".
     std::optional<int> rankHint;
+    // Where built models are kept (core/cache/modelcache.h): a complete load is written there
+    // after it returns, a later load of the same unchanged file maps it instead of parsing.
+    // Null: the one the application installed (ModelCache::processCache(); none in tests and
+    // with --no-cache), so every way to a load (CLI, viewer, compare) shares it.
+    std::shared_ptr<ModelCache> cache;
 };
 
 struct LoadProgress {

@@ -3,8 +3,11 @@
 #include "ui/appidentity.h"
 #include "ui/mainwindow.h"
 
+#include "core/cache/modelcache.h"
+
 #include <QApplication>
 #include <QFileInfo>
+#include <QSettings>
 
 namespace rs {
 
@@ -12,7 +15,7 @@ void openFromCommandLine(MainWindow& window, const QStringList& arguments)
 {
     QStringList paths;
     for (const QString& a : arguments)
-        if (!a.isEmpty()) paths << a;
+        if (!a.isEmpty() && a != QLatin1String("--no-cache")) paths << a;
     if (paths.isEmpty())
         window.openSample();
     else
@@ -23,11 +26,23 @@ int runGui(int argc, char** argv)
 {
     QApplication app(argc, argv);
     applyAppIdentity();
+    // The model cache (docs/cache.md): on unless --no-cache or the setting cache/enabled says
+    // no; its cap from cache/size (a size such as "4G").
+    const QSettings settings;
+    if (!QApplication::arguments().contains(QLatin1String("--no-cache")) &&
+        settings.value(QStringLiteral("cache/enabled"), true).toBool()) {
+        const std::optional<std::uint64_t> cap =
+            ModelCache::parseSize(settings.value(QStringLiteral("cache/size"), "4G").toString());
+        ModelCache::setProcessCache(std::make_shared<ModelCache>(
+            ModelCache::defaultDirectory(), cap.value_or(ModelCache::kDefaultCapBytes)));
+    }
     MainWindow w;
     w.show();
     // Qt has removed its own options (-platform...) from arguments() by now.
     openFromCommandLine(w, QApplication::arguments().mid(1));
-    return app.exec();
+    const int code = app.exec();
+    ModelCache::setProcessCache(nullptr); // its writes end while the pool still runs
+    return code;
 }
 
 } // namespace rs

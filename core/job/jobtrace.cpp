@@ -88,7 +88,7 @@ public:
         for (StrId i = 0; i < sid.size(); ++i)
             sid[i] = m.m_strings.intern(t.m_strings.str(i));
 
-        for (Slice s : t.m_slices) {
+        for (Slice s : t.slices()) {
             s.start += offset;
             s.name = sid[s.name];
             s.cat = sid[s.cat];
@@ -98,12 +98,12 @@ public:
             m.m_slices.push_back(s);
         }
         // Args: append the text; offsets continue from the end of what is there.
-        if (!t.m_argsOffsets.empty()) {
+        if (!t.argsOffsetsView().empty()) {
             const std::uint64_t textBase = m.m_argsText.size();
             if (!m.m_argsOffsets.empty()) m.m_argsOffsets.pop_back();
-            for (std::uint64_t o : t.m_argsOffsets)
+            for (std::uint64_t o : t.argsOffsetsView())
                 m.m_argsOffsets.push_back(o + textBase);
-            m.m_argsText.append(t.m_argsText);
+            m.m_argsText.append(t.argsTextView());
         }
 
         for (Track tr : t.m_tracks) {
@@ -177,7 +177,7 @@ public:
             m.m_eventFrames.emplace_back(e + eBase, f + sfBase);
 
         // Span, statistics and warnings of the whole job.
-        const bool hasEvents = t.m_end > t.m_start || !t.m_slices.empty();
+        const bool hasEvents = t.m_end > t.m_start || !t.slices().empty();
         if (hasEvents) {
             m.m_start = spanSet ? std::min(m.m_start, t.m_start + offset) : t.m_start + offset;
             m.m_end = spanSet ? std::max(m.m_end, t.m_end + offset) : t.m_end + offset;
@@ -227,15 +227,15 @@ public:
         auto m = std::make_shared<Trace>();
         for (StrId i = 0; i < t.m_strings.size(); ++i)
             m->m_strings.intern(t.m_strings.str(i)); // same ids: interned in the same order
-        m->m_slices = t.m_slices;
+        m->m_slices.assign(t.slices().begin(), t.slices().end());
         m->m_tracks = t.m_tracks;
         m->m_processes = t.m_processes;
         m->m_counters = t.m_counters;
         m->m_flows = t.m_flows;
         m->m_flowOut = t.m_flowOut;
         m->m_flowIn = t.m_flowIn;
-        m->m_argsText = t.m_argsText;
-        m->m_argsOffsets = t.m_argsOffsets;
+        m->m_argsText = t.argsTextView();
+        m->m_argsOffsets.assign(t.argsOffsetsView().begin(), t.argsOffsetsView().end());
         m->m_stackFrames = t.m_stackFrames;
         m->m_eventFrames = t.m_eventFrames;
         m->m_trackMaxDur = t.m_trackMaxDur;

@@ -1,0 +1,102 @@
+#pragma once
+
+// The model cache (docs/cache.md): a trace's built model kept on disk after a load, so that
+// opening the same file again maps it instead of parsing it. One file per source file and
+// rank in a directory (default $XDG_CACHE_HOME/ringscope), named by the hash of its key; the
+// key is also stored inside and compared. Files are written atomically (a temporary file
+// renamed, as QSaveFile does, without its fsync) on the WorkPool after the load has been
+// handed over, trimmed to a size cap oldest-used first, and never trusted: whatever does not
+// read back as a valid model (tracecodec.h) is deleted and written again after the next load.
+
+#include "core/trace.h"
+
+#include <QString>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace rs {
+
+// What a cached model must match: the file's identity and content as far as a few reads
+// tell, and how it was asked for. Any difference is a miss.
+struct CacheKey {
+    std::string text; // canonical path, device, inode, size, mtime and ctime in ns, sampled hash,
+                      // rank from the layout and the rank hint, reader, format version
+    std::string fileName() const; // hash of text, hex, ".rsmodel"
+};
+
+class ModelCache {
+public:
+    static constexpr std::uint64_t kDefaultCapBytes = 4ull << 30;
+
+    // dir: where the files live (created when first written); capBytes 0: no file is kept.
+    explicit ModelCache(QString dir = defaultDirectory(),
+                        std::uint64_t capBytes = kDefaultCapBytes);
+    ~ModelCache(); // waits for writes
+    ModelCache(const ModelCache&) = delete;
+    ModelCache& operator=(const ModelCache&) = delete;
+
+    // RINGSCOPE_CACHE_DIR when set, else the generic cache location + "/ringscope"
+    // ($XDG_CACHE_HOME/ringscope, ~/.cache/ringscope).
+    static QString defaultDirectory();
+    // "4096M", "4G", "512 MiB", "0": bytes; nullopt when not a size.
+    static std::optional<std::uint64_t> parseSize(const QString& text);
+
+    const QString& directory() const { return m_dir; }
+    std::uint64_t capBytes() const { return m_cap; }
+
+    // The key of a file as loaded now; nullopt when it cannot be cached (unreadable, not a
+    // regular file, a database with a write-ahead log beside it).
+    static std::optional<CacheKey> keyOf(const std::string& file, std::optional<int> layoutRank,
+                                         std::optional<int> rankHint, std::string_view readerId);
+    // Hash of the sampled blocks: the first and last 64 KiB and 16 blocks of 4 KiB between.
+    static std::uint64_t sampleHash(int fd, std::uint64_t size);
+
+    // The cached model for key, mapped; null on a miss. A file that does not read back as a
+    // valid model of that key is deleted. A hit marks the file as used (its mtime).
+    TracePtr find(const CacheKey& key, const std::string& sourceFile);
+    // Writes trace's model under key on the WorkPool (fire and forget; waitForWrites() joins),
+    // unless the source file changed while it was read (its key again differs).
+    void storeLater(const CacheKey& key, const std::string& sourceFile, TracePtr trace,
+                    std::optional<int> layoutRank, std::optional<int> rankHint,
+                    std::string readerId);
+    // The same, now, on the calling thread; false when not written.
+    bool store(const CacheKey& key, const std::string& sourceFile, const Trace& trace);
+    // Returns when no write started by storeLater() is queued or running.
+    void waitForWrites();
+    // Deletes the least recently used files until the directory holds at most the cap.
+    void evict();
+
+    // The cache the application installed (the CLI from its options, the viewer from its
+    // settings): what loadTrace() uses when LoadOptions::cache is null. Null unless installed,
+    // so libraries and tests read and write nothing unless they ask.
+    static std::shared_ptr<ModelCache> processCache();
+    static void setProcessCache(std::shared_ptr<ModelCache> cache);
+
+    // Counters (tests, benchmarks).
+    std::uint64_t hits() const { return m_hits; }
+    std::uint64_t misses() const { return m_misses; }
+    std::uint64_t rejected() const { return m_rejected; } // found but invalid, deleted
+    std::uint64_t writes() const { return m_writes; }
+    std::string lastRejection() const;
+
+private:
+    QString pathFor(const CacheKey& key) const;
+
+    QString m_dir;
+    std::uint64_t m_cap;
+    std::atomic<std::uint64_t> m_hits{0}, m_misses{0}, m_rejected{0}, m_writes{0};
+    mutable std::mutex m_mutex;
+    std::condition_variable m_idle;
+    int m_pending = 0;
+    std::string m_lastRejection;
+};
+
+using ModelCachePtr = std::shared_ptr<ModelCache>;
+
+} // namespace rs
