@@ -1,6 +1,6 @@
 #include "app/commands.h"
 
-#include "app/cacheoptions.h"
+#include "app/options.h"
 
 #include "core/analysis/reportjson.h"
 #include "core/job/jobpipeline.h"
@@ -45,10 +45,8 @@ int analyze(const QStringList& args)
         {"size-align", "Size boundary in bytes for transfer sizes (default 512).", "N", "512"});
     parser.addOption({"addr-align", "Address boundary in bytes for buffer addresses (default 128).",
                       "N", "128"});
-    parser.addOption(
-        {"fail-on", "Exit 1 when a finding of this severity or worse exists.", "warning|error"});
-    parser.addOption(
-        {"max-memory", "Memory budget for loading, in MiB (default: 75% of RAM).", "MiB"});
+    addFailOnOption(parser);
+    addMaxMemoryOption(parser);
     parser.addOption({"summary-out",
                       "Write this rank's summary (ringscope.ranksummary/1, docs/scale.md) to "
                       "FILE instead of the text report (with --json, both); one rank only. "
@@ -59,23 +57,9 @@ int analyze(const QStringList& args)
                       "NVLink=450...; defaults in docs/analysis.md).",
                       "NAME=GBPS"});
     addCacheOptions(parser);
-    if (!parser.parse(QStringList{"ringscope analyze"} + args)) {
-        std::cerr << "ringscope analyze: " << parser.errorText().toStdString() << "\n";
-        return kExitInput;
-    }
-    if (parser.isSet("help")) {
-        std::cout << parser.helpText().toStdString();
-        return kExitOk;
-    }
-    if (std::string cacheError; !installCache(parser, &cacheError)) {
-        std::cerr << "ringscope analyze: " << cacheError << "\n";
-        return kExitInput;
-    }
+    if (const auto code = parseCommand(parser, "analyze", args, true)) return *code;
     const QStringList paths = parser.positionalArguments();
-    if (paths.isEmpty()) {
-        std::cerr << "ringscope analyze: give at least one trace path\n";
-        return kExitInput;
-    }
+    if (paths.isEmpty()) return usageError("analyze", "give at least one trace path");
     AnalysisOptions options;
     bool ok1 = false, ok2 = false;
     options.sizeAlign = parser.value("size-align").toULongLong(&ok1);
@@ -90,20 +74,12 @@ int analyze(const QStringList& args)
         return kExitInput;
     }
     std::optional<Severity> failOn;
-    if (parser.isSet("fail-on")) {
-        const QString v = parser.value("fail-on");
-        if (v == "warning")
-            failOn = Severity::Warning;
-        else if (v == "error")
-            failOn = Severity::Error;
-        else {
-            std::cerr << "ringscope analyze: --fail-on takes warning or error\n";
-            return kExitInput;
-        }
-    }
+    if (!failOnSeverity(parser, &failOn))
+        return usageError("analyze", "--fail-on takes warning or error");
     LoadOptions load;
-    if (parser.isSet("max-memory"))
-        load.maxMemoryBytes = parser.value("max-memory").toULongLong() << 20;
+    const auto budget = maxMemoryBytes(parser);
+    if (!budget) return usageError("analyze", "--max-memory takes a number of MiB");
+    load.maxMemoryBytes = *budget;
 
     // Every path may stand for several ranks (a job folder): the pipeline resolves, loads and
     // analyses them in parallel and matches the ranks of one job.

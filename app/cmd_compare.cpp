@@ -1,6 +1,6 @@
 #include "app/commands.h"
 
-#include "app/cacheoptions.h"
+#include "app/options.h"
 
 #include "core/compare/comparereport.h"
 #include "core/compare/runloader.h"
@@ -40,27 +40,17 @@ int compare(const QStringList& args)
         {"size-align", "Size boundary in bytes for transfer sizes (default 512).", "N", "512"});
     parser.addOption({"addr-align", "Address boundary in bytes for buffer addresses (default 128).",
                       "N", "128"});
-    parser.addOption(
-        {"max-memory", "Memory budget for loading, in MiB (default: 75% of RAM).", "MiB"});
+    addMaxMemoryOption(parser);
     parser.addOption({"image",
                       "Also write the picture: the two timelines on their first common step "
                       "(or the scaling chart), PNG, SVG or PDF by suffix.",
                       "FILE"});
     addCacheOptions(parser);
-    if (!parser.parse(QStringList{"ringscope compare"} + args)) {
-        std::cerr << "ringscope compare: " << parser.errorText().toStdString() << "\n";
-        return kExitInput;
-    }
-    if (parser.isSet("help")) {
-        std::cout << parser.helpText().toStdString()
-                  << "\nUsage: ringscope compare BEFORE AFTER [--json]\n"
-                     "       ringscope compare --scaling [--weak] RUN... [--json]\n";
-        return kExitOk;
-    }
-    if (std::string cacheError; !installCache(parser, &cacheError)) {
-        std::cerr << "ringscope compare: " << cacheError << "\n";
-        return kExitInput;
-    }
+    if (const auto code =
+            parseCommand(parser, "compare", args, true,
+                         "\nUsage: ringscope compare BEFORE AFTER [--json]\n"
+                         "       ringscope compare --scaling [--weak] RUN... [--json]\n"))
+        return *code;
     const bool scaling = parser.isSet("scaling");
     const bool json = parser.isSet("json");
     const QStringList paths = parser.positionalArguments();
@@ -84,14 +74,9 @@ int compare(const QStringList& args)
         std::cerr << "ringscope compare: --size-align and --addr-align take a number of bytes\n";
         return kExitInput;
     }
-    if (parser.isSet("max-memory")) {
-        bool ok = false;
-        o.load.maxMemoryBytes = parser.value("max-memory").toULongLong(&ok) << 20;
-        if (!ok) {
-            std::cerr << "ringscope compare: --max-memory takes a number of MiB\n";
-            return kExitInput;
-        }
-    }
+    const auto budget = maxMemoryBytes(parser);
+    if (!budget) return usageError("compare", "--max-memory takes a number of MiB");
+    o.load.maxMemoryBytes = *budget;
     std::size_t top = json ? 20 : 10;
     if (parser.isSet("top")) {
         bool ok = false;

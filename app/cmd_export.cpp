@@ -3,7 +3,7 @@
 
 #include "app/commands.h"
 
-#include "app/cacheoptions.h"
+#include "app/options.h"
 
 #include "core/annotations/annotationstore.h"
 #include "core/annotations/findingannotations.h"
@@ -28,8 +28,7 @@ namespace {
 
 int usageError(const QString& why)
 {
-    std::cerr << "ringscope export: " << why.toStdString() << "\n";
-    return kExitInput;
+    return cli::usageError("export", why.toStdString());
 }
 
 // "1500000", "1.5ms", "200us", "0.4s", "12ns" -> ns.
@@ -102,20 +101,11 @@ int exportImage(const QStringList& args)
                       "Colours of the picture: light (default, for print and tickets) or dark.",
                       "light|dark"});
     parser.addOption({"no-sidecar", "Ignore the annotations saved next to the trace."});
-    parser.addOption({"max-memory", "Memory budget for loading, in MiB.", "MiB"});
+    addMaxMemoryOption(parser);
     parser.addOption(
         {"link-peak", "A link's peak in GB/s (as for analyze), repeatable.", "NAME=GBPS"});
     addCacheOptions(parser);
-    if (!parser.parse(QStringList{"ringscope export"} + args))
-        return usageError(parser.errorText());
-    if (parser.isSet("help")) {
-        std::cout << parser.helpText().toStdString();
-        return kExitOk;
-    }
-    if (std::string cacheError; !installCache(parser, &cacheError)) {
-        std::cerr << "ringscope export: " << cacheError << "\n";
-        return kExitInput;
-    }
+    if (const auto code = parseCommand(parser, "export", args, true)) return *code;
     const QStringList paths = parser.positionalArguments();
     if (paths.isEmpty()) return usageError("give a trace path");
     const QString out = parser.value("out");
@@ -152,8 +142,9 @@ int exportImage(const QStringList& args)
     if (!parseLinkPeaks(parser.values("link-peak"), &analysisOptions, &peakError))
         return usageError(QString::fromStdString(peakError));
     LoadOptions loadOptions;
-    if (parser.isSet("max-memory"))
-        loadOptions.maxMemoryBytes = parser.value("max-memory").toULongLong() << 20;
+    const auto budget = maxMemoryBytes(parser);
+    if (!budget) return usageError("--max-memory takes a number of MiB");
+    loadOptions.maxMemoryBytes = *budget;
     // What analyze reads: the pipeline resolves the ranks, loads and analyses them.
     std::vector<std::string> given;
     for (const QString& p : paths)

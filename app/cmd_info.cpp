@@ -1,6 +1,6 @@
 #include "app/commands.h"
 
-#include "app/cacheoptions.h"
+#include "app/options.h"
 
 #include "core/job/jobpipeline.h"
 #include "core/traceinfo.h"
@@ -24,29 +24,15 @@ int info(const QStringList& args)
         "PATH", "Trace file (.json, .json.gz), torch_npu folder, or a job folder of them.",
         "PATH...");
     parser.addOption({"json", "Write JSON (one object per path, a list when several)."});
-    parser.addOption(
-        {"max-memory", "Memory budget for loading, in MiB (default: 75% of RAM).", "MiB"});
+    addMaxMemoryOption(parser);
     addCacheOptions(parser);
-    if (!parser.parse(QStringList{"ringscope info"} + args)) {
-        std::cerr << "ringscope info: " << parser.errorText().toStdString() << "\n";
-        return kExitInput;
-    }
-    if (parser.isSet("help")) {
-        std::cout << parser.helpText().toStdString();
-        return kExitOk;
-    }
-    if (std::string cacheError; !installCache(parser, &cacheError)) {
-        std::cerr << "ringscope info: " << cacheError << "\n";
-        return kExitInput;
-    }
+    if (const auto code = parseCommand(parser, "info", args, true)) return *code;
     const QStringList paths = parser.positionalArguments();
-    if (paths.isEmpty()) {
-        std::cerr << "ringscope info: give at least one trace path\n";
-        return kExitInput;
-    }
+    if (paths.isEmpty()) return usageError("info", "give at least one trace path");
     LoadOptions options;
-    if (parser.isSet("max-memory"))
-        options.maxMemoryBytes = parser.value("max-memory").toULongLong() << 20;
+    const auto budget = maxMemoryBytes(parser);
+    if (!budget) return usageError("info", "--max-memory takes a number of MiB");
+    options.maxMemoryBytes = *budget;
     const bool asJson = parser.isSet("json");
     nlohmann::json all = nlohmann::json::array();
     int code = kExitOk;

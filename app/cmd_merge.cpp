@@ -3,6 +3,7 @@
 // rank's report and the job analysis runs on them as `analyze JOBFOLDER` runs on the loaded
 // ranks, so both print the same report (docs/scale.md).
 #include "app/commands.h"
+#include "app/options.h"
 
 #include "core/job/ranksummary.h"
 
@@ -23,33 +24,14 @@ int merge(const QStringList& args)
         "SUMMARY", "A ringscope.ranksummary/1 file, or a folder of *.ranksummary.json files.",
         "SUMMARY...|FOLDER");
     parser.addOption({"json", "Write the ringscope.report/1 JSON report (docs/report-format.md)."});
-    parser.addOption(
-        {"fail-on", "Exit 1 when a finding of this severity or worse exists.", "warning|error"});
-    if (!parser.parse(QStringList{"ringscope merge"} + args)) {
-        std::cerr << "ringscope merge: " << parser.errorText().toStdString() << "\n";
-        return kExitInput;
-    }
-    if (parser.isSet("help")) {
-        std::cout << parser.helpText().toStdString();
-        return kExitOk;
-    }
+    addFailOnOption(parser);
+    // Summaries only, no traces: no model cache.
+    if (const auto code = parseCommand(parser, "merge", args, false)) return *code;
     std::optional<Severity> failOn;
-    if (parser.isSet("fail-on")) {
-        const QString v = parser.value("fail-on");
-        if (v == "warning")
-            failOn = Severity::Warning;
-        else if (v == "error")
-            failOn = Severity::Error;
-        else {
-            std::cerr << "ringscope merge: --fail-on takes warning or error\n";
-            return kExitInput;
-        }
-    }
+    if (!failOnSeverity(parser, &failOn))
+        return usageError("merge", "--fail-on takes warning or error");
     const QStringList given = parser.positionalArguments();
-    if (given.isEmpty()) {
-        std::cerr << "ringscope merge: give the summaries or a folder of them\n";
-        return kExitInput;
-    }
+    if (given.isEmpty()) return usageError("merge", "give the summaries or a folder of them");
     std::vector<std::string> paths;
     for (const QString& p : given)
         paths.push_back(p.toStdString());

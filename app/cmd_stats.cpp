@@ -2,7 +2,7 @@
 
 #include "app/commands.h"
 
-#include "app/cacheoptions.h"
+#include "app/options.h"
 
 #include "core/job/jobpipeline.h"
 #include "core/stats/stats.h"
@@ -20,8 +20,7 @@ namespace {
 
 int usageError(const std::string& why)
 {
-    std::cerr << "ringscope stats: " << why << "\n";
-    return kExitInput;
+    return cli::usageError("stats", why);
 }
 
 // "1500000", "1.5ms", "200us", "0.4s", "12ns" -> ns (the grammar of export --range).
@@ -70,19 +69,9 @@ int stats(const QStringList& args)
     parser.addOption({"json", "Write {\"rows\": [...]} JSON."});
     parser.addOption({"rank", "Only rank N of a job.", "N"});
     parser.addOption({"per-rank", "One row per rank and name (a rank column)."});
-    parser.addOption(
-        {"max-memory", "Memory budget for loading, in MiB (default: 75% of RAM).", "MiB"});
+    addMaxMemoryOption(parser);
     addCacheOptions(parser);
-    if (!parser.parse(QStringList{"ringscope stats"} + args))
-        return usageError(parser.errorText().toStdString());
-    if (parser.isSet("help")) {
-        std::cout << parser.helpText().toStdString();
-        return kExitOk;
-    }
-    if (std::string cacheError; !installCache(parser, &cacheError)) {
-        std::cerr << "ringscope stats: " << cacheError << "\n";
-        return kExitInput;
-    }
+    if (const auto code = parseCommand(parser, "stats", args, true)) return *code;
     const QStringList paths = parser.positionalArguments();
     if (paths.isEmpty()) return usageError("give at least one trace path");
     const auto by = parseStatsGroup(parser.value("by").toStdString());
@@ -104,11 +93,9 @@ int stats(const QStringList& args)
         if (!ok || *onlyRank < 0) return usageError("--rank takes a rank number");
     }
     PipelineOptions pipeline;
-    if (parser.isSet("max-memory")) {
-        bool ok = false;
-        pipeline.load.maxMemoryBytes = parser.value("max-memory").toULongLong(&ok) << 20;
-        if (!ok) return usageError("--max-memory takes a number of MiB");
-    }
+    const auto budget = maxMemoryBytes(parser);
+    if (!budget) return usageError("--max-memory takes a number of MiB");
+    pipeline.load.maxMemoryBytes = *budget;
     // Collectives are the analysis' (what analyze counts); the other groups need the traces only.
     pipeline.analyse = *by == StatsGroup::Collective;
     pipeline.crossRank = false;

@@ -1,5 +1,5 @@
-#include "app/cacheoptions.h"
 #include "app/commands.h"
+#include "app/options.h"
 #include "ui/gui.h"
 
 #include <QApplication>
