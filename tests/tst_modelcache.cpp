@@ -10,6 +10,7 @@
 #include "core/traceinfo.h"
 #include "core/traceloader.h"
 #include "tests/fuzz/checktrace.h"
+#include "tests/support/processrun.h"
 #include "tests/testutil.h"
 
 #include <QDir>
@@ -30,29 +31,14 @@ using namespace rs;
 
 namespace {
 
-struct Run {
-    int code = -1;
-    QByteArray out, err;
-};
+using Run = test::ProcessRun;
 
 // The CLI with its cache in cacheDir (empty: the option list decides, e.g. --no-cache).
 Run ringscope(const QStringList& args, const QString& cacheDir)
 {
-    Run r;
-    QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("RINGSCOPE_CACHE_DIR", cacheDir);
-    p.setProcessEnvironment(env);
-    p.start(test::binaryDir() + "/app/ringscope", args);
-    if (!p.waitForFinished(300000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    return test::runProcess(test::binaryDir() + "/app/ringscope", args, env, 300000);
 }
 
 QStringList cacheFiles(const QString& dir)

@@ -756,16 +756,7 @@ RankSummaryRead rankSummaryFromJson(const json& j)
             rd.wrong(w + "links");
             continue;
         }
-        for (const MatrixEntry& l : linkSets[set]) {
-            MatrixEntry m = head;
-            m.src = l.src;
-            m.dst = l.dst;
-            m.transport = l.transport;
-            m.bytes = l.bytes;
-            m.ns = l.ns;
-            m.gbps = l.gbps;
-            rep->matrix.push_back(std::move(m));
-        }
+        summaryschema::expandMatrixLinks(head, linkSets[set], rep->matrix);
     }
     rep->facts = std::move(facts);
     r.report = std::move(rep);

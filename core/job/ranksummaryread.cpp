@@ -947,16 +947,7 @@ TextRead readText(std::string_view text, bool slim)
             rd.wrong("matrix[].links");
             continue;
         }
-        for (const MatrixEntry& l : linkSets[set]) {
-            MatrixEntry m = head;
-            m.src = l.src;
-            m.dst = l.dst;
-            m.transport = l.transport;
-            m.bytes = l.bytes;
-            m.ns = l.ns;
-            m.gbps = l.gbps;
-            rep->matrix.push_back(std::move(m));
-        }
+        summaryschema::expandMatrixLinks(head, linkSets[set], rep->matrix);
     }
     rep->facts = facts;
     out.facts = std::move(facts);
@@ -1034,6 +1025,21 @@ std::vector<std::size_t> rankOrder(const std::vector<std::optional<int>>& declar
     for (const auto& [rank, i] : keyed)
         order.push_back(i);
     return order;
+}
+
+void expandMatrixLinks(const MatrixEntry& head, const std::vector<MatrixEntry>& links,
+                       std::vector<MatrixEntry>& out)
+{
+    for (const MatrixEntry& l : links) {
+        MatrixEntry m = head;
+        m.src = l.src;
+        m.dst = l.dst;
+        m.transport = l.transport;
+        m.bytes = l.bytes;
+        m.ns = l.ns;
+        m.gbps = l.gbps;
+        out.push_back(std::move(m));
+    }
 }
 
 } // namespace summaryschema

@@ -30,6 +30,11 @@ std::string otherSchemaError(const std::string& version);
 // One warning per key of a wrong JSON type, with its count, in key order.
 std::vector<std::string> badFieldWarnings(const std::map<std::string, std::uint64_t>& keys);
 
+// A matrix entry as written (its scope, "links" naming one shared set of links) expanded
+// into one entry per link, appended to out.
+void expandMatrixLinks(const MatrixEntry& head, const std::vector<MatrixEntry>& links,
+                       std::vector<MatrixEntry>& out);
+
 // The job's rank order (loadJob's): indices of declared sorted by rank, a rank-less one at its
 // position in the given order; stable.
 std::vector<std::size_t> rankOrder(const std::vector<std::optional<int>>& declared);
