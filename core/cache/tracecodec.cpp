@@ -329,7 +329,8 @@ bool TraceCodec::write(const Trace& t, std::string_view key, std::string_view so
     const std::string strings = encodeStrings(t.m_strings);
     // Flow has padding: copied field by field over zeros, so no stray heap bytes reach the file.
     std::vector<Flow> flows(t.m_flows.size());
-    std::memset(static_cast<void*>(flows.data()), 0, flows.size() * sizeof(Flow));
+    if (!flows.empty())
+        std::memset(static_cast<void*>(flows.data()), 0, flows.size() * sizeof(Flow));
     for (std::size_t i = 0; i < flows.size(); ++i) {
         const Flow& f = t.m_flows[i];
         Flow& o = flows[i];
