@@ -5,8 +5,8 @@
 #include "core/analysis/analyzer.h"
 #include "core/analysis/presentation.h"
 #include "core/analysis/reportjson.h"
-#include "tests/support/reportoracle.h"
 #include "core/annotations/findingannotations.h"
+#include "tests/support/reportoracle.h"
 #include "tests/testutil.h"
 #include "ui/panes/detailspane.h"
 

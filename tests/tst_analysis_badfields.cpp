@@ -4,8 +4,8 @@
 
 #include "core/analysis/analyzer.h"
 #include "core/analysis/reportjson.h"
-#include "tests/support/reportoracle.h"
 #include "core/producers/producer.h"
+#include "tests/support/reportoracle.h"
 #include "tests/testutil.h"
 
 #include <QtTest>

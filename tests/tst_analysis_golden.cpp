@@ -7,10 +7,10 @@
 #include "bench/tracegen_seed.h"
 #include "core/analysis/analyzer.h"
 #include "core/analysis/reportjson.h"
-#include "tests/support/reportoracle.h"
 #include "core/job/crossrank.h"
 #include "core/job/jobloader.h"
 #include "core/job/jobpipeline.h"
+#include "tests/support/reportoracle.h"
 #include "tests/testutil.h"
 
 #include <QDir>

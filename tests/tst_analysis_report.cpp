@@ -4,8 +4,8 @@
 #include "bench/tracegen_seed.h"
 #include "core/analysis/analyzer.h"
 #include "core/analysis/reportjson.h"
-#include "tests/support/reportoracle.h"
 #include "core/job/jobloader.h"
+#include "tests/support/reportoracle.h"
 #include "tests/testutil.h"
 
 #include <QFile>

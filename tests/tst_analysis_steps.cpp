@@ -2,8 +2,8 @@
 // launched it, even when it runs after that step's host span; the torch_npu column definitions.
 
 #include "core/analysis/analysisutil.h"
-#include "core/analysis/presentation.h"
 #include "core/analysis/analyzer.h"
+#include "core/analysis/presentation.h"
 #include "tests/testutil.h"
 
 #include <QtTest>

@@ -6,8 +6,8 @@
 #include "core/job/jobloader.h"
 #include "tests/testutil.h"
 
-#include <QTemporaryDir>
 #include <QFile>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace rs;
@@ -25,8 +25,7 @@ std::vector<ReportPtr> analyzeAll(const std::vector<TracePtr>& traces)
 const Finding* findRule(const JobReport& job, const std::string& rule, int nth = 0)
 {
     for (const Finding& f : job.findings)
-        if (f.rule == rule && nth-- == 0)
-            return &f;
+        if (f.rule == rule && nth-- == 0) return &f;
     return nullptr;
 }
 
@@ -49,8 +48,8 @@ private slots:
     {
         RS_REQUIRE_PUBLIC_TRACES();
         std::string error;
-        const auto inputs = discoverJob(
-            {test::publicTrace("ascend_torchnpu_level1_2rank").toStdString()}, &error);
+        const auto inputs =
+            discoverJob({test::publicTrace("ascend_torchnpu_level1_2rank").toStdString()}, &error);
         QCOMPARE(inputs.size(), size_t(2));
         QCOMPARE(*inputs[0].rank, 0);
         QCOMPARE(*inputs[1].rank, 1);
@@ -92,13 +91,13 @@ private slots:
         int delayed = 0;
         for (const CrossRankCollective& c : job.collectives) {
             QCOMPARE(c.ops.size(), size_t(8));
-            if (!c.delayingRank)
-                continue;
+            if (!c.delayingRank) continue;
             ++delayed;
             QCOMPARE(*c.delayingRank, 2);
             QVERIFY2(c.cause.find("internal memcpy") != std::string::npos, c.cause.c_str());
             // ~200 ms of extra copy on rank 2, so each of the 7 others waits ~200 ms.
-            QVERIFY2(c.delayNs > 150000000 && c.delayNs < 250000000, std::to_string(c.delayNs).c_str());
+            QVERIFY2(c.delayNs > 150000000 && c.delayNs < 250000000,
+                     std::to_string(c.delayNs).c_str());
             QVERIFY(c.waitCausedNs > 7 * 150'000'000LL);
         }
         QCOMPARE(delayed, 2);
@@ -166,7 +165,8 @@ private slots:
         // A budget too small for any rank: every rank refused with a message.
         LoadOptions tiny;
         tiny.maxMemoryBytes = 4096;
-        const JobLoadResult refused = loadJob(discoverJob({dir.path().toStdString()}, &error), tiny);
+        const JobLoadResult refused =
+            loadJob(discoverJob({dir.path().toStdString()}, &error), tiny);
         QCOMPARE(refused.traces.size(), size_t(0));
         QCOMPARE(refused.errors.size(), size_t(3));
         JobProgress cancelled;

@@ -234,8 +234,8 @@ private slots:
             QTest::keyClick(tl, Qt::Key_N);
             const EventId e = tl->selectedEvent();
             // On screen, also after the first selection unfolded the panes under it.
-            QTRY_VERIFY(tl->timelineGeometry().plotRect().intersects(
-                tl->timelineGeometry().eventRect(e)));
+            QTRY_VERIFY(
+                tl->timelineGeometry().plotRect().intersects(tl->timelineGeometry().eventRect(e)));
             const auto pos = tl->flaggedPosition(e);
             QVERIFY(pos);
             QCOMPARE(pos->first, k);

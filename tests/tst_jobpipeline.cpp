@@ -4,8 +4,8 @@
 // job export and the unknown-command exit.
 #include "bench/tracegen_seed.h"
 #include "core/analysis/reportjson.h"
-#include "tests/support/reportoracle.h"
 #include "core/job/jobpipeline.h"
+#include "tests/support/reportoracle.h"
 #include "tests/testutil.h"
 #include "ui/job/jobsession.h"
 
