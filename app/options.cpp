@@ -3,6 +3,7 @@
 #include "app/commands.h"
 #include "core/cache/modelcache.h"
 
+#include <cstdio>
 #include <iostream>
 
 namespace rs::cli {
@@ -93,6 +94,16 @@ bool installCache(const QCommandLineParser& parser, std::string* error)
 
 void finishCache()
 {
+    // The output is out (flushed before the fork so that it is not held for the child); a
+    // write still running goes on in a detached child, so the process exits now rather than
+    // after hundreds of MB are written (docs/cache.md). RINGSCOPE_CACHE_WAIT=1: wait here.
+    if (const std::shared_ptr<ModelCache> cache = ModelCache::processCache();
+        cache && !qEnvironmentVariableIsSet("RINGSCOPE_CACHE_WAIT")) {
+        std::cout.flush();
+        std::cerr.flush();
+        std::fflush(nullptr);
+        cache->detachWrites();
+    }
     ModelCache::setProcessCache(nullptr);
 }
 

@@ -30,7 +30,8 @@ void addCacheOptions(QCommandLineParser& parser);
 // Installs the process's cache (ModelCache::setProcessCache) as the options say; false with
 // a message when --cache-size is not a size.
 bool installCache(const QCommandLineParser& parser, std::string* error);
-// Waits for the cache writes still running and lets the cache go (main(), after a command).
+// Lets the cache go after a command (main()): writes still running are handed to a detached
+// child process (ModelCache::detachWrites) unless RINGSCOPE_CACHE_WAIT is set, then waited for.
 void finishCache();
 
 // --max-memory MiB.

@@ -9,6 +9,7 @@
 #include "core/producers/producer.h"
 #include "core/traceinfo.h"
 #include "core/traceloader.h"
+#include "core/workpool.h"
 #include "tests/fuzz/checktrace.h"
 #include "tests/support/processrun.h"
 #include "tests/testutil.h"
@@ -20,6 +21,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -33,11 +36,17 @@ namespace {
 
 using Run = test::ProcessRun;
 
-// The CLI with its cache in cacheDir (empty: the option list decides, e.g. --no-cache).
-Run ringscope(const QStringList& args, const QString& cacheDir)
+// The CLI with its cache in cacheDir (empty: the option list decides, e.g. --no-cache). wait:
+// it writes its cache before it exits (RINGSCOPE_CACHE_WAIT), as the cases that look at the
+// folder right after need; else a write still running goes on in a detached child.
+Run ringscope(const QStringList& args, const QString& cacheDir, bool wait = true)
 {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("RINGSCOPE_CACHE_DIR", cacheDir);
+    if (wait)
+        env.insert("RINGSCOPE_CACHE_WAIT", "1");
+    else
+        env.remove("RINGSCOPE_CACHE_WAIT");
     return test::runProcess(test::binaryDir() + "/app/ringscope", args, env, 300000);
 }
 
@@ -486,6 +495,69 @@ private slots:
         auto none = std::make_shared<ModelCache>(dir + "-none", 0);
         QVERIFY(load(none, paths[0]).complete());
         QVERIFY(cacheFiles(dir + "-none").isEmpty());
+    }
+
+    // A write handed to a detached child (what the command line does as it exits): it stops
+    // here (nothing written by this process, no temporary file left) and the child writes the
+    // same model. The pool's threads are held so that the write is still queued when handed.
+    void detachedWrite()
+    {
+        const QString path = m_dir.filePath("detach.json");
+        QVERIFY(writeFile(path, kinetoText(4000)));
+        const QString dir = cacheDir("detach");
+        auto cache = std::make_shared<ModelCache>(dir);
+        std::atomic<bool> release{false};
+        std::atomic<int> held{0};
+        const int threads = WorkPool::global().threadCount();
+        for (int i = 0; i < threads; ++i)
+            WorkPool::global().post([&] {
+                ++held;
+                while (!release)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                --held;
+            });
+        LoadOptions o;
+        o.cache = cache;
+        const LoadResult parsed = loadTrace(path.toStdString(), o);
+        QVERIFY(parsed.complete());
+        const bool detached = cache->detachWrites();
+        release = true;
+        QVERIFY(detached);
+        QVERIFY(!cache->detachWrites()); // once
+        cache->waitForWrites();
+        QCOMPARE(cache->writes(), 0u);
+        QTRY_COMPARE_WITH_TIMEOUT(held.load(), 0, 10000);
+        // The child renames its file into place when it is whole.
+        QTRY_COMPARE_WITH_TIMEOUT(cacheFiles(dir).size(), qsizetype(1), 30000);
+        QVERIFY(QDir(dir).entryList({"*.tmp"}, QDir::Files).isEmpty());
+        auto reader = std::make_shared<ModelCache>(dir);
+        const LoadResult hit = load(reader, path);
+        QVERIFY2(reader->hits() == 1, reader->lastRejection().c_str());
+        QVERIFY(hit.trace->mapped());
+        QCOMPARE(fingerprint(*hit.trace), fingerprint(*parsed.trace));
+        // Nothing pending: nothing to hand over.
+        QVERIFY(!reader->detachWrites());
+    }
+
+    // The command line does not wait for its write: the file comes (from this process or its
+    // detached child) and the next run reads it, with the same output.
+    void cliDetached()
+    {
+        if (!QFileInfo(test::binaryDir() + "/app/ringscope").isExecutable())
+            QSKIP("the ringscope binary is not built");
+        const QString path = m_dir.filePath("clidetach.json");
+        QVERIFY(writeFile(path, kinetoText(20000)));
+        const QString dir = cacheDir("clidetach");
+        const Run plain = ringscope({"info", path, "--json", "--no-cache"}, dir);
+        const Run writing = ringscope({"info", path, "--json"}, dir, false);
+        QCOMPARE(writing.code, 0);
+        QCOMPARE(writing.out, plain.out);
+        QTRY_COMPARE_WITH_TIMEOUT(cacheFiles(dir).size(), qsizetype(1), 30000);
+        const QStringList written = cacheFiles(dir);
+        const Run reading = ringscope({"info", path, "--json"}, dir, false);
+        QCOMPARE(reading.out, plain.out);
+        QCOMPARE(cacheFiles(dir), written);
+        QVERIFY(QDir(dir).entryList({"*.tmp"}, QDir::Files).isEmpty());
     }
 
     // --no-cache neither writes nor reads (a damaged file stays as it is); --cache-size is

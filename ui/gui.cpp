@@ -41,7 +41,13 @@ int runGui(int argc, char** argv)
     // Qt has removed its own options (-platform...) from arguments() by now.
     openFromCommandLine(w, QApplication::arguments().mid(1));
     const int code = app.exec();
-    ModelCache::setProcessCache(nullptr); // its writes end while the pool still runs
+    // A write still running (a big trace opened just before closing) goes on in a detached
+    // child: the window is gone, the process need not stay for it. The rest end while the
+    // pool still runs.
+    if (const auto cache = ModelCache::processCache();
+        cache && !qEnvironmentVariableIsSet("RINGSCOPE_CACHE_WAIT"))
+        cache->detachWrites();
+    ModelCache::setProcessCache(nullptr);
     return code;
 }
 

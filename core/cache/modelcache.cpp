@@ -3,18 +3,20 @@
 #include "core/cache/tracecodec.h"
 #include "core/workpool.h"
 
-#include <QDateTime>
 #include <QDir>
-#include <QFileInfo>
+#include <QFile>
 #include <QRegularExpression>
 #include <QStandardPaths>
-#include <QTemporaryFile>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <utility>
 #include <vector>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -62,7 +64,8 @@ std::string CacheKey::fileName() const
     return name;
 }
 
-ModelCache::ModelCache(QString dir, std::uint64_t capBytes) : m_dir(std::move(dir)), m_cap(capBytes)
+ModelCache::ModelCache(QString dir, std::uint64_t capBytes)
+    : m_dir(std::move(dir)), m_dirBytes(QFile::encodeName(m_dir).toStdString()), m_cap(capBytes)
 {}
 
 ModelCache::~ModelCache()
@@ -126,12 +129,17 @@ std::uint64_t ModelCache::sampleHash(int fd, std::uint64_t size)
 std::optional<CacheKey> ModelCache::keyOf(const std::string& file, std::optional<int> layoutRank,
                                           std::optional<int> rankHint, std::string_view readerId)
 {
-    const QString canonical = QFileInfo(QString::fromStdString(file)).canonicalFilePath();
-    if (canonical.isEmpty()) return std::nullopt;
+    // POSIX only: the detached writer (a fork's child) checks keys too.
+    char* real = ::realpath(file.c_str(), nullptr);
+    if (!real) return std::nullopt;
+    const std::string canonical = real;
+    std::free(real);
     // A database still being written keeps rows in its log: its size and mtime do not say.
-    for (const char* side : {"-wal", "-journal"})
-        if (QFileInfo(canonical + side).exists()) return std::nullopt;
-    const int fd = ::open(canonical.toLocal8Bit().constData(), O_RDONLY | O_CLOEXEC);
+    for (const char* side : {"-wal", "-journal"}) {
+        struct stat log {};
+        if (::stat((canonical + side).c_str(), &log) == 0) return std::nullopt;
+    }
+    const int fd = ::open(canonical.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return std::nullopt;
     struct stat st {};
     std::optional<CacheKey> key;
@@ -149,7 +157,7 @@ std::optional<CacheKey> ModelCache::keyOf(const std::string& file, std::optional
                       static_cast<unsigned long long>(sampleHash(fd, size)), layoutRank.has_value(),
                       layoutRank.value_or(0), rankHint.has_value(), rankHint.value_or(0),
                       TraceCodec::kVersion);
-        key = CacheKey{"path=" + canonical.toStdString() + text + std::string(readerId)};
+        key = CacheKey{"path=" + canonical + text + std::string(readerId)};
     }
     ::close(fd);
     return key;
@@ -231,27 +239,62 @@ TracePtr ModelCache::find(const CacheKey& key, const std::string& sourceFile)
 bool ModelCache::store(const CacheKey& key, const std::string& sourceFile, const Trace& trace)
 {
     if (m_cap == 0 || !QDir().mkpath(m_dir)) return false;
+    return writeModel(key, sourceFile, trace, nullptr, false);
+}
+
+namespace {
+
+struct SinkTarget {
+    int fd = -1;
+    const std::atomic<bool>* stop = nullptr; // set: give up at the next chunk
+};
+
+bool writeChunks(void* context, const char* data, std::size_t size)
+{
+    const auto* target = static_cast<const SinkTarget*>(context);
+    // Chunks of 8 MiB: a write handed to the detached child stops here within milliseconds.
+    constexpr std::size_t kChunk = 8 << 20;
+    while (size) {
+        if (target->stop && target->stop->load(std::memory_order_relaxed)) return false;
+        const ssize_t n = ::write(target->fd, data, std::min(size, kChunk));
+        if (n <= 0) return false;
+        data += n;
+        size -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+} // namespace
+
+bool ModelCache::writeModel(const CacheKey& key, const std::string& sourceFile, const Trace& trace,
+                            const Write* done, bool inChild)
+{
     // Atomic as QSaveFile is (a temporary file renamed over the name) but without its fsync,
     // which forces the whole file (hundreds of MB) to disk first. Nothing needs it on disk: a
     // file cut by a crash before the kernel wrote it back fails its checksums and is rewritten.
-    QTemporaryFile file(m_dir + QStringLiteral("/write-XXXXXX") + kTempSuffix);
-    if (!file.open()) return false;
-    const auto sink = [](void* context, const char* data, std::size_t size) {
-        const int fd = *static_cast<int*>(context);
-        while (size) {
-            const ssize_t n = ::write(fd, data, std::min<std::size_t>(size, 1 << 30));
-            if (n <= 0) return false;
-            data += n;
-            size -= static_cast<std::size_t>(n);
+    std::string temp = m_dirBytes + "/write-XXXXXX" + kTempSuffix;
+    const int fd = ::mkstemps(temp.data(), static_cast<int>(std::strlen(kTempSuffix)));
+    if (fd < 0) return false;
+    SinkTarget target{fd, inChild ? nullptr : &m_detached};
+    bool ok = TraceCodec::write(trace, key.text, sourceFile, writeChunks, &target);
+    ok = ::close(fd) == 0 && ok;
+    const std::string final = m_dirBytes + "/" + key.fileName();
+    if (ok) {
+        if (inChild) {
+            ok = ::rename(temp.c_str(), final.c_str()) == 0;
+        } else {
+            // Under the lock that detachWrites() forks under: a write is either in place and
+            // off the queue before the child is made, or given up here and redone there.
+            std::lock_guard lock(m_mutex);
+            ok = !m_detached && ::rename(temp.c_str(), final.c_str()) == 0;
+            if (ok && done)
+                std::erase_if(m_queue, [done](const auto& w) { return w.get() == done; });
         }
-        return true;
-    };
-    int fd = file.handle();
-    if (!TraceCodec::write(trace, key.text, sourceFile, sink, &fd)) return false;
-    if (::rename(QFile::encodeName(file.fileName()).constData(),
-                 QFile::encodeName(pathFor(key)).constData()) != 0)
+    }
+    if (!ok) {
+        ::unlink(temp.c_str());
         return false;
-    file.setAutoRemove(false);
+    }
     ++m_writes;
     evict();
     return true;
@@ -261,27 +304,37 @@ void ModelCache::storeLater(const CacheKey& key, const std::string& sourceFile, 
                             std::optional<int> layoutRank, std::optional<int> rankHint,
                             std::string readerId)
 {
-    if (m_cap == 0 || !trace) return;
+    if (m_cap == 0 || !trace || m_detached) return;
+    auto write = std::make_shared<const Write>(
+        Write{key, sourceFile, std::move(trace), layoutRank, rankHint, std::move(readerId)});
     {
         std::lock_guard lock(m_mutex);
         ++m_pending;
+        m_queue.push_back(write);
     }
     // Ends the pending write when the task ran, and also when the pool dropped it unrun
     // (WorkPool::quiesce at exit): waitForWrites() never waits for a task that will not come.
     struct Pending {
         ModelCache* cache;
+        const Write* write;
         ~Pending()
         {
             std::lock_guard lock(cache->m_mutex);
+            // Still queued: not written (skipped, failed, dropped). Once detached the queue is
+            // the child's list and stays as it was.
+            if (!cache->m_detached)
+                std::erase_if(cache->m_queue, [this](const auto& w) { return w.get() == write; });
             if (--cache->m_pending == 0) cache->m_idle.notify_all();
         }
     };
-    const std::shared_ptr<Pending> pending(new Pending{this});
-    WorkPool::global().post([this, pending, key, sourceFile, trace = std::move(trace), layoutRank,
-                             rankHint, readerId = std::move(readerId)] {
+    const std::shared_ptr<Pending> pending(new Pending{this, write.get()});
+    WorkPool::global().post([this, pending, write] {
+        if (m_detached || !QDir().mkpath(m_dir)) return;
         // A file replaced while it was read: the model may be of either content.
-        const std::optional<CacheKey> now = keyOf(sourceFile, layoutRank, rankHint, readerId);
-        if (now && now->text == key.text) store(key, sourceFile, *trace);
+        const std::optional<CacheKey> now =
+            keyOf(write->sourceFile, write->layoutRank, write->rankHint, write->readerId);
+        if (now && now->text == write->key.text)
+            writeModel(write->key, write->sourceFile, *write->trace, write.get(), false);
     });
 }
 
@@ -291,22 +344,87 @@ void ModelCache::waitForWrites()
     m_idle.wait(lock, [this] { return m_pending == 0; });
 }
 
+bool ModelCache::detachWrites()
+{
+    if (m_cap == 0 || !QDir().mkpath(m_dir)) return false; // the child makes no folder
+    std::vector<std::shared_ptr<const Write>> writes;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_queue.empty() || m_detached) return false;
+        writes = m_queue;
+        m_detached = true;
+        // Under m_mutex: no write here renames its file while the child is being made.
+        const pid_t pid = ::fork();
+        if (pid == 0) runDetached(writes);
+        if (pid < 0) {
+            m_detached = false;
+            return false;
+        }
+    }
+    return true;
+}
+
+void ModelCache::runDetached(const std::vector<std::shared_ptr<const Write>>& writes)
+{
+    // Only this thread exists here, and whatever another thread of the parent held locked
+    // (m_mutex, Qt's, the pool's) stays locked: POSIX calls, the codec, malloc (fork-safe in
+    // glibc), then _exit without destructors or atexit handlers.
+    ::setsid(); // no hangup or terminal signal when the parent's shell goes on
+    const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null >= 0)
+        for (int fd = 0; fd < 3; ++fd)
+            ::dup2(null, fd);
+    // Whatever reads the parent's pipes to their end (a shell's $(...), a test) sees it now.
+    ::close_range(3, ~0u, 0);
+    for (const auto& w : writes) {
+        const std::optional<CacheKey> now =
+            keyOf(w->sourceFile, w->layoutRank, w->rankHint, w->readerId);
+        if (now && now->text == w->key.text)
+            writeModel(w->key, w->sourceFile, *w->trace, nullptr, true);
+    }
+    ::_exit(0);
+}
+
 void ModelCache::evict()
 {
-    QDir dir(m_dir);
-    const QFileInfoList files = dir.entryInfoList({QStringLiteral("*") + kSuffix}, QDir::Files,
-                                                  QDir::Time | QDir::Reversed);
+    DIR* dir = ::opendir(m_dirBytes.c_str());
+    if (!dir) return;
+    struct Entry {
+        std::int64_t mtimeNs;
+        std::uint64_t size;
+        std::string path;
+    };
+    std::vector<Entry> files;
     std::uint64_t total = 0;
-    for (const QFileInfo& f : files)
-        total += static_cast<std::uint64_t>(f.size());
+    const auto endsWith = [](std::string_view name, std::string_view suffix) {
+        return name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+    };
     // Writes a crashed process left behind (a running write is minutes younger).
-    const QDateTime hourAgo = QDateTime::currentDateTimeUtc().addSecs(-3600);
-    for (const QFileInfo& f : dir.entryInfoList({QStringLiteral("*") + kTempSuffix}, QDir::Files))
-        if (f.lastModified() < hourAgo) QFile::remove(f.filePath());
-    // Oldest used first (Reversed: ascending mtime).
-    for (const QFileInfo& f : files) {
+    const std::int64_t hourAgo = static_cast<std::int64_t>(::time(nullptr)) - 3600;
+    while (const dirent* e = ::readdir(dir)) {
+        const std::string_view name = e->d_name;
+        const bool model = endsWith(name, kSuffix), temp = endsWith(name, kTempSuffix);
+        if (!model && !temp) continue;
+        std::string path = m_dirBytes + "/" + std::string(name);
+        struct stat st {};
+        if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (temp) {
+            if (st.st_mtim.tv_sec < hourAgo) ::unlink(path.c_str());
+            continue;
+        }
+        const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
+        total += size;
+        files.push_back(
+            {static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000ll + st.st_mtim.tv_nsec, size,
+             std::move(path)});
+    }
+    ::closedir(dir);
+    // Oldest used first.
+    std::sort(files.begin(), files.end(),
+              [](const Entry& a, const Entry& b) { return a.mtimeNs < b.mtimeNs; });
+    for (const Entry& f : files) {
         if (total <= m_cap) break;
-        if (QFile::remove(f.filePath())) total -= static_cast<std::uint64_t>(f.size());
+        if (::unlink(f.path.c_str()) == 0) total -= f.size;
     }
 }
 

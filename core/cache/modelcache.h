@@ -7,6 +7,9 @@
 // renamed, as QSaveFile does, without its fsync) on the WorkPool after the load has been
 // handed over, trimmed to a size cap oldest-used first, and never trusted: whatever does not
 // read back as a valid model (tracecodec.h) is deleted and written again after the next load.
+// A process that ends before its writes do hands them to a child process (detachWrites), so
+// its exit never waits for one. Writing, renaming and eviction are plain POSIX (the child
+// of a fork may use nothing that another thread could have held locked).
 
 #include "core/trace.h"
 
@@ -19,6 +22,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace rs {
 
@@ -69,6 +73,14 @@ public:
     bool store(const CacheKey& key, const std::string& sourceFile, const Trace& trace);
     // Returns when no write started by storeLater() is queued or running.
     void waitForWrites();
+    // Hands the writes storeLater() queued that have not ended yet to a child process (fork)
+    // that redoes them on its own, detached (its own session, stdin/stdout/stderr on
+    // /dev/null), and exits; here they stop at their next chunk (their temporary files
+    // removed) and no later one starts. For a process about to exit (the command line, the
+    // viewer as it closes): the caller then lets the cache go, which waits only for the stops.
+    // False when nothing was pending, no file is kept, or the fork failed: then nothing
+    // changed and the writes go on here.
+    bool detachWrites();
     // Deletes the least recently used files until the directory holds at most the cap.
     void evict();
 
@@ -86,15 +98,33 @@ public:
     std::string lastRejection() const;
 
 private:
+    // A write storeLater() queued, from then until its file is renamed into place or it is
+    // given up.
+    struct Write {
+        CacheKey key;
+        std::string sourceFile;
+        TracePtr trace;
+        std::optional<int> layoutRank, rankHint;
+        std::string readerId;
+    };
     QString pathFor(const CacheKey& key) const;
+    // key's model written to a temporary file and renamed into place. In this process the
+    // rename happens under m_mutex, only while the writes are not detached (then the queued
+    // `done` is dropped in the same step); inChild: the detached child's, without locks.
+    bool writeModel(const CacheKey& key, const std::string& sourceFile, const Trace& trace,
+                    const Write* done, bool inChild);
+    [[noreturn]] void runDetached(const std::vector<std::shared_ptr<const Write>>& writes);
 
     QString m_dir;
+    std::string m_dirBytes; // m_dir as the file system names it
     std::uint64_t m_cap;
     std::atomic<std::uint64_t> m_hits{0}, m_misses{0}, m_rejected{0}, m_writes{0};
     mutable std::mutex m_mutex;
     std::condition_variable m_idle;
     int m_pending = 0;
     std::string m_lastRejection;
+    std::vector<std::shared_ptr<const Write>> m_queue; // not ended yet (under m_mutex)
+    std::atomic<bool> m_detached{false};               // handed to a child: stop writing here
 };
 
 using ModelCachePtr = std::shared_ptr<ModelCache>;
