@@ -4,6 +4,7 @@
 // nothing delivered to a session gone mid-open.
 #include "bench/tracegen_large.h"
 #include "bench/tracegen_seed.h"
+#include "core/cache/modelcache.h"
 #include "core/job/jobtrace.h"
 #include "ui/session/session.h"
 
@@ -264,6 +265,60 @@ private slots:
         } // gone: the open is cancelled and its queued calls are dropped
         QTest::qWait(1000);
         QCOMPARE(calls, 0);
+    }
+
+    // A job whose ranks all come from the model cache shows before its analysis ends: its
+    // merged trace first (no report, offsets refused), then the same trace analysed, with the
+    // report the job has without the cache.
+    void reopenedJobShowsBeforeAnalysis()
+    {
+        QTemporaryDir cacheDir;
+        const auto cache = std::make_shared<ModelCache>(cacheDir.path());
+        ModelCache::setProcessCache(cache);
+        struct Uninstall {
+            ~Uninstall() { ModelCache::setProcessCache(nullptr); }
+        } uninstall;
+        Session first;
+        Recorder r1(&first);
+        first.open({m_dir.path()});
+        QVERIFY(settle(first));
+        cache->waitForWrites();
+        QCOMPARE(r1.order, (QStringList{"opening", "traceLoaded", "analysed"}));
+        const std::uint64_t written = cache->writes();
+        QVERIFY(written >= 8u);
+
+        Session s;
+        bool early = false, refused = false;
+        connect(&s, &Session::traceLoaded, this, [&] {
+            early = s.isJob() && s.job()->early() && !s.report() && s.isAnalysing();
+            refused = !s.setRankOffsets(s.job()->job.offsets);
+        });
+        Recorder order(&s);
+        s.open({m_dir.path()});
+        QVERIFY(settle(s));
+        QCOMPARE(cache->hits(), written);
+        QCOMPARE(order.order,
+                 (QStringList{"opening", "traceLoaded", "analysisStarted", "analysed"}));
+        QVERIFY(early);
+        QVERIFY(refused);
+        QVERIFY(s.isJob() && !s.job()->early() && s.report());
+        // The same job as without the cache: its merged trace, its reports.
+        const Trace& a = *first.trace();
+        const Trace& b = *s.trace();
+        QCOMPARE(b.slices().size(), a.slices().size());
+        for (EventId e = 0; e < a.slices().size(); ++e)
+            QVERIFY(b.slice(e).start == a.slice(e).start && b.slice(e).dur == a.slice(e).dur &&
+                    b.str(b.slice(e).name) == a.str(a.slice(e).name));
+        QCOMPARE(s.job()->job.offsets, first.job()->job.offsets);
+        QCOMPARE(s.report()->collectives.size(), first.report()->collectives.size());
+        QCOMPARE(s.report()->findings.size(), first.report()->findings.size());
+        for (std::size_t i = 0; i < s.report()->findings.size(); ++i) {
+            QCOMPARE(s.report()->findings[i].title, first.report()->findings[i].title);
+            QCOMPARE(s.report()->findings[i].events, first.report()->findings[i].events);
+        }
+        QCOMPARE(flaggedOrder(*s.job()), flaggedOrder(*first.job()));
+        QVERIFY(s.setRankOffsets(s.job()->job.offsets)); // analysed: allowed again
+        QVERIFY(settle(s));
     }
 
     void failingOpenSaysWhy()

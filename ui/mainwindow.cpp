@@ -579,7 +579,8 @@ void MainWindow::setRankOffsets(const std::vector<TimeNs>& offsets)
     if (!isJob()) return;
     // The rebuilt trace reopens the notes: unsaved ones are saved first (or the user stays).
     if (m_annotations && !m_annotations->maybeSave(this)) return;
-    m_session->setRankOffsets(offsets);
+    // Refused while a job shown early is still analysed (it has no reports to move yet).
+    if (!m_session->setRankOffsets(offsets)) return;
     m_status->setText(tr("Moving ranks onto the new clock offsets…"));
 }
 
@@ -746,7 +747,7 @@ void MainWindow::updateJobActions()
 {
     if (!m_align) return;
     const bool ready = isJob() && jobSession()->jobReport && !isRebuilding();
-    m_offsets->setEnabled(isJob() && !isRebuilding());
+    m_offsets->setEnabled(isJob() && !isRebuilding() && !jobSession()->early());
     m_openRankTrace->setEnabled(!reachableRankTraces().empty());
     m_align->setEnabled(ready && jobSession()->instanceOf(m_timeline->selectedEvent()).has_value());
 }
@@ -765,7 +766,7 @@ bool MainWindow::alignOnSelectedCollective()
 
 void MainWindow::editRankOffsets()
 {
-    if (!isJob()) return;
+    if (!isJob() || jobSession()->early()) return;
     auto* dialog =
         new RankOffsetsDialog(jobSession()->job.rankIds, jobSession()->job.offsets, this);
     dialog->setObjectName(QStringLiteral("rankOffsetsDialog"));

@@ -5,6 +5,7 @@
 #include "core/job/summarytrace.h"
 
 #include <algorithm>
+#include <mutex>
 #include <set>
 
 namespace rs {
@@ -91,14 +92,45 @@ void finish(JobSession& s)
     s.perRank.clear();
     s.combined =
         combineReports(s.job, s.localReports, s.jobReport ? &*s.jobReport : nullptr, &s.perRank);
-    // The timeline's index too: built here, on the pool, not when the window shows the job.
-    if (s.job.trace) s.timelineIndex = std::make_shared<TimelineIndex>(s.job.trace);
+    // The timeline's index too: built here, on the pool, not when the window shows the job
+    // (unless the early merge built it already).
+    if (s.job.trace && !s.timelineIndex)
+        s.timelineIndex = std::make_shared<TimelineIndex>(s.job.trace);
+}
+
+// The ranks in the order the pipeline's result has them (by rank id, stable).
+std::vector<TracePtr> inRankOrder(const std::vector<TracePtr>& loaded)
+{
+    std::vector<std::size_t> order(loaded.size());
+    std::vector<int> ids(loaded.size());
+    for (std::size_t i = 0; i < loaded.size(); ++i) {
+        order[i] = i;
+        ids[i] = rankIdOf(*loaded[i], i);
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
+    std::vector<TracePtr> out;
+    for (std::size_t i : order)
+        out.push_back(loaded[i]);
+    return out;
+}
+
+// Offsets as buildJobSession takes them (from the ranks' reports: their traces' clocks).
+std::vector<TimeNs> clockOffsetsOf(const std::vector<TracePtr>& traces)
+{
+    std::vector<ReportPtr> shells;
+    for (const TracePtr& t : traces) {
+        auto r = std::make_shared<AnalysisReport>();
+        r->trace = t;
+        shells.push_back(std::move(r));
+    }
+    return sharedClockOffsets(shells);
 }
 
 } // namespace
 
 JobSessionPtr buildJobSession(PipelineResult&& result, const std::string& path,
-                              std::vector<std::string> rankTracePaths)
+                              std::vector<std::string> rankTracePaths, JobSessionPtr early)
 {
     auto s = std::make_shared<JobSession>();
     s->rankTracePaths = std::move(rankTracePaths);
@@ -120,18 +152,66 @@ JobSessionPtr buildJobSession(PipelineResult&& result, const std::string& path,
     result = PipelineResult();
     // Ranks whose clocks differ by a base time (Kineto) are shifted onto one clock.
     const std::vector<TimeNs> offsets = sharedClockOffsets(s->localReports);
-    s->job = mergeRanks(std::move(traces), offsets, path);
+    if (early && early->job.trace && early->job.offsets == offsets && early->mergedFrom == traces) {
+        // Merged already while the ranks were analysed: the same trace, the same index.
+        s->job = early->job;
+        s->timelineIndex = early->timelineIndex;
+        traces.clear();
+    } else {
+        s->job = mergeRanks(std::move(traces), offsets, path);
+    }
     finish(*s);
     return s;
 }
 
 JobSessionPtr buildJobSession(const std::vector<RankInput>& inputs, const std::string& path,
-                              JobProgress* progress, const AnalysisOptions& analysis)
+                              JobProgress* progress, const AnalysisOptions& analysis,
+                              JobMergedEarly onMerged)
 {
     PipelineOptions options;
     options.analysis = analysis;
     options.crossRank = false; // finish() matches on the merged job's offsets
-    return buildJobSession(runPipeline(inputs, options, progress), path);
+    struct Early {
+        std::mutex mutex;
+        std::vector<TracePtr> loaded; // by input
+        std::size_t count = 0;
+        JobSessionPtr session;
+    };
+    const auto early = std::make_shared<Early>();
+    early->loaded.resize(inputs.size());
+    if (onMerged && inputs.size() >= 2)
+        options.onRankLoaded = [early, path, onMerged](std::size_t i, const LoadResult& loaded) {
+            std::vector<TracePtr> all;
+            {
+                std::lock_guard lock(early->mutex);
+                if (i >= early->loaded.size() || !loaded.trace) return;
+                early->loaded[i] = loaded.trace;
+                if (++early->count < early->loaded.size()) return;
+                all = early->loaded;
+            }
+            // Parsed ranks are held until analysed: a merged copy next to them would double
+            // the job's memory. Mapped ones live in the page cache.
+            if (!std::all_of(all.begin(), all.end(),
+                             [](const TracePtr& t) { return t && t->mapped(); }))
+                return;
+            auto s = std::make_shared<JobSession>();
+            s->mergedFrom = inRankOrder(all);
+            s->job = mergeRanks(s->mergedFrom, clockOffsetsOf(s->mergedFrom), path);
+            if (s->job.trace) s->timelineIndex = std::make_shared<TimelineIndex>(s->job.trace);
+            {
+                std::lock_guard lock(early->mutex);
+                early->session = s;
+            }
+            onMerged(s);
+        };
+    PipelineResult result = runPipeline(inputs, options, progress);
+    JobSessionPtr merged;
+    {
+        std::lock_guard lock(early->mutex);
+        merged = std::move(early->session);
+        early->loaded.clear();
+    }
+    return buildJobSession(std::move(result), path, {}, std::move(merged));
 }
 
 JobSessionPtr buildSummaryJobSession(const std::vector<std::string>& summaries,

@@ -260,9 +260,32 @@ void Session::openJob(const std::vector<RankInput>& inputs, const QString& name)
     relayProgress(generation, jobProgress);
     const AnalysisOptions options = linkpeaks::analysisOptions();
     const std::string path = name.toStdString();
-    buildJob(generation, [inputs, path, jobProgress, options] {
-        return buildJobSession(inputs, path, jobProgress.get(), options);
+    // Ranks from the model cache are merged as soon as they have loaded: the timeline shows
+    // while they are analysed (a reopen is then usable in the time the merge takes).
+    const QueuedRelay relay(this);
+    const JobMergedEarly onMerged = [relay, this, generation](JobSessionPtr early) {
+        relay.post([this, generation, early] {
+            if (generation == m_generation && m_state == State::Loading) showJobEarly(early);
+        });
+    };
+    buildJob(generation, [inputs, path, jobProgress, options, onMerged] {
+        return buildJobSession(inputs, path, jobProgress.get(), options, onMerged);
     });
+}
+
+void Session::showJobEarly(const JobSessionPtr& early)
+{
+    m_state = State::Analysing;
+    m_kind = m_openingKind;
+    m_job = early;
+    m_trace = early->job.trace;
+    m_report.reset();
+    m_index = early->timelineIndex;
+    m_rankReports.clear();
+    m_path = QString::fromStdString(m_trace->path());
+    m_partialMessage.clear();
+    emit traceLoaded(m_trace, m_index);
+    emit analysisStarted();
 }
 
 void Session::openSummaries(const std::vector<std::string>& files, const QString& name)
@@ -275,7 +298,8 @@ void Session::openSummaries(const std::vector<std::string>& files, const QString
 
 bool Session::setRankOffsets(const std::vector<TimeNs>& offsets)
 {
-    if (!m_job) return false;
+    // A job shown before its analysis ended has no reports to move yet.
+    if (!m_job || m_job->early()) return false;
     const quint64 generation = supersede(State::Rebuilding);
     const JobSessionPtr job = m_job;
     buildJob(
@@ -306,30 +330,38 @@ void Session::buildJob(quint64 generation, std::function<JobSessionPtr()> build,
 void Session::jobDone(JobSessionPtr job, bool reoffset)
 {
     m_progress.reset();
+    // Shown early (showJobEarly): its analysis ends here.
+    const bool shown = !reoffset && m_state == State::Analysing;
     m_state = State::Idle;
     if (!job) {
         emit rebuildFailed();
+        return;
+    }
+    const bool none = job->cancelled || !job->job.trace || job->job.rankCount() == 0;
+    if (shown && none) {
+        emit analysisFailed(joined(job->errors));
         return;
     }
     if (job->cancelled) {
         emit cancelled();
         return;
     }
-    if (!job->job.trace || job->job.rankCount() == 0) {
+    if (none) {
         emit failed(job->errors.empty() ? tr("no rank could be loaded") : joined(job->errors));
         return;
     }
     m_kind = reoffset ? m_kind : m_openingKind;
+    m_partialMessage.clear();
+    const bool sameTrace = shown && m_trace == job->job.trace;
     m_job = std::move(job);
     m_trace = m_job->job.trace;
     m_report = m_job->combined;
     m_index = m_job->timelineIndex;
     m_rankReports = m_job->perRank;
     m_path = QString::fromStdString(m_trace->path());
-    m_partialMessage.clear();
     if (reoffset)
         emit traceReplaced(m_trace, m_index);
-    else
+    else if (!sameTrace) // else the panes have it since showJobEarly
         emit traceLoaded(m_trace, m_index);
     emit analysed(m_report);
 }

@@ -8,10 +8,12 @@
 // window does not hand results out.
 //
 // Order of the signals for an open: opening, progress..., then traceLoaded (a trace: its
-// report still to come, analysisStarted follows; a job: report() already set) and analysed or
-// analysisFailed; or failed / cancelled. A job on new offsets: traceReplaced, then analysed
-// (or rebuildFailed). Slots connected earlier run earlier: the window connects its own before
-// the panes (compact mode before the timeline lays the trace out) and its public signals after.
+// report still to come, analysisStarted follows; a job: report() already set, or, when its
+// ranks came from the model cache, still to come as for a trace: job() is then an early
+// session without reports) and analysed or analysisFailed; or failed / cancelled. A job on new
+// offsets: traceReplaced, then analysed (or rebuildFailed). Slots connected earlier run earlier:
+// the window connects its own before the panes (compact mode before the timeline lays the trace
+// out) and its public signals after.
 
 #include "core/analysis/report.h"
 #include "core/trace.h"
@@ -112,6 +114,8 @@ private:
     // build() on the pool (what throws is the open's error), then jobDone unless superseded.
     void buildJob(quint64 generation, std::function<JobSessionPtr()> build, bool reoffset = false);
     void jobDone(JobSessionPtr job, bool reoffset);
+    // A job's merged ranks before their analysis ended (every rank from the model cache).
+    void showJobEarly(const JobSessionPtr& early);
 
     quint64 m_generation = 0;
     State m_state = State::Idle;
