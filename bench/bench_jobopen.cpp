@@ -14,6 +14,7 @@
 #include "core/cache/modelcache.h"
 #include "ui/mainwindow.h"
 
+#include <QAbstractScrollArea>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -26,7 +27,16 @@
 #include <cstdlib>
 #include <string>
 
+#include <time.h>
+
 namespace {
+
+double threadCpuMs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
 
 // Times every event the GUI thread delivers, so the bench names what blocked it (the slowest
 // event's receiver and type), not only how long.
@@ -36,22 +46,51 @@ public:
     bool notify(QObject* receiver, QEvent* event) override
     {
         if (m_depth++ > 0) { // nested: the outer event owns the time
+            // ...but a window repaint is made of its widgets' paints: those are named too.
+            if (event->type() != QEvent::Paint) {
+                const bool r = QApplication::notify(receiver, event);
+                --m_depth;
+                return r;
+            }
+            QElapsedTimer t;
+            t.start();
             const bool r = QApplication::notify(receiver, event);
             --m_depth;
+            const double ms = double(t.nsecsElapsed()) / 1e6;
+            if (ms >= 1) {
+                // An item view paints through its viewport (a plain QWidget): named by the view.
+                QObject* named = receiver;
+                if (named->parent() && qobject_cast<QAbstractScrollArea*>(named->parent()))
+                    named = named->parent();
+                m_paints << QStringLiteral("%1%2 %3")
+                                .arg(QString::fromLatin1(named->metaObject()->className()),
+                                     named->objectName().isEmpty()
+                                         ? QString()
+                                         : QStringLiteral("(%1)").arg(named->objectName()))
+                                .arg(ms, 0, 'f', 1);
+            }
             return r;
         }
         QElapsedTimer t;
         t.start();
+        const double cpu0 = threadCpuMs();
         const int type = event->type();
+        m_paints.clear();
         const bool r = QApplication::notify(receiver, event);
         --m_depth;
         const double ms = double(t.nsecsElapsed()) / 1e6;
         if (ms >= 2) {
-            const QString what = QStringLiteral("%1 ms %2 (%3) event %4")
-                                     .arg(ms, 0, 'f', 1)
-                                     .arg(QString::fromLatin1(receiver->metaObject()->className()),
-                                          receiver->objectName())
-                                     .arg(type);
+            // Wall time, and the GUI thread's own CPU time in it: on a machine shared by other
+            // processes (and this one's pool threads), the rest is waiting for a core.
+            QString what = QStringLiteral("%1 ms (cpu %2) %3 (%4) event %5")
+                               .arg(ms, 0, 'f', 1)
+                               .arg(threadCpuMs() - cpu0, 0, 'f', 1)
+                               .arg(QString::fromLatin1(receiver->metaObject()->className()),
+                                    receiver->objectName())
+                               .arg(type);
+            // Paints nest (a widget's includes its children's): listed as they ended.
+            if (!m_paints.isEmpty())
+                what += QStringLiteral(" [paints: %1]").arg(m_paints.join(", "));
             sinceTick << what;
             if (ms > slowestMs) {
                 slowestMs = ms;
@@ -74,6 +113,7 @@ public:
 
 private:
     int m_depth = 0;
+    QStringList m_paints; // widget paints of 1 ms or more inside the current event
 };
 
 } // namespace

@@ -47,6 +47,7 @@
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QThreadPool>
 #include <QTimer>
 
 #include <algorithm>
@@ -496,7 +497,6 @@ void MainWindow::onTraceOpened()
     setJobUi(job);
     const QString path = currentPath();
     if (job) {
-        addRecent(m_session->openedPaths().join(QLatin1Char('\n')));
         setWindowTitle(tr("%1 — %2 ranks — Ringscope")
                            .arg(shownName(path))
                            .arg(jobSession()->job.rankCount()));
@@ -507,12 +507,13 @@ void MainWindow::onTraceOpened()
         // A partial load (cut or malformed file) is shown with what was read; the status bar
         // says so.
         if (m_session->isPartial()) m_lastError = m_session->partialMessage();
-        addRecent(path);
         setWindowTitle(QStringLiteral("%1 — Ringscope").arg(shownName(path)));
         setCompactQuietly(QSettings().value(QStringLiteral("view/compact"), false).toBool());
     }
     updateFlaggedFeedback(kNone, false);
     setPanesCollapsed(true); // nothing selected yet: the tracks get the height
+    // Last: the settings it reads above are not read while the list is written.
+    addRecent(job ? m_session->openedPaths().join(QLatin1Char('\n')) : path);
 }
 
 void MainWindow::onAnalysed()
@@ -834,7 +835,23 @@ void MainWindow::addBottomTab(QWidget* widget, const QString& title)
 
 QStringList MainWindow::recentFiles() const
 {
+    {
+        const std::lock_guard lock(recentMutex());
+        if (recentWrites().pending) return recentWrites().list; // not in the settings yet
+    }
     return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+}
+
+MainWindow::RecentWrites& MainWindow::recentWrites()
+{
+    static RecentWrites writes;
+    return writes;
+}
+
+std::mutex& MainWindow::recentMutex()
+{
+    static std::mutex mutex;
+    return mutex;
 }
 
 void MainWindow::addRecent(const QString& path)
@@ -846,15 +863,44 @@ void MainWindow::addRecent(const QString& path)
     list.prepend(path);
     while (list.size() > kMaxRecent)
         list.removeLast();
-    QSettings().setValue(QStringLiteral("recentFiles"), list);
-    updateRecentMenu();
+    // Written on Qt's thread pool (which the application waits for as it ends): a QSettings
+    // going out of scope writes the whole file under a lock, 16 ms of the GUI thread as a job
+    // arrived. The newest list is written last; until then recentFiles() answers from it.
+    {
+        const std::lock_guard lock(recentMutex());
+        RecentWrites& w = recentWrites();
+        w.list = list;
+        ++w.pending;
+    }
+    QThreadPool::globalInstance()->start([] {
+        // One write at a time, each of the newest list: the last one leaves the newest. The
+        // GUI thread never waits for this lock.
+        static std::mutex writing;
+        const std::lock_guard serial(writing);
+        QStringList newest;
+        {
+            const std::lock_guard lock(recentMutex());
+            newest = recentWrites().list;
+        }
+        {
+            QSettings settings;
+            settings.setValue(QStringLiteral("recentFiles"), newest);
+        }
+        const std::lock_guard lock(recentMutex());
+        --recentWrites().pending;
+    });
+    updateRecentMenu(list);
 }
 
 void MainWindow::updateRecentMenu()
 {
+    updateRecentMenu(recentFiles());
+}
+
+void MainWindow::updateRecentMenu(const QStringList& list)
+{
     if (!m_recentMenu) return;
     m_recentMenu->clear();
-    const QStringList list = recentFiles();
     for (const QString& p : list) {
         // A job given as several files is remembered as one entry, its paths one per line.
         const QStringList paths = p.split(QLatin1Char('\n'), Qt::SkipEmptyParts);

@@ -6,6 +6,7 @@
 
 #include <QMainWindow>
 
+#include <mutex>
 #include <optional>
 
 class QAction;
@@ -153,6 +154,14 @@ private:
     void onEventSelected(EventId e);
     void addRecent(const QString& path);
     void updateRecentMenu();
+    void updateRecentMenu(const QStringList& list);
+    // The recent list as last set, while its write to the settings is pending (all windows).
+    struct RecentWrites {
+        QStringList list;
+        int pending = 0;
+    };
+    static RecentWrites& recentWrites();
+    static std::mutex& recentMutex();
     void updateStatus();
     void setJobUi(bool job);
     void updateJobActions();

@@ -325,7 +325,7 @@ void CommMatrixView::rebuild()
                                        "against its link.")
                                   : m_model->rankNote());
     m_unloadedBox->setVisible(!m_model->unloadedRanks().empty());
-    m_plot->replot();
+    plots::replotWhenShown(m_plot, QCustomPlot::rpRefreshHint);
     fillList();
 }
 
@@ -378,7 +378,7 @@ void CommMatrixView::restyle(const ThemePalette& p)
         const QColor bg = m_map->gradient().color(v, m_map->dataRange());
         t->setColor(luminance(bg) < 0.55 ? p.heatTextOnDark : p.heatTextOnLight);
     }
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    plots::replotWhenShown(m_plot);
 }
 
 void CommMatrixView::updateLabels()

@@ -1,5 +1,7 @@
 #include "ui/heatmap/rankstepheatmap.h"
 
+#include "ui/plots/plotstyle.h"
+
 #include "ui/session/session.h"
 
 #include "ui/theme/theme.h"
@@ -57,7 +59,7 @@ RankStepHeatmap::RankStepHeatmap(QWidget* parent) : QWidget(parent)
         g.setColorStopAt(1.0, pal.heatHigh);
         g.setNanHandling(QCPColorGradient::nhTransparent);
         m_map->setGradient(g);
-        m_plot->replot(QCustomPlot::rpQueuedReplot);
+        plots::replotWhenShown(m_plot);
     });
     m_map->setInterpolate(false);
     m_plot->xAxis->setLabel(tr("step"));
@@ -191,7 +193,7 @@ void RankStepHeatmap::rebuild()
     for (int i = 0; i < static_cast<int>(m_ranks.size()); ++i)
         yt->addTick(i, QString::number(m_ranks[i]));
     m_plot->yAxis->setTicker(yt);
-    m_plot->replot();
+    plots::replotWhenShown(m_plot, QCustomPlot::rpRefreshHint);
 }
 
 std::optional<std::pair<int, int>> RankStepHeatmap::cellAt(const QPoint& pos) const

@@ -275,7 +275,7 @@ void DistributionView::restyle(const ThemePalette& p)
             tick->setPen(pen);
         }
     }
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    plots::replotWhenShown(m_plot);
 }
 
 void DistributionView::fitTexts()
@@ -726,7 +726,7 @@ void DistributionView::updateHighlight()
         const QCPRange r = x->range();
         if (p.x < r.lower || p.x > r.upper) x->setRange(p.x - r.size() / 2, p.x + r.size() / 2);
     }
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    plots::replotWhenShown(m_plot);
 }
 
 void DistributionView::onMousePress(QMouseEvent* event)

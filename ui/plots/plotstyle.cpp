@@ -278,6 +278,46 @@ void fitAxisTitle(QCPAxis* axis, const QStringList& variants)
     if (axis->label() != pick) axis->setLabel(pick);
 }
 
+namespace {
+
+// A plot's replot put off until it is shown.
+class ReplotOnShow : public QObject {
+public:
+    using QObject::QObject;
+    bool pending = false;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (event->type() == QEvent::Show && pending) {
+            pending = false;
+            // Drawn before its first paint: no frame of what it showed before.
+            static_cast<QCustomPlot*>(watched)->replot(QCustomPlot::rpQueuedRefresh);
+        }
+        return false;
+    }
+};
+
+} // namespace
+
+void replotWhenShown(QCustomPlot* plot, int priority)
+{
+    auto* deferred = plot->findChild<ReplotOnShow*>(QString(), Qt::FindDirectChildrenOnly);
+    if (plot->isVisible()) {
+        if (deferred) deferred->pending = false;
+        plot->replot(static_cast<QCustomPlot::RefreshPriority>(priority));
+        return;
+    }
+    if (!deferred) {
+        deferred = new ReplotOnShow(plot);
+        plot->installEventFilter(deferred);
+    }
+    deferred->pending = true;
+    // The layout still, without the drawing: the plot's size hints follow its contents (a
+    // splitter beside it sizes from them when it is first shown).
+    relayout(plot);
+}
+
 void relayout(QCustomPlot* plot)
 {
     for (auto phase :

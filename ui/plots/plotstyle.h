@@ -99,6 +99,10 @@ bool fitTickCount(QCPAxis* axis);
 void fitAxisTitle(QCPAxis* axis, const QStringList& variants);
 // Runs the plot's layout again (after a fit changed what it depends on).
 void relayout(QCustomPlot* plot);
+// Replots plot (with the given priority) while it is in view; out of view (another tab, a
+// collapsed pane) when it is next shown: drawing a plot nobody sees cost tens of ms of the GUI
+// thread per plot when a big job arrived (docs/performance.md, issue 28.3).
+void replotWhenShown(QCustomPlot* plot, int priority = 3 /* QCustomPlot::rpQueuedReplot */);
 
 // Where a plot's texts were drawn by its last layout and paint, for layout tests: axis titles,
 // tick labels, legend items and text elements (title, tables), in the plot's pixels.

@@ -200,7 +200,7 @@ void StepsView::restyle(const ThemePalette& p)
     for (QCPItemRect* band : {m_bandTop, m_bandBottom})
         band->setBrush(p.plotHighlightBand);
     m_outline->setPen(QPen(p.plotHighlight, 2.5));
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    plots::replotWhenShown(m_plot);
 }
 
 void StepsView::fitTexts()
@@ -523,7 +523,7 @@ void StepsView::applyHighlight(int slot)
         if (s.key < r.lower || s.key > r.upper)
             x->setRange(s.key - r.size() / 2, s.key + r.size() / 2);
     }
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    plots::replotWhenShown(m_plot);
 }
 
 void StepsView::onMousePress(QMouseEvent* event)
