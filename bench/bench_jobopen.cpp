@@ -52,29 +52,32 @@ public:
                 --m_depth;
                 return r;
             }
+            // Named before it is delivered: a receiver may be gone after.
+            // An item view paints through its viewport (a plain QWidget): named by the view.
+            QObject* named = receiver;
+            if (named->parent() && qobject_cast<QAbstractScrollArea*>(named->parent()))
+                named = named->parent();
+            const char* cls = named->metaObject()->className();
+            const QString name = named->objectName();
             QElapsedTimer t;
             t.start();
             const bool r = QApplication::notify(receiver, event);
             --m_depth;
             const double ms = double(t.nsecsElapsed()) / 1e6;
-            if (ms >= 1) {
-                // An item view paints through its viewport (a plain QWidget): named by the view.
-                QObject* named = receiver;
-                if (named->parent() && qobject_cast<QAbstractScrollArea*>(named->parent()))
-                    named = named->parent();
+            if (ms >= 1)
                 m_paints << QStringLiteral("%1%2 %3")
-                                .arg(QString::fromLatin1(named->metaObject()->className()),
-                                     named->objectName().isEmpty()
-                                         ? QString()
-                                         : QStringLiteral("(%1)").arg(named->objectName()))
+                                .arg(QString::fromLatin1(cls),
+                                     name.isEmpty() ? QString() : QStringLiteral("(%1)").arg(name))
                                 .arg(ms, 0, 'f', 1);
-            }
             return r;
         }
         QElapsedTimer t;
         t.start();
         const double cpu0 = threadCpuMs();
         const int type = event->type();
+        // Named before it is delivered: a DeferredDelete's receiver is gone after.
+        const char* cls = receiver->metaObject()->className();
+        const QString name = receiver->objectName();
         m_paints.clear();
         const bool r = QApplication::notify(receiver, event);
         --m_depth;
@@ -85,8 +88,7 @@ public:
             QString what = QStringLiteral("%1 ms (cpu %2) %3 (%4) event %5")
                                .arg(ms, 0, 'f', 1)
                                .arg(threadCpuMs() - cpu0, 0, 'f', 1)
-                               .arg(QString::fromLatin1(receiver->metaObject()->className()),
-                                    receiver->objectName())
+                               .arg(QString::fromLatin1(cls), name)
                                .arg(type);
             // Paints nest (a widget's includes its children's): listed as they ended.
             if (!m_paints.isEmpty())
