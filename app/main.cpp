@@ -127,7 +127,7 @@ int main(int argc, char** argv)
         // The model cache's writes end before the application object goes.
         const auto run = [&] {
             const int code = c->run(args);
-            rs::cli::finishCache();
+            rs::cli::finishCache(code);
             return code;
         };
         if (c->host == Host::Core || (c->host == Host::GuiImage && !image)) {

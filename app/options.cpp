@@ -4,6 +4,7 @@
 #include "core/cache/modelcache.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 namespace rs::cli {
@@ -92,17 +93,20 @@ bool installCache(const QCommandLineParser& parser, std::string* error)
     return true;
 }
 
-void finishCache()
+void finishCache(int code)
 {
     // The output is out (flushed before the fork so that it is not held for the child); a
-    // write still running goes on in a detached child, so the process exits now rather than
+    // write still running goes on in a detached child, and the process ends now rather than
     // after hundreds of MB are written (docs/cache.md). RINGSCOPE_CACHE_WAIT=1: wait here.
     if (const std::shared_ptr<ModelCache> cache = ModelCache::processCache();
         cache && !qEnvironmentVariableIsSet("RINGSCOPE_CACHE_WAIT")) {
         std::cout.flush();
         std::cerr.flush();
         std::fflush(nullptr);
-        cache->detachWrites();
+        // Ended at once: the writes here stop only after their checksums (a few hundred ms
+        // under load), and nothing is left to do (the command wrote its files, printed its
+        // output); the child removes a temporary file cut here.
+        if (cache->detachWrites()) std::_Exit(code);
     }
     ModelCache::setProcessCache(nullptr);
 }

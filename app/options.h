@@ -31,8 +31,10 @@ void addCacheOptions(QCommandLineParser& parser);
 // a message when --cache-size is not a size.
 bool installCache(const QCommandLineParser& parser, std::string* error);
 // Lets the cache go after a command (main()): writes still running are handed to a detached
-// child process (ModelCache::detachWrites) unless RINGSCOPE_CACHE_WAIT is set, then waited for.
-void finishCache();
+// child process (ModelCache::detachWrites) and the process ends at once with code (_Exit,
+// output flushed); with RINGSCOPE_CACHE_WAIT set, or nothing to hand over, the writes are
+// waited for and it returns.
+void finishCache(int code);
 
 // --max-memory MiB.
 void addMaxMemoryOption(QCommandLineParser& parser);

@@ -273,7 +273,18 @@ bool ModelCache::writeModel(const CacheKey& key, const std::string& sourceFile, 
     // which forces the whole file (hundreds of MB) to disk first. Nothing needs it on disk: a
     // file cut by a crash before the kernel wrote it back fails its checksums and is rewritten.
     std::string temp = m_dirBytes + "/write-XXXXXX" + kTempSuffix;
-    const int fd = ::mkstemps(temp.data(), static_cast<int>(std::strlen(kTempSuffix)));
+    const int suffix = static_cast<int>(std::strlen(kTempSuffix));
+    int fd = -1;
+    if (inChild) {
+        fd = ::mkstemps(temp.data(), suffix);
+    } else {
+        // Made and recorded under the lock detachWrites() forks under: a file made here is
+        // either in the child's list (it removes it) or not made at all.
+        std::lock_guard lock(m_mutex);
+        if (m_detached) return false;
+        fd = ::mkstemps(temp.data(), suffix);
+        if (fd >= 0 && done) done->temp = temp;
+    }
     if (fd < 0) return false;
     SinkTarget target{fd, inChild ? nullptr : &m_detached};
     bool ok = TraceCodec::write(trace, key.text, sourceFile, writeChunks, &target);
@@ -289,6 +300,7 @@ bool ModelCache::writeModel(const CacheKey& key, const std::string& sourceFile, 
             ok = !m_detached && ::rename(temp.c_str(), final.c_str()) == 0;
             if (ok && done)
                 std::erase_if(m_queue, [done](const auto& w) { return w.get() == done; });
+            if (done) done->temp.clear();
         }
     }
     if (!ok) {
@@ -306,7 +318,7 @@ void ModelCache::storeLater(const CacheKey& key, const std::string& sourceFile, 
 {
     if (m_cap == 0 || !trace || m_detached) return;
     auto write = std::make_shared<const Write>(
-        Write{key, sourceFile, std::move(trace), layoutRank, rankHint, std::move(readerId)});
+        Write{key, sourceFile, std::move(trace), layoutRank, rankHint, std::move(readerId), {}});
     {
         std::lock_guard lock(m_mutex);
         ++m_pending;
@@ -377,6 +389,8 @@ void ModelCache::runDetached(const std::vector<std::shared_ptr<const Write>>& wr
     // Whatever reads the parent's pipes to their end (a shell's $(...), a test) sees it now.
     ::close_range(3, ~0u, 0);
     for (const auto& w : writes) {
+        // The parent's half-written file (it may have ended without removing it).
+        if (!w->temp.empty()) ::unlink(w->temp.c_str());
         const std::optional<CacheKey> now =
             keyOf(w->sourceFile, w->layoutRank, w->rankHint, w->readerId);
         if (now && now->text == w->key.text)

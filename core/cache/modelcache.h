@@ -77,7 +77,9 @@ public:
     // that redoes them on its own, detached (its own session, stdin/stdout/stderr on
     // /dev/null), and exits; here they stop at their next chunk (their temporary files
     // removed) and no later one starts. For a process about to exit (the command line, the
-    // viewer as it closes): the caller then lets the cache go, which waits only for the stops.
+    // viewer as it closes): the caller then either lets the cache go, which waits for the
+    // stops (a write computing its checksums stops after them), or ends at once (_Exit): a
+    // temporary file left half-written here is removed by the child.
     // False when nothing was pending, no file is kept, or the fork failed: then nothing
     // changed and the writes go on here.
     bool detachWrites();
@@ -106,6 +108,9 @@ private:
         TracePtr trace;
         std::optional<int> layoutRank, rankHint;
         std::string readerId;
+        // This process's temporary file while it writes (under m_mutex): the detached child
+        // removes it, as this process may end without (detachWrites).
+        mutable std::string temp;
     };
     QString pathFor(const CacheKey& key) const;
     // key's model written to a temporary file and renamed into place. In this process the
