@@ -1,6 +1,7 @@
 #include "ui/timeline/timelinerenderer.h"
 
 #include <QFontMetricsF>
+#include <QHash>
 #include <QLocale>
 #include <QPainter>
 #include <QPainterPath>
@@ -1141,13 +1142,21 @@ double TimelineRenderer::fittedLabelWidth(const QFont& font, double min, double 
         need =
             std::max(need, bfm.horizontalAdvance(QString::fromStdString(m_trace->processLabel(p))));
     double compact = 0; // the compact job layout's rows: the rank's column, then the row's name
+    // Every rank repeats its tracks' names ("Stream 2", "Plane 0"): each distinct one is
+    // shaped once (a 64-rank job spent most of its arrival on the GUI thread here).
+    QHash<QString, double> advance;
+    const auto width = [&](const QString& text) {
+        auto it = advance.constFind(text);
+        if (it == advance.constEnd()) it = advance.insert(text, fm.horizontalAdvance(text));
+        return *it;
+    };
+    const double rankColumn = rankColumnWidth(bfm);
     if (m_layout)
         for (const TimelineRow& r : m_layout->rows()) {
-            if (r.alone && r.track != kNone)
-                need = std::max(need, fm.horizontalAdvance(rowLabel(r)));
-            if (r.rank >= 0 && r.track != kNone)
-                compact = std::max(compact,
-                                   rankColumnWidth(bfm) - 20 + fm.horizontalAdvance(rowLabel(r)));
+            if (r.track == kNone || (!r.alone && r.rank < 0)) continue;
+            const double w = width(rowLabel(r));
+            if (r.alone) need = std::max(need, w);
+            if (r.rank >= 0) compact = std::max(compact, rankColumn - 20 + w);
         }
     need = std::max(need, compact);
     return std::clamp(std::ceil(need) + 20 + 18 + 8, min, max);
