@@ -99,18 +99,36 @@ public:
         quote(v);
         return *this;
     }
+    // A value already written as JSON (a string quoted and escaped once for many rows).
+    Args& json(std::string_view key, std::string_view v)
+    {
+        keyOf(key);
+        m_s.append(v);
+        return *this;
+    }
     const std::string& done()
     {
         m_s.push_back('}');
         return m_s;
     }
 
+    // v as a JSON string, quotes included.
+    static std::string quoted(std::string_view v)
+    {
+        Args a;
+        a.m_s.clear();
+        a.quote(v);
+        return std::move(a.m_s);
+    }
+
 private:
+    // Keys are the reader's own constants, never in need of an escape: written as they are.
     void keyOf(std::string_view key)
     {
         if (m_s.size() > 1) m_s.push_back(',');
-        quote(key);
-        m_s.push_back(':');
+        m_s.push_back('"');
+        m_s.append(key);
+        m_s.append("\":", 2);
     }
     void quote(std::string_view v)
     {
@@ -284,7 +302,8 @@ struct Shared {
     std::vector<std::vector<std::string>> banks = std::vector<std::vector<std::string>>(8);
     std::unordered_map<std::int64_t, std::string> otherStrings; // ids outside the banks
     std::map<std::int64_t, std::string> apiTypes, dataTypes, linkTypes, transportTypes;
-    std::unordered_map<std::int64_t, std::string> callchains; // id -> "frame;\r\nframe..."
+    // id -> "frame;\r\nframe..." as a JSON string (quoted and escaped once, for every op)
+    std::unordered_map<std::int64_t, std::string> callchains;
     // CONNECTION_IDS: row index -> its values; how many rows name each value.
     // Flat and sorted: millions of rows in a big run, looked up per row.
     std::vector<std::pair<std::int64_t, std::int64_t>> connections; // (row index, value)
