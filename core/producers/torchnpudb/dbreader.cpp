@@ -886,6 +886,8 @@ private:
         Emitter e(out.builder, out.arena);
         Args a;
         std::set<std::uint64_t> threads, processes{s.hostPid};
+        std::optional<std::int64_t> lastGtid;
+        std::size_t indexHint = SIZE_MAX, valueHint = SIZE_MAX; // rows come in id order
         scan(db, "PYTORCH_API",
              {"startNs", "endNs", "globalTid", "connectionId", "name", "sequenceNumber",
               "fwdThreadId", "inputDtypes", "inputShapes", "callchainId",
@@ -900,9 +902,12 @@ private:
                  }
                  const std::uint64_t pid = std::uint64_t(*gtid) >> 32,
                                      tid = std::uint64_t(*gtid) & kU32None;
-                 if (processes.insert(pid).second) e.processMeta(pid, "Python", kSortPython, "CPU");
-                 if (threads.insert(*gtid).second)
+                 // Rows come in runs of one thread: the sets are asked only when it changes.
+                 if (lastGtid != *gtid && processes.insert(pid).second)
+                     e.processMeta(pid, "Python", kSortPython, "CPU");
+                 if (lastGtid != *gtid && threads.insert(*gtid).second)
                      e.threadMeta(pid, tid, "Thread " + std::to_string(tid), std::int64_t(tid));
+                 lastGtid = *gtid;
                  const std::string_view name = s.str(st.integer(4));
                  const auto seq = st.integer(5);
                  std::int64_t type = st.integer(10).value_or(0);
@@ -938,8 +943,8 @@ private:
                  // or a forward op to its backward; a value on one op is its launch (torch_to_npu).
                  const auto conn = st.integer(3);
                  if (!conn) return;
-                 for (const auto& [index, v] : s.valuesOf(*conn)) {
-                     const std::size_t uses = s.uses(v);
+                 for (const auto& [index, v] : s.valuesOf(*conn, indexHint)) {
+                     const std::size_t uses = s.uses(v, valueHint);
                      if (type == 50002)
                          e.flow(cat == "enqueue" ? 's' : 'f', pid, tid, *start, "async_task_queue",
                                 "enqueue_to_dequeue", v);
@@ -961,6 +966,7 @@ private:
         std::set<std::uint64_t> processes{formatPid(s.hostPid, kSortCann, 0)};
         std::unordered_map<std::int64_t, std::string> prefix; // api type -> "AscendCL@"
         std::string name;
+        std::optional<std::int64_t> lastGtid;
         scan(db, "CANN_API", {"startNs", "endNs", "type", "globalTid", "connectionId", "name"},
              std::pair{piece.lo, piece.hi}, &out.error, [&](const auto& st) {
                  ++out.rows;
@@ -971,9 +977,11 @@ private:
                  }
                  const std::uint64_t pid = formatPid(std::uint64_t(*gtid) >> 32, kSortCann, 0);
                  const std::uint64_t tid = std::uint64_t(*gtid) & kU32None;
-                 if (processes.insert(pid).second) e.processMeta(pid, "CANN", kSortCann, "CPU");
-                 if (threads.insert(*gtid).second)
+                 if (lastGtid != *gtid && processes.insert(pid).second)
+                     e.processMeta(pid, "CANN", kSortCann, "CPU");
+                 if (lastGtid != *gtid && threads.insert(*gtid).second)
                      e.threadMeta(pid, tid, "Thread " + std::to_string(tid), std::int64_t(tid));
+                 lastGtid = *gtid;
                  const std::int64_t type = st.integer(2).value_or(-1);
                  auto pit = prefix.find(type);
                  if (pit == prefix.end()) {
@@ -1008,6 +1016,7 @@ private:
         Emitter e(out.builder, out.arena);
         Args a;
         std::set<std::pair<std::int64_t, std::int64_t>> streams;
+        std::size_t commHint = SIZE_MAX, valueHint = SIZE_MAX;
         const bool hasCompute = db.hasTable("COMPUTE_TASK_INFO");
         const bool hasComm = db.hasTable("COMMUNICATION_TASK_INFO") && !s.commInMemory;
         const bool hasCann = db.hasTable("CANN_API");
@@ -1064,9 +1073,11 @@ private:
             if (!s.commInMemory) {
                 if (!st.isNull(11)) comm = commTask(st, 11, st.integer(11).value_or(0));
             } else if (auto g = st.integer(11)) {
-                CommTask key;
-                key.globalTaskId = *g;
-                auto it = std::lower_bound(s.commTasks.begin(), s.commTasks.end(), key);
+                // Tasks come in globalTaskId order: searched from the last one found.
+                const std::size_t at = lowerBoundNear(
+                    s.commTasks, commHint, *g,
+                    [](const CommTask& c, std::int64_t k) { return c.globalTaskId < k; });
+                auto it = s.commTasks.begin() + std::ptrdiff_t(at);
                 if (it != s.commTasks.end() && it->globalTaskId == *g) comm = *it;
             }
             const std::string_view hostType = s.str(st.integer(4));
@@ -1092,7 +1103,7 @@ private:
                        *conn);
             }
             // (An HCCL task shares its op's id: the op takes that flow, in readOps.)
-            if (conn && !comm && s.uses(*conn))
+            if (conn && !comm && s.uses(*conn, valueHint))
                 e.flow('f', pid, std::uint64_t(stream), *start, "async_npu", "torch_to_npu", *conn);
 
             // An HCCL task is also shown on its plane of its group's thread block.
@@ -1262,6 +1273,7 @@ private:
                  std::string* error)
     {
         const Shared& s = *m_shared;
+        std::size_t valueHint = SIZE_MAX;
         Args a;
         const bool hasCann = db.hasTable("CANN_API");
         std::string sql = "SELECT o.opName, o.startNs, o.endNs, o.connectionId, o.groupName, "
@@ -1294,7 +1306,7 @@ private:
                 hostLaunchFlow(e, *conn, st.integer(8).value_or(0), st.integer(9).value_or(0));
                 e.flow('f', hccl, tid, *start, "HostToDevice", "HostToDevice", *conn);
             }
-            if (conn && s.uses(*conn))
+            if (conn && s.uses(*conn, valueHint))
                 e.flow('f', hccl, tid, *start, "async_npu", "torch_to_npu", *conn);
         });
     }
