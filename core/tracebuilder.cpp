@@ -166,6 +166,29 @@ template <typename C> void reserveHuge(C& c, std::size_t n)
 #endif
 }
 
+// (event, flow) pairs made in flow order, sorted by event then flow: a stable sort by the
+// event alone, as two 16-bit counting passes (O(n), where a comparison sort of millions of
+// pairs was 5% of a torch_npu load).
+void sortByEvent(std::vector<std::pair<EventId, std::uint32_t>>& v)
+{
+    if (std::is_sorted(v.begin(), v.end())) return;
+    std::vector<std::pair<EventId, std::uint32_t>> tmp(v.size());
+    std::vector<std::size_t> count(65537);
+    EventId most = 0;
+    for (const auto& p : v)
+        most = std::max(most, p.first);
+    for (int shift = 0; shift < 32 && (shift == 0 || (most >> shift) != 0); shift += 16) {
+        std::fill(count.begin(), count.end(), 0);
+        for (const auto& p : v)
+            ++count[((p.first >> shift) & 0xffff) + 1];
+        for (std::size_t k = 1; k < count.size(); ++k)
+            count[k] += count[k - 1];
+        for (const auto& p : v)
+            tmp[count[(p.first >> shift) & 0xffff]++] = p;
+        v.swap(tmp);
+    }
+}
+
 } // namespace
 
 std::size_t TraceBuilder::projectSize(std::size_t base, std::size_t size, double scale)
@@ -1056,8 +1079,7 @@ void TraceBuilder::bindFlows(const std::vector<EventId>& newIndex)
         tr.m_flowOut.emplace_back(tr.m_flows[i].from, i);
         tr.m_flowIn.emplace_back(tr.m_flows[i].to, i);
     }
-    inParallel([&] { std::sort(tr.m_flowOut.begin(), tr.m_flowOut.end()); },
-               [&] { std::sort(tr.m_flowIn.begin(), tr.m_flowIn.end()); });
+    inParallel([&] { sortByEvent(tr.m_flowOut); }, [&] { sortByEvent(tr.m_flowIn); });
     // Grown by push_back: drop the slack (a flow costs 48 bytes here, per event that matters).
     tr.m_flows.shrink_to_fit();
     tr.m_flowOut.shrink_to_fit();
