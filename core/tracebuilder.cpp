@@ -964,19 +964,31 @@ void TraceBuilder::nestSlices(TrackId from, TrackId to)
 void TraceBuilder::bindFlows(const std::vector<EventId>& newIndex)
 {
     Trace& tr = *m_trace;
-    auto bind = [&](const PendingFlow& f) -> EventId {
+    auto bind = [&](const PendingFlow& f, std::vector<std::size_t>& hints) -> EventId {
         if (f.track >= tr.m_tracks.size()) return kNone;
+        std::size_t* hint = &hints[f.track];
         if (f.enclosing) {
-            if (EventId e = tr.sliceAt(f.track, f.ts); e != kNone) return e;
+            if (EventId e = tr.sliceAt(f.track, f.ts, hint); e != kNone) return e;
         }
         // The first slice starting at or after the step: the next slice of an f step; for an
         // enclosing step only one starting exactly there (producers put steps at the start).
         auto sl = tr.trackSlices(f.track);
-        auto it = std::lower_bound(sl.begin(), sl.end(), f.ts,
-                                   [](const Slice& s, TimeNs t) { return s.start < t; });
-        if (it == sl.end() || (f.enclosing && it->start != f.ts)) return kNone;
-        return tr.m_tracks[f.track].begin + static_cast<EventId>(it - sl.begin());
+        const std::size_t k = f.ts == std::numeric_limits<TimeNs>::min()
+                                  ? 0
+                                  : tr.upperBoundNear(f.track, f.ts - 1, hint);
+        if (k == sl.size() || (f.enclosing && sl[k].start != f.ts)) return kNone;
+        return tr.m_tracks[f.track].begin + static_cast<EventId>(k);
     };
+    // Every step bound before the steps are grouped by id: in the order they were read, a
+    // track's steps mostly come in time order, so each search starts where the last one on
+    // its track ended (sliceAt from scratch was 5-6% of a torch_npu load). Two halves at once.
+    auto bindRange = [&](std::size_t from, std::size_t to) {
+        std::vector<std::size_t> hints(tr.m_tracks.size(), SIZE_MAX);
+        for (std::size_t i = from; i < to; ++i)
+            m_flows[i].bound = bind(m_flows[i], hints);
+    };
+    inParallel([&] { bindRange(0, m_flows.size() / 2); },
+               [&] { bindRange(m_flows.size() / 2, m_flows.size()); });
 
     auto flowLess = [](const PendingFlow& a, const PendingFlow& b) {
         if (a.cat != b.cat) return a.cat < b.cat;
@@ -1023,7 +1035,7 @@ void TraceBuilder::bindFlows(const std::vector<EventId>& newIndex)
             EventId source = kNone;
             for (std::size_t k = i; k < j; ++k) {
                 const PendingFlow& f = m_flows[k];
-                const EventId e = bind(f);
+                const EventId e = f.bound;
                 if (e == kNone) {
                     ++out.dangling;
                     continue;

@@ -112,8 +112,9 @@ private:
         StrId cat;
         TrackId track;
         TimeNs ts;
-        char phase;     // 's', 't', 'f'
-        bool enclosing; // bind to the enclosing slice (else to the next slice)
+        char phase;            // 's', 't', 'f'
+        bool enclosing;        // bind to the enclosing slice (else to the next slice)
+        EventId bound = kNone; // the slice it binds to, once the slices are final
     };
     struct PendingBind { // flow v2: bind_id on a slice
         FlowKey id;
