@@ -228,6 +228,21 @@ void TraceBuilder::reserveAhead(const Sizes& from, double scale, std::size_t cap
     }
 }
 
+void TraceBuilder::reserveFor(const Sizes& n, std::size_t capBytes)
+{
+    const double bytes = double(n.slices) * sizeof(Slice) + double(n.text) + double(n.offsets) * 8 +
+                         double(n.flows) * sizeof(PendingFlow);
+    if (bytes > double(capBytes)) return;
+    try {
+        reserveHuge(m_trace->m_slices, n.slices);
+        reserveHuge(m_trace->m_argsText, n.text);
+        reserveHuge(m_trace->m_argsOffsets, n.offsets);
+        reserveHuge(m_flows, n.flows);
+    } catch (const std::bad_alloc&) {
+        // Only a head start: the arrays grow as they go.
+    }
+}
+
 TraceBuilder::FlowKey TraceBuilder::flowKey(const JsonScalar& v)
 {
     // Ids group by their text (valueText); numbers are not interned (they are most ids).

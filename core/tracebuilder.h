@@ -91,6 +91,9 @@ public:
     static std::size_t projectSize(std::size_t base, std::size_t size, double scale);
     void reserveAhead(const Sizes& from, double scale, std::size_t capBytes,
                       std::size_t extraSlices = 0);
+    // The same for sizes a loader knows before reading (a database's row counts): reserves
+    // each array for at least that many, unless the total passes capBytes.
+    void reserveFor(const Sizes& sizes, std::size_t capBytes);
 
     // Sorts, nests, binds flows and hands the trace over. The builder is spent afterwards.
     std::shared_ptr<Trace> finish();

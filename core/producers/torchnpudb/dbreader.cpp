@@ -66,6 +66,9 @@ constexpr std::uint64_t kRowsPerCheck = 1 << 14;
 // Model bytes per row read, for the budget's projection up front: a slice (40) with its args
 // text (about 150 bytes of JSON on a task), names interned, flow steps.
 constexpr std::uint64_t kBytesPerRow = 240;
+// Args text per slice to reserve up front: the generated 10M-row run averages 68 bytes (a
+// task's about 120, a CANN call's 60), with room for longer call stacks.
+constexpr std::size_t kArgsBytesPerSlice = 96;
 
 // Tables come in their writer's order, mostly the order wanted: a check costs one pass where a
 // sort of sorted millions costs n log n.
@@ -216,6 +219,20 @@ public:
             main.setRank(*rank);
         else
             main.setFallbackRank(m_options.rankHint);
+        // The big arrays sized from the tables' row counts before the first piece, so that
+        // neither they nor the args text are copied as they grow (a fresh page costs a fault;
+        // the projection after the first wave below only adds to this): a slice per row, the
+        // HCCL tasks twice (their plane), up to two lanes per compute task; room beyond what
+        // is used is address space, not memory.
+        {
+            auto rows = [&](const char* t) { return std::size_t(rowEstimate(db, t)); };
+            const std::size_t slices = rows("PYTORCH_API") + rows("CANN_API") + rows("TASK") +
+                                       rows("COMMUNICATION_TASK_INFO") +
+                                       rows("COMPUTE_TASK_INFO") * 2 + 4096;
+            main.reserveFor({slices, slices * kArgsBytesPerSlice, slices,
+                             rows("CONNECTION_IDS") + rows("TASK") * 2},
+                            budget);
+        }
         TextArena mainArena;
         Emitter meta(main, mainArena);
         writeLayout(db, meta);
@@ -618,6 +635,11 @@ private:
                               half ? hi : mid};
             if (lo > hi || range.lo > range.hi) return true;
             LinkRead::Half& h = out->halves[half];
+            // Sized up front (a doubling vector touches twice its pages, and each fresh page
+            // costs a fault); the first half with room for the second, appended to it later.
+            const std::size_t rows = half ? reserveRows(range.lo, range.hi) : reserveRows(lo, hi);
+            h.connections.reserve(rows);
+            h.values.reserve(rows);
             return scan(d, "CONNECTION_IDS", {"id", "connectionId"}, std::pair{range.lo, range.hi},
                         error, [&](const auto& st) {
                             auto id = st.integer(0), value = st.integer(1);
@@ -628,6 +650,8 @@ private:
         };
         auto hccl = [sp, this](sqlite::Database& d, std::string* error) {
             Shared& s = *sp;
+            if (const auto [tlo, thi] = rowidRange(d, "TASK"); tlo <= thi)
+                s.subtasks.reserve(reserveRows(tlo, thi));
             const bool ok =
                 scan(d, "TASK", {"deviceId", "streamId", "taskId", "startNs", "contextId"},
                      std::nullopt, error,
@@ -686,6 +710,8 @@ private:
             (!m_rawTasks && db.hasIndexOn("COMMUNICATION_TASK_INFO", "globalTaskId")))
             return true;
         s.commInMemory = true;
+        if (const auto [lo, hi] = rowidRange(db, "COMMUNICATION_TASK_INFO"); lo <= hi)
+            s.commTasks.reserve(reserveRows(lo, hi));
         const bool ok =
             scan(db, "COMMUNICATION_TASK_INFO",
                  {"globalTaskId", "taskType", "planeId", "groupName", "notifyId", "srcRank",
@@ -839,6 +865,15 @@ private:
         const auto lo = end("min"), hi = end("max");
         if (!lo || !hi) return {1, 0};
         return {*lo, *hi};
+    }
+
+    // Rows of a rowid range to reserve room for: its span, capped (a damaged or sparse table
+    // may span 2^63 rowids; past the cap the vector grows as usual).
+    static std::size_t reserveRows(std::int64_t lo, std::int64_t hi)
+    {
+        if (lo > hi) return 0;
+        return std::size_t(std::min<std::uint64_t>(std::uint64_t(hi) - std::uint64_t(lo) + 1,
+                                                   std::uint64_t(1) << 24));
     }
 
     // Reads a piece on its own connection; a failure keeps what the piece read.
