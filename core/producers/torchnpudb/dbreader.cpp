@@ -225,7 +225,10 @@ public:
         // HCCL tasks twice (their plane), up to two lanes per compute task; room beyond what
         // is used is address space, not memory.
         {
-            auto rows = [&](const char* t) { return std::size_t(rowEstimate(db, t)); };
+            // (Spans capped: a sparse or damaged table's may be 2^63; the budget then refuses.)
+            auto rows = [&](const char* t) {
+                return std::size_t(std::min<std::uint64_t>(rowEstimate(db, t), 1ull << 40));
+            };
             const std::size_t slices = rows("PYTORCH_API") + rows("CANN_API") + rows("TASK") +
                                        rows("COMMUNICATION_TASK_INFO") +
                                        rows("COMPUTE_TASK_INFO") * 2 + 4096;
