@@ -64,14 +64,14 @@ void checkGolden(QByteArray out, const QString& name, const QString& workDir)
     while (at < out.size() && at < want.size() && out[at] == want[at])
         ++at;
     const qsizetype from = std::max<qsizetype>(0, at - 80);
-    QFAIL(qPrintable(QStringLiteral("%1 differs from its golden file at byte %2 (%3 vs %4 bytes)"
-                                    "\n  got:    %5\n  golden: %6")
-                         .arg(name)
-                         .arg(at)
-                         .arg(out.size())
-                         .arg(want.size())
-                         .arg(QString::fromUtf8(out.mid(from, 160)),
-                              QString::fromUtf8(want.mid(from, 160)))));
+    QFAIL(qPrintable(
+        QStringLiteral("%1 differs from its golden file at byte %2 (%3 vs %4 bytes)"
+                       "\n  got:    %5\n  golden: %6")
+            .arg(name)
+            .arg(at)
+            .arg(out.size())
+            .arg(want.size())
+            .arg(QString::fromUtf8(out.mid(from, 160)), QString::fromUtf8(want.mid(from, 160)))));
 }
 
 struct Case {
@@ -205,7 +205,8 @@ private slots:
             // Run in the public folder: the summaries name the traces by relative paths.
             bool ok = false;
             run({"analyze", QStringLiteral("ascend_torchnpu_level1_2rank/rank%1_ascend_pt").arg(r),
-                 "--summary-out", dir.filePath(QStringLiteral("sums/rank%1.ranksummary.json").arg(r))},
+                 "--summary-out",
+                 dir.filePath(QStringLiteral("sums/rank%1.ranksummary.json").arg(r))},
                 pub, &ok);
             QVERIFY(ok);
         }
