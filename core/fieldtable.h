@@ -8,9 +8,9 @@
 // when two formats write it differently (a report's "members" is a count, a summary's a list).
 //
 // The formats: Report and Job (an input's and the job's elements of ringscope.report/1, every
-// field written, null when unknown) and Summary (ringscope.ranksummary/1: a field at its
-// default left out unless Always; read back through the same table, Slim marking what the
-// slim reader of `merge` reads).
+// field written, null when unknown), Summary (ringscope.ranksummary/1: a field at its default
+// left out unless Always; read back through the same table, Slim marking what the slim reader
+// of `merge` reads) and Output (the documents of `compare` and `stats`, written only).
 
 #include "core/jsonfieldreader.h"
 #include "core/jsonwriter.h"
@@ -38,14 +38,17 @@ enum Flag : std::uint8_t {
     Job = 2,     // ringscope.report/1, the job's element (job findings)
     Summary = 4, // ringscope.ranksummary/1, written and read
     All = Report | Job | Summary,
-    Always = 8, // Summary: written even at its default
-    Slim = 16,  // Summary: read by the slim reader too
+    Always = 8,  // Summary: written even at its default
+    Slim = 16,   // Summary: read by the slim reader too
+    Output = 32, // a document without a reader (compare, scaling, stats): every field written
+    Extra = 64,  // Output: a field written only when the writer asks for it (format | Extra)
 };
 
 // What a write knows beside the struct.
 struct WriteContext {
     Flag format = Report;
-    std::size_t index = 0;             // Report: the input's index; Summary matrix: its link set
+    // Report: the input's index; Summary matrix: its link set; compare: how many ops.
+    std::size_t index = 0;
     const TraceFacts* facts = nullptr; // Report: the events of the input's findings
     const std::vector<std::string>* evidence = nullptr; // Job: a finding's events, written
 };
@@ -67,6 +70,7 @@ template <class S> struct Field {
 
 template <class S, std::size_t N> using Table = std::array<Field<S>, N>;
 
+// Keys sorted as the writers print them (a stats row keeps its own order: it has no check).
 template <class S, std::size_t N> constexpr bool sortedByKey(const Table<S, N>& t)
 {
     for (std::size_t i = 1; i < N; ++i)
