@@ -117,6 +117,25 @@ void readMembers(JsonFieldReader& rd, S& s, const Table<S, N>& table, const Json
     });
 }
 
+// A list of objects at (at, key) into v, each read through its table; an element that is no
+// object is counted (at key[]) and skipped.
+template <class T, std::size_t N>
+void readList(JsonFieldReader& rd, std::vector<T>& v, const Table<T, N>& table, const JsonPath& at,
+              std::string_view key, ReadContext& ctx)
+{
+    v.clear();
+    const JsonPath element{&at, key, true};
+    rd.array(at, key, [&](std::size_t) {
+        if (rd.peek() != '{') {
+            rd.skip();
+            return rd.wrong(element);
+        }
+        T x{};
+        readMembers(rd, x, table, element, ctx);
+        v.push_back(std::move(x));
+    });
+}
+
 // ---- Values by type: how a member of type T is written, read, and when it is its default.
 
 template <class T> struct Value;
@@ -286,26 +305,14 @@ template <auto M, const auto& Nested>
 constexpr auto objects(std::string_view key, std::uint8_t flags = All)
 {
     using S = typename MemberOf<decltype(M)>::Struct;
-    return Field<S>{
-        key, flags, [](const S& s) { return (s.*M).empty(); },
-        [](JsonWriter& w, const S& s, const WriteContext& ctx) {
-            const auto& v = s.*M;
-            w.array(v.size(), [&](std::size_t i) { writeObject(w, v[i], Nested, ctx); });
-        },
-        [](JsonFieldReader& rd, S& s, const JsonPath& at, std::string_view k, ReadContext& ctx) {
-            auto& v = s.*M;
-            v.clear();
-            const JsonPath element{&at, k, true};
-            rd.array(at, k, [&](std::size_t) {
-                if (rd.peek() != '{') {
-                    rd.skip();
-                    return rd.wrong(element);
-                }
-                typename std::remove_cvref_t<decltype(v)>::value_type x{};
-                readMembers(rd, x, Nested, element, ctx);
-                v.push_back(std::move(x));
-            });
-        }};
+    return Field<S>{key, flags, [](const S& s) { return (s.*M).empty(); },
+                    [](JsonWriter& w, const S& s, const WriteContext& ctx) {
+                        const auto& v = s.*M;
+                        w.array(v.size(),
+                                [&](std::size_t i) { writeObject(w, v[i], Nested, ctx); });
+                    },
+                    [](JsonFieldReader& rd, S& s, const JsonPath& at, std::string_view k,
+                       ReadContext& ctx) { readList(rd, s.*M, Nested, at, k, ctx); }};
 }
 
 } // namespace fields

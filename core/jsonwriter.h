@@ -72,8 +72,24 @@ public:
     {
         array(v.size(), [&](std::size_t i) { integer(v[i]); });
     }
+    // An array of a few scalars (a summary's tuples): [1, "x", 2.5].
+    template <class... T> void tuple(const T&... v)
+    {
+        beginArray();
+        ((item(), scalar(v)), ...);
+        endArray();
+    }
 
 private:
+    template <class T> void scalar(const T& v)
+    {
+        if constexpr (std::is_integral_v<T>)
+            integer(v);
+        else if constexpr (std::is_floating_point_v<T>)
+            real(v);
+        else
+            string(v);
+    }
     void int64(std::int64_t v);
     void uint64(std::uint64_t v);
     void open(char c)

@@ -161,21 +161,7 @@ std::optional<std::uint64_t> jsonU64(const nlohmann::json& v)
         if (!(d >= 0) || d >= 18446744073709551616.0) return std::nullopt;
         return static_cast<std::uint64_t>(d);
     }
-    if (v.is_string()) {
-        std::string_view s = v.get_ref<const std::string&>();
-        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-            s.remove_prefix(1);
-        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-            s.remove_suffix(1);
-        int base = 10;
-        if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-            s.remove_prefix(2);
-            base = 16;
-        }
-        std::uint64_t out = 0;
-        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
-        if (ec == std::errc() && p == s.data() + s.size() && !s.empty()) return out;
-    }
+    if (v.is_string()) return textU64(v.get_ref<const std::string&>());
     return std::nullopt;
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/analysis/report.h"
 #include "core/fieldtable.h"
+#include "core/job/crossrank.h"
 #include "core/job/ranksummaryschema.h"
 
 #include <map>
@@ -146,13 +147,7 @@ inline constexpr auto kSignatureFields = std::to_array<Field<SignatureGroup>>({
      [](JsonWriter& w, const SignatureGroup& g, const WriteContext&) {
          w.array(g.modes.size(), [&](std::size_t i) {
              const DurationMode& m = g.modes[i];
-             w.beginArray();
-             for (const std::int64_t v : {m.meanNs, m.minNs, m.maxNs, std::int64_t(m.members),
-                                          std::int64_t(m.withExtraCopy)}) {
-                 w.item();
-                 w.integer(v);
-             }
-             w.endArray();
+             w.tuple(m.meanNs, m.minNs, m.maxNs, m.members, m.withExtraCopy);
          });
      },
      [](JsonFieldReader& rd, SignatureGroup& g, const JsonPath& at, std::string_view k,
@@ -243,16 +238,10 @@ inline constexpr auto kFindingFields = std::to_array<Field<Finding>>({
      [](JsonWriter& w, const Finding& f, const WriteContext&) {
          w.array(f.stack.size(), [&](std::size_t i) {
              const StackEntry& s = f.stack[i];
-             w.beginArray();
-             w.item();
-             w.string(s.text);
-             w.item();
-             w.string(s.kind);
-             if (s.event != kNone) {
-                 w.item();
-                 w.integer(s.event);
-             }
-             w.endArray();
+             if (s.event != kNone)
+                 w.tuple(s.text, s.kind, s.event);
+             else
+                 w.tuple(s.text, s.kind);
          });
      },
      [](JsonFieldReader& rd, Finding& f, const JsonPath& at, std::string_view k, ReadContext&) {
@@ -371,5 +360,34 @@ inline constexpr auto kMatrixFields = std::to_array<Field<MatrixEntry>>({
     member<&MatrixEntry::transport>("transport", R),
 });
 static_assert(sortedByKey(kMatrixFields));
+
+// The job's cross-rank collectives (the report's "cross_rank").
+inline constexpr auto kRankOpFields = std::to_array<Field<RankOp>>({
+    member<&RankOp::end>("end_ns", J),
+    member<&RankOp::extraMemcpyNs>("extra_memcpy_ns", J),
+    member<&RankOp::rank>("rank", J),
+    member<&RankOp::ready>("ready_ns", J),
+    member<&RankOp::start>("start_ns", J),
+    member<&RankOp::waitNs>("wait_ns", J),
+});
+static_assert(sortedByKey(kRankOpFields));
+
+inline constexpr auto kCrossRankFields = std::to_array<Field<CrossRankCollective>>({
+    member<&CrossRankCollective::cause>("cause", J),
+    member<&CrossRankCollective::delayNs>("delay_ns", J),
+    member<&CrossRankCollective::delayingRank>("delaying_rank", J),
+    member<&CrossRankCollective::delayingRanks>("delaying_ranks", J),
+    member<&CrossRankCollective::fastestRank>("fastest_rank", J),
+    member<&CrossRankCollective::group>("group", J),
+    member<&CrossRankCollective::index>("index", J),
+    named<&CrossRankCollective::kind, collectiveKindName, summaryschema::kindFromName>("kind", J),
+    member<&CrossRankCollective::name>("name", J),
+    objects<&CrossRankCollective::ops, kRankOpFields>("ranks", J),
+    member<&CrossRankCollective::slowestRank>("slowest_rank", J),
+    member<&CrossRankCollective::startSkew>("start_skew_ns", J),
+    member<&CrossRankCollective::step>("step", J),
+    member<&CrossRankCollective::waitCausedNs>("wait_caused_ns", J),
+});
+static_assert(sortedByKey(kCrossRankFields));
 
 } // namespace rs::fields

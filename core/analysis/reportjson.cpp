@@ -1,17 +1,12 @@
 #include "core/analysis/reportjson.h"
 
 #include "core/analysis/reportfields.h"
-
 #include "core/traceloader.h"
 #include "core/workpool.h"
 
 #include <algorithm>
 #include <array>
-#include <charconv>
-#include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <map>
 #include <mutex>
 
 namespace rs {
@@ -54,57 +49,6 @@ void inputText(std::string& text, const std::string& path, const AnalysisReport&
     w.array(traceWarnings + rep.warnings.size(), [&](std::size_t i) {
         w.string(i < traceWarnings ? facts->warnings[i] : rep.warnings[i - traceWarnings]);
     });
-    w.endObject();
-}
-
-void crossText(std::string& text, const CrossRankCollective& c)
-{
-    JsonWriter w(text, true, kElem);
-    w.beginObject();
-    w.key("cause");
-    w.string(c.cause);
-    w.key("delay_ns");
-    w.integer(c.delayNs);
-    w.key("delaying_rank");
-    w.optInt(c.delayingRank);
-    w.key("delaying_ranks");
-    w.integers(c.delayingRanks);
-    w.key("fastest_rank");
-    w.integer(c.fastestRank);
-    w.key("group");
-    w.string(c.group);
-    w.key("index");
-    w.integer(c.index);
-    w.key("kind");
-    w.string(collectiveKindName(c.kind));
-    w.key("name");
-    w.string(c.name);
-    w.key("ranks");
-    w.array(c.ops.size(), [&](std::size_t i) {
-        const RankOp& op = c.ops[i];
-        w.beginObject();
-        w.key("end_ns");
-        w.integer(op.end);
-        w.key("extra_memcpy_ns");
-        w.integer(op.extraMemcpyNs);
-        w.key("rank");
-        w.integer(op.rank);
-        w.key("ready_ns");
-        w.integer(op.ready);
-        w.key("start_ns");
-        w.integer(op.start);
-        w.key("wait_ns");
-        w.integer(op.waitNs);
-        w.endObject();
-    });
-    w.key("slowest_rank");
-    w.integer(c.slowestRank);
-    w.key("start_skew_ns");
-    w.integer(c.startSkew);
-    w.key("step");
-    w.optInt(c.step);
-    w.key("wait_caused_ns");
-    w.integer(c.waitCausedNs);
     w.endObject();
 }
 
@@ -282,7 +226,7 @@ void writeReportJson(std::ostream& out, std::size_t count, const ReportInputSour
         parallelFor(n, [&](std::size_t k) {
             text[k] = b + k ? ",\n" : "\n";
             text[k] += kElemPad;
-            crossText(text[k], job->collectives[b + k]);
+            element(text[k], job->collectives[b + k], kCrossRankFields, WriteContext{Job});
         });
         for (const std::string& x : text)
             out << x;

@@ -97,16 +97,7 @@ std::string rankSummaryText(const AnalysisReport& rep, const std::string& path)
     w.key("events");
     w.array(facts.slices.size(), [&](std::size_t i) {
         const EventFacts& e = facts.slices[i];
-        w.beginArray();
-        w.item();
-        w.integer(e.id);
-        w.item();
-        w.string(e.name);
-        w.item();
-        w.integer(e.start);
-        w.item();
-        w.integer(e.dur);
-        w.endArray();
+        w.tuple(e.id, e.name, e.start, e.dur);
     });
     list("findings", rep.findings, kFindingFields);
     // The matrix: one entry per run of links of one (rank, step, op group, op), its links a
@@ -129,23 +120,11 @@ std::string rankSummaryText(const AnalysisReport& rep, const std::string& path)
                 x.group != m.group || x.opName != m.opName)
                 break;
             l.item();
-            l.beginArray();
-            l.item();
-            l.integer(x.src);
-            l.item();
-            l.integer(x.dst);
-            l.item();
-            l.string(x.transport);
-            l.item();
-            l.integer(x.bytes);
-            l.item();
-            l.integer(x.ns);
             const double computed = x.ns > 0 ? double(x.bytes) / double(x.ns) : 0.0;
-            if (!(x.gbps == computed)) {
-                l.item();
-                l.real(x.gbps);
-            }
-            l.endArray();
+            if (x.gbps == computed)
+                l.tuple(x.src, x.dst, x.transport, x.bytes, x.ns);
+            else
+                l.tuple(x.src, x.dst, x.transport, x.bytes, x.ns, x.gbps);
         }
         l.endArray();
         auto [it, added] = setIndex.emplace(links, linkSets.size());

@@ -8,15 +8,12 @@
 #include <QFileInfo>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <deque>
-#include <limits>
 #include <map>
 
-// Rank summaries read: the one-pass reader (rankSummaryFromText, readRankSummary[Slim]), the
-// summary files (FileBytes: mapped, or inflated when gzip) and their discovery (findRankSummaries,
-// isRankSummaryPath, sortByRank). The schema and the reference reader: ranksummary.cpp.
+// Rank summaries read: the one-pass reader (rankSummaryFromText, readRankSummary[Slim]) through
+// the field tables, the summary files (FileBytes: mapped, or inflated when gzip) and their
+// discovery (findRankSummaries, isRankSummaryPath, sortByRank). The writer: ranksummary.cpp.
 
 namespace rs {
 
@@ -64,19 +61,8 @@ TextRead readText(std::string_view text, bool slim)
         }
         readMembers(rd, x, table, path, ctx);
     };
-    // A list of objects, each read through its table.
     auto list = [&](std::string_view key, auto& v, const auto& table) {
-        v.clear();
-        const JsonPath element{&root, key, true};
-        rd.array(root, key, [&](std::size_t) {
-            if (rd.peek() != '{') {
-                rd.skip();
-                return rd.wrong(element);
-            }
-            typename std::remove_cvref_t<decltype(v)>::value_type x{};
-            readMembers(rd, x, table, element, ctx);
-            v.push_back(std::move(x));
-        });
+        readList(rd, v, table, root, key, ctx);
     };
     try {
         const char* notObject = rd.document([&](std::string_view key) {
