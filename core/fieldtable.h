@@ -59,8 +59,25 @@ struct ReadContext {
     std::size_t index = kNoIndex; // Summary matrix: the link set named
 };
 
+// A tag of a key (its length and three of its bytes) that the reader compares before the key.
+constexpr std::uint32_t keyTag(std::string_view k)
+{
+    if (k.empty()) return 0;
+    return static_cast<std::uint32_t>(k.size() & 0xff) |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(k[0])) << 8 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(k[k.size() / 2])) << 16 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(k.back())) << 24;
+}
+
+struct FieldKey {
+    std::string_view name;
+    std::uint32_t tag = 0;
+    constexpr FieldKey(const char* s) : FieldKey(std::string_view(s)) {}
+    constexpr FieldKey(std::string_view s) : name(s), tag(keyTag(s)) {}
+};
+
 template <class S> struct Field {
-    std::string_view key;
+    FieldKey key;
     std::uint8_t flags = All;
     bool (*isDefault)(const S&) = nullptr; // Summary leaves it out then (unless Always)
     void (*write)(JsonWriter&, const S&, const WriteContext&) = nullptr;
@@ -70,12 +87,25 @@ template <class S> struct Field {
 
 template <class S, std::size_t N> using Table = std::array<Field<S>, N>;
 
-// Keys sorted as the writers print them (a stats row keeps its own order: it has no check).
+// Keys that need no escape (plainKey), at most 64 bytes.
+template <class S, std::size_t N> constexpr bool plainKeys(const Table<S, N>& t)
+{
+    for (const Field<S>& f : t) {
+        if (f.key.name.empty() || f.key.name.size() > 64) return false;
+        for (const char c : f.key.name)
+            if (c < 0x20 || c == '"' || c == '\\' || static_cast<unsigned char>(c) >= 0x80)
+                return false;
+    }
+    return true;
+}
+
+// Keys sorted as the writers print them, and plain (a stats row keeps its own order: it is
+// checked with plainKeys only).
 template <class S, std::size_t N> constexpr bool sortedByKey(const Table<S, N>& t)
 {
     for (std::size_t i = 1; i < N; ++i)
-        if (t[i].key < t[i - 1].key) return false;
-    return true;
+        if (t[i].key.name < t[i - 1].key.name) return false;
+    return plainKeys(t);
 }
 
 // ---- Writing and reading an object through its table.
@@ -87,41 +117,76 @@ void writeObject(JsonWriter& w, const S& s, const Table<S, N>& table, const Writ
     for (const Field<S>& f : table) {
         if (!(f.flags & ctx.format)) continue;
         if (ctx.format == Summary && !(f.flags & Always) && f.isDefault && f.isDefault(s)) continue;
-        w.key(f.key);
+        w.plainKey(f.key.name);
         f.write(w, s, ctx);
     }
     w.endObject();
 }
 
-// The summary's field of this key, or nullptr.
-template <class S, std::size_t N>
-const Field<S>* summaryField(const Table<S, N>& table, std::string_view key)
+// The summary's fields of a table by the tag of their key: open addressing in 128 slots (a
+// field's index + 1, 0 empty), built when the table compiles; a lookup is a probe or two.
+constexpr std::size_t keySlot(std::uint32_t tag)
 {
-    auto it = std::lower_bound(table.begin(), table.end(), key,
-                               [](const Field<S>& f, std::string_view k) { return f.key < k; });
-    for (; it != table.end() && it->key == key; ++it)
-        if ((it->flags & Summary) && it->read) return &*it;
-    return nullptr;
+    return static_cast<std::uint32_t>(tag * 0x9E3779B1u) >> 25;
+}
+template <class S, std::size_t N>
+constexpr std::array<std::uint8_t, 128> keyIndex(const Table<S, N>& t)
+{
+    static_assert(N < 100, "a table of at most 100 fields");
+    std::array<std::uint8_t, 128> slots{};
+    for (std::size_t i = 0; i < N; ++i) {
+        if (!(t[i].flags & Summary) || !t[i].read) continue;
+        std::size_t h = keySlot(t[i].key.tag);
+        while (slots[h])
+            h = (h + 1) & 127;
+        slots[h] = static_cast<std::uint8_t>(i + 1);
+    }
+    return slots;
+}
+template <const auto& T> inline constexpr auto kKeyIndex = keyIndex(T);
+
+// The summary's field of this key in table T, or nullptr.
+template <const auto& T> const auto* summaryField(std::string_view key)
+{
+    const std::uint32_t tag = keyTag(key);
+    for (std::size_t h = keySlot(tag); kKeyIndex<T>[h]; h = (h + 1) & 127) {
+        const auto& f = T[kKeyIndex<T>[h] - 1];
+        if (f.key.tag == tag && f.key.name == key) return &f;
+    }
+    return static_cast<decltype(&T[0])>(nullptr);
 }
 
-// The members of the object the reader is at (it checked that it is one) into s; at: the
-// object's path. Unknown keys are skipped.
-template <class S, std::size_t N>
-void readMembers(JsonFieldReader& rd, S& s, const Table<S, N>& table, const JsonPath& at,
-                 ReadContext& ctx)
+// The members of the object the reader is at (it checked that it is one) into s, through table
+// T; at: the object's path. Unknown keys are skipped.
+template <const auto& T, class S>
+void readMembers(JsonFieldReader& rd, S& s, const JsonPath& at, ReadContext& ctx)
 {
     rd.members([&](std::string_view k) {
-        const Field<S>* f = summaryField(table, k);
+        const auto* f = summaryField<T>(k);
         if (!f || (rd.slim() && !(f->flags & Slim))) return rd.skip();
         f->read(rd, s, at, k, ctx);
     });
 }
 
-// A list of objects at (at, key) into v, each read through its table; an element that is no
+// The member `key` of the object at `at`, an object read into s in place; another type is
+// counted (at key) and skipped.
+template <const auto& T, class S>
+void readObject(JsonFieldReader& rd, S& s, const JsonPath& at, std::string_view key,
+                ReadContext& ctx)
+{
+    const JsonPath path{&at, key};
+    if (rd.peek() != '{') {
+        rd.skip();
+        return rd.wrong(path);
+    }
+    readMembers<T>(rd, s, path, ctx);
+}
+
+// A list of objects at (at, key) into v, each read through table T; an element that is no
 // object is counted (at key[]) and skipped.
-template <class T, std::size_t N>
-void readList(JsonFieldReader& rd, std::vector<T>& v, const Table<T, N>& table, const JsonPath& at,
-              std::string_view key, ReadContext& ctx)
+template <const auto& T, class E>
+void readList(JsonFieldReader& rd, std::vector<E>& v, const JsonPath& at, std::string_view key,
+              ReadContext& ctx)
 {
     v.clear();
     const JsonPath element{&at, key, true};
@@ -130,8 +195,8 @@ void readList(JsonFieldReader& rd, std::vector<T>& v, const Table<T, N>& table, 
             rd.skip();
             return rd.wrong(element);
         }
-        T x{};
-        readMembers(rd, x, table, element, ctx);
+        E x{};
+        readMembers<T>(rd, x, element, ctx);
         v.push_back(std::move(x));
     });
 }
@@ -294,7 +359,7 @@ constexpr auto object(std::string_view key, std::uint8_t flags = All)
                 return rd.wrong(path);
             }
             typename std::remove_cvref_t<decltype(s.*M)>::value_type x{};
-            readMembers(rd, x, Nested, path, ctx);
+            readMembers<Nested>(rd, x, path, ctx);
             s.*M = std::move(x);
         }};
 }
@@ -312,7 +377,7 @@ constexpr auto objects(std::string_view key, std::uint8_t flags = All)
                                 [&](std::size_t i) { writeObject(w, v[i], Nested, ctx); });
                     },
                     [](JsonFieldReader& rd, S& s, const JsonPath& at, std::string_view k,
-                       ReadContext& ctx) { readList(rd, s.*M, Nested, at, k, ctx); }};
+                       ReadContext& ctx) { readList<Nested>(rd, s.*M, at, k, ctx); }};
 }
 
 } // namespace fields

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace rs {
 
@@ -88,6 +89,29 @@ void JsonWriter::key(std::string_view k)
         m_s += ':';
 }
 
+void JsonWriter::plainKey(std::string_view k)
+{
+    // ",\n" + indent + "\"key\": " in one append: this runs for every field.
+    char buf[160];
+    const std::size_t indent = m_pretty ? 2 * static_cast<std::size_t>(m_depth) : 0;
+    if (m_first.empty() || indent + k.size() + 8 > sizeof buf) return key(k);
+    std::size_t n = 0;
+    if (!m_first.back()) buf[n++] = ',';
+    m_first.back() = false;
+    if (m_pretty) {
+        buf[n++] = '\n';
+        std::memset(buf + n, ' ', indent);
+        n += indent;
+    }
+    buf[n++] = '"';
+    std::memcpy(buf + n, k.data(), k.size());
+    n += k.size();
+    buf[n++] = '"';
+    buf[n++] = ':';
+    if (m_pretty) buf[n++] = ' ';
+    m_s.append(buf, n);
+}
+
 void JsonWriter::separator()
 {
     if (m_first.empty()) return; // a value on its own
@@ -120,9 +144,19 @@ void JsonWriter::pad(int levels)
 
 void JsonWriter::escaped(std::string_view v)
 {
+    // Most strings are plain ASCII: one pass, appended as they are.
+    std::size_t i = 0;
+    for (; i < v.size(); ++i) {
+        const auto c = static_cast<unsigned char>(v[i]);
+        if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) break;
+    }
+    if (i == v.size()) {
+        m_s.append(v);
+        return;
+    }
     bool plain = true, ascii = true;
-    for (const char ch : v) {
-        const auto c = static_cast<unsigned char>(ch);
+    for (; i < v.size(); ++i) {
+        const auto c = static_cast<unsigned char>(v[i]);
         if (c < 0x20 || c == '"' || c == '\\') plain = false;
         if (c >= 0x80) ascii = false;
     }

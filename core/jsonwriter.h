@@ -53,6 +53,8 @@ public:
     // then end.
     void beginObject() { open('{'); }
     void key(std::string_view k);
+    // A key known to need no escape (a field table's: checked when the table is compiled).
+    void plainKey(std::string_view k);
     void endObject() { close('}'); }
     void beginArray() { open('['); }
     void item() { separator(); }
@@ -106,7 +108,7 @@ private:
     std::string& m_s;
     bool m_pretty;
     int m_depth;
-    std::vector<bool> m_first; // per open container: nothing written in it yet
+    std::vector<char> m_first; // per open container: nothing written in it yet
 };
 
 } // namespace rs

@@ -52,18 +52,6 @@ TextRead readText(std::string_view text, bool slim)
     // Checked once every section is read: they may come in any order.
     std::vector<std::vector<MatrixEntry>> linkSets; // link_sets
     std::vector<std::pair<MatrixEntry, std::size_t>> matrixHeads;
-    // A member that must be an object, read through its table in place.
-    auto object = [&](std::string_view key, auto& x, const auto& table) {
-        const JsonPath path{&root, key};
-        if (rd.peek() != '{') {
-            rd.skip();
-            return rd.wrong(path);
-        }
-        readMembers(rd, x, table, path, ctx);
-    };
-    auto list = [&](std::string_view key, auto& v, const auto& table) {
-        readList(rd, v, table, root, key, ctx);
-    };
     try {
         const char* notObject = rd.document([&](std::string_view key) {
             if (key == "schema") {
@@ -76,16 +64,20 @@ TextRead readText(std::string_view text, bool slim)
                 }
                 return;
             }
-            if (key == "trace") return object(key, *facts, kTraceFactsFields);
-            if (key == "options") return object(key, rep->options, kOptionsFields);
-            if (key == "collectives") return list(key, rep->collectives, kCollectiveFields);
-            if (key == "signatures") return list(key, rep->signatures, kSignatureFields);
+            if (key == "trace") return readObject<kTraceFactsFields>(rd, *facts, root, key, ctx);
+            if (key == "options")
+                return readObject<kOptionsFields>(rd, rep->options, root, key, ctx);
+            if (key == "collectives")
+                return readList<kCollectiveFields>(rd, rep->collectives, root, key, ctx);
+            if (key == "signatures")
+                return readList<kSignatureFields>(rd, rep->signatures, root, key, ctx);
             if (rd.slim()) return rd.skip();
             if (key == "bad_fields") return rd.integer(rep->badFields, root, key);
             if (key == "warnings")
                 return Value<std::vector<std::string>>::read(rd, rep->warnings, root, key);
-            if (key == "steps") return list(key, rep->steps, kStepFields);
-            if (key == "findings") return list(key, rep->findings, kFindingFields);
+            if (key == "steps") return readList<kStepFields>(rd, rep->steps, root, key, ctx);
+            if (key == "findings")
+                return readList<kFindingFields>(rd, rep->findings, root, key, ctx);
             if (key == "events") {
                 // [id, name, start_ns, dur_ns]
                 facts->slices.clear();
@@ -155,7 +147,7 @@ TextRead readText(std::string_view text, bool slim)
                     }
                     MatrixEntry head;
                     ReadContext links;
-                    readMembers(rd, head, kMatrixFields, element, links);
+                    readMembers<kMatrixFields>(rd, head, element, links);
                     matrixHeads.emplace_back(std::move(head), links.index);
                 });
             }

@@ -420,6 +420,7 @@ constexpr auto kRowFields = std::to_array<Field<StatsRow>>({
     member<&StatsRow::percent>("percent", Output),
     member<&StatsRow::rank>("rank", Extra),
 });
+static_assert(plainKeys(kRowFields));
 
 } // namespace
 
