@@ -35,7 +35,7 @@ namespace fields {
 
 enum Flag : std::uint8_t {
     Report = 1,  // ringscope.report/1, an input's element
-    Job = 2,     // ringscope.report/1, the job's element (job findings)
+    Job = 2,     // ringscope.report/1, the job's elements (job findings, cross_rank)
     Summary = 4, // ringscope.ranksummary/1, written and read
     All = Report | Job | Summary,
     Always = 8,  // Summary: written even at its default
