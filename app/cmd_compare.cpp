@@ -127,7 +127,7 @@ int compare(const QStringList& args)
         }
         const RunComparison& c = *window.comparison();
         if (json)
-            std::cout << compareToJson(c, top).dump(2) << "\n";
+            std::cout << compareJson(c, top) << "\n";
         else
             std::cout << compareToText(c, top);
         return inputError ? kExitInput : kExitOk;
@@ -155,13 +155,13 @@ int compare(const QStringList& args)
             return kExitInput;
         }
         if (json)
-            std::cout << scalingToJson(points, weak).dump(2) << "\n";
+            std::cout << scalingJson(points, weak) << "\n";
         else
             std::cout << scalingToText(points, weak);
     } else {
         const RunComparison c = compareRuns(std::move(runs[0]), std::move(runs[1]));
         if (json)
-            std::cout << compareToJson(c, top).dump(2) << "\n";
+            std::cout << compareJson(c, top) << "\n";
         else
             std::cout << compareToText(c, top);
     }

@@ -140,7 +140,7 @@ int stats(const QStringList& args)
     options.perRank = parser.isSet("per-rank");
     const StatsTable table = computeStats(sources, options);
     if (parser.isSet("json"))
-        std::cout << statsToJson(table).dump(2) << "\n";
+        std::cout << statsJson(table) << "\n";
     else if (parser.isSet("csv"))
         std::cout << statsToCsv(table);
     else

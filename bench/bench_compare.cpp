@@ -129,7 +129,7 @@ int main(int argc, char** argv)
         const rs::RunComparison c = rs::compareRuns(std::move(db), std::move(da));
         compareBest = std::min(compareBest, since(t0));
         t0 = Clock::now();
-        jsonBytes = rs::compareToJson(c).dump(2).size();
+        jsonBytes = rs::compareJson(c).size();
         jsonBest = std::min(jsonBest, since(t0));
     }
     const double mb = double(before.bytes) / 1e6;

@@ -149,7 +149,7 @@ void TraceEvent::clear()
     flowIn = flowOut = false;
     badTypes = 0;
     nsTimes = false;
-    if (arena) arena->clear();
+    if (arena && !arena->empty()) arena->clear();
 }
 
 const char* JsonTokenizer::string(const char* p, TextRef& out, std::deque<std::string>* arena)
@@ -346,7 +346,9 @@ const char* JsonTokenizer::number(const char* p, JsonScalar& out)
             ++s;
         isFloat = true;
     }
+    bool exponent = false;
     if (s < m_end && (*s == 'e' || *s == 'E')) {
+        exponent = true;
         ++s;
         if (s < m_end && (*s == '+' || *s == '-')) ++s;
         if (s >= m_end) return fail(m_end, kRanOut);
@@ -377,9 +379,7 @@ const char* JsonTokenizer::number(const char* p, JsonScalar& out)
         }
     }
     // A double; like nlohmann, one that overflows to infinity is refused (underflow is not).
-    if ((s - p > 300 || std::memchr(p, 'e', static_cast<std::size_t>(s - p)) ||
-         std::memchr(p, 'E', static_cast<std::size_t>(s - p))) &&
-        overflowsDouble(p, s))
+    if ((s - p > 300 || exponent) && overflowsDouble(p, s))
         return fail(p, "a number too large for a double");
     out.kind = JsonScalar::Float;
     out.bits = 0;

@@ -8,15 +8,16 @@ namespace rs {
 
 namespace {
 
-// What producers write: digits[.digits], at most 15 before the point (so the result, below
-// 10^18 ns, is within kMaxAbsTimeNs) and no exponent. Anything else: nullopt, and the general
+// What producers write: digits[.digits], at most 16 before the point (today's epoch times in
+// µs have 16: 1736408883732241.564; below 10^19 ns, so no overflow in 64 bits, and checked
+// against kMaxAbsTimeNs at the end) and no exponent. Anything else: nullopt, and the general
 // path below decides. Same rounding: half away from zero on the first digit past the ns.
 std::optional<TimeNs> parsePlain(std::string_view t)
 {
     std::size_t i = 0;
     std::uint64_t us = 0;
     for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) {
-        if (i == 15) return std::nullopt;
+        if (i == 16) return std::nullopt;
         us = us * 10 + static_cast<unsigned>(t[i] - '0');
     }
     if (i == 0) return std::nullopt;
@@ -33,6 +34,7 @@ std::optional<TimeNs> parsePlain(std::string_view t)
                 ++ns; // the first digit past the nanosecond
         }
     }
+    if (ns > std::uint64_t(kMaxAbsTimeNs)) return std::nullopt;
     return static_cast<TimeNs>(ns);
 }
 

@@ -127,6 +127,55 @@ EventId Trace::sliceAt(TrackId t, TimeNs time) const
     // Last slice starting at or before time; walk up parents until one contains time.
     auto it = std::upper_bound(sl.begin(), sl.end(), time,
                                [](TimeNs v, const Slice& s) { return v < s.start; });
+    return sliceAtFrom(t, time, std::size_t(it - sl.begin()));
+}
+
+EventId Trace::sliceAt(TrackId t, TimeNs time, std::size_t* hint) const
+{
+    if (m_tracks[t].begin == m_tracks[t].end) return kNone;
+    return sliceAtFrom(t, time, upperBoundNear(t, time, hint));
+}
+
+std::size_t Trace::upperBoundNear(TrackId t, TimeNs time, std::size_t* hint) const
+{
+    auto sl = trackSlices(t);
+    std::size_t lo = 0, hi = sl.size();
+    const std::size_t h = *hint;
+    if (h <= sl.size()) {
+        if (h == 0 || sl[h - 1].start <= time) { // at or after the hint: gallop forward
+            lo = h;
+            for (std::size_t step = 1; lo < hi; step *= 2) {
+                const std::size_t p = std::min(lo + step - 1, hi - 1);
+                if (sl[p].start > time) {
+                    hi = p;
+                    break;
+                }
+                lo = p + 1;
+            }
+        } else { // before it: gallop back
+            hi = h - 1;
+            for (std::size_t step = 1; lo < hi; step *= 2) {
+                const std::size_t p = hi >= step ? hi - step : 0;
+                if (sl[p].start <= time) {
+                    lo = p + 1;
+                    break;
+                }
+                hi = p;
+            }
+        }
+    }
+    const auto it =
+        std::upper_bound(sl.begin() + std::ptrdiff_t(lo), sl.begin() + std::ptrdiff_t(hi), time,
+                         [](TimeNs v, const Slice& s) { return v < s.start; });
+    *hint = std::size_t(it - sl.begin());
+    return *hint;
+}
+
+EventId Trace::sliceAtFrom(TrackId t, TimeNs time, std::size_t upper) const
+{
+    const Track& track = m_tracks[t];
+    auto sl = trackSlices(t);
+    auto it = sl.begin() + std::ptrdiff_t(upper);
     EventId best = kNone;
     int depth = -1;
     // Slices with equal start can sit at several depths; scan back over the few candidates

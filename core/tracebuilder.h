@@ -91,6 +91,9 @@ public:
     static std::size_t projectSize(std::size_t base, std::size_t size, double scale);
     void reserveAhead(const Sizes& from, double scale, std::size_t capBytes,
                       std::size_t extraSlices = 0);
+    // The same for sizes a loader knows before reading (a database's row counts): reserves
+    // each array for at least that many, unless the total passes capBytes.
+    void reserveFor(const Sizes& sizes, std::size_t capBytes);
 
     // Sorts, nests, binds flows and hands the trace over. The builder is spent afterwards.
     std::shared_ptr<Trace> finish();
@@ -112,8 +115,9 @@ private:
         StrId cat;
         TrackId track;
         TimeNs ts;
-        char phase;     // 's', 't', 'f'
-        bool enclosing; // bind to the enclosing slice (else to the next slice)
+        char phase;            // 's', 't', 'f'
+        bool enclosing;        // bind to the enclosing slice (else to the next slice)
+        EventId bound = kNone; // the slice it binds to, once the slices are final
     };
     struct PendingBind { // flow v2: bind_id on a slice
         FlowKey id;

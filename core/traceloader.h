@@ -26,6 +26,9 @@ struct LoadOptions {
     // Null: the one the application installed (ModelCache::processCache(); none in tests and
     // with --no-cache), so every way to a load (CLI, viewer, compare) shares it.
     std::shared_ptr<ModelCache> cache;
+    // A torch_npu database's rows through SQLite's queries only, not its pages read directly
+    // (core/producers/torchnpudb/rawtable.h): tests compare the two.
+    bool databaseViaSql = false;
 };
 
 struct LoadProgress {

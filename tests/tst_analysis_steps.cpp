@@ -127,9 +127,10 @@ private slots:
         QCOMPARE(analysis::dtypeBytes("FP32"), 4);
         QCOMPARE(analysis::jsonU64(nlohmann::json("0x80")), std::optional<std::uint64_t>(128));
         QVERIFY(!analysis::jsonU64(nlohmann::json(1e30)));
-        const analysis::FlatArgs fa(" {\"task type\": \"Memcpy\", \"size(Byte)\": 2064384, "
-                                    "\"nested\": {\"a\": [1, \"x,}\"]}, \"esc\\\"k\": \"v\\\"w\", "
-                                    "\"src\": \"0x40\", \"bw\": 1.5 }");
+        const analysis::ArgsMembers fa(
+            " {\"task type\": \"Memcpy\", \"size(Byte)\": 2064384, "
+            "\"nested\": {\"a\": [1, \"x,}\"]}, \"esc\\\"k\": \"v\\\"w\", "
+            "\"src\": \"0x40\", \"bw\": 1.5 }");
         QCOMPARE(fa.str("task type"), std::string("Memcpy"));
         QCOMPARE(fa.u64("size(Byte)"), std::optional<std::uint64_t>(2064384));
         // A nested value is kept as text but is no string: read as one it is a bad field.
@@ -141,8 +142,8 @@ private slots:
         QCOMPARE(fa.str("bw"), std::string("1.5"));
         QCOMPARE(fa.u64("bw"), std::optional<std::uint64_t>(1)); // as jsonU64 reads 1.5
         QVERIFY(!fa.get("missing"));
-        QVERIFY(!analysis::FlatArgs("not json").get("x"));
-        QVERIFY(!analysis::FlatArgs(R"({"a": )").get("b"));
+        QVERIFY(!analysis::ArgsMembers("not json").get("x"));
+        QVERIFY(!analysis::ArgsMembers(R"({"a": )").get("b"));
         QVERIFY(!analysis::jsonU64(nlohmann::json(-1)));
         // One mode-letter definition for the report, the viewer, exports and annotations.
         QCOMPARE(modeLetter(0), std::string("A"));

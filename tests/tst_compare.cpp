@@ -9,6 +9,7 @@
 #include "core/job/crossrank.h"
 #include "core/job/jobloader.h"
 #include "core/producers/producer.h"
+#include "tests/support/outputjson.h"
 #include "tests/testutil.h"
 
 #include <QDir>
@@ -22,6 +23,9 @@
 #include <set>
 
 using namespace rs;
+using rs::test::compareToJson;
+using rs::test::runSummaryJson;
+using rs::test::scalingToJson;
 
 namespace {
 

@@ -6,6 +6,7 @@
 #include "core/compare/comparereport.h"
 #include "core/compare/runloader.h"
 #include "core/job/ranksummary.h"
+#include "tests/support/outputjson.h"
 #include "tests/support/processrun.h"
 #include "tests/support/summaryfixture.h"
 #include "tests/testutil.h"
@@ -19,6 +20,9 @@
 
 using namespace rs;
 using nlohmann::json;
+using rs::test::compareToJson;
+using rs::test::runSummaryJson;
+using rs::test::scalingToJson;
 
 namespace {
 

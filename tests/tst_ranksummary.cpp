@@ -14,6 +14,7 @@
 #include "tests/support/processrun.h"
 #include "tests/support/reportoracle.h"
 #include "tests/support/summaryfixture.h"
+#include "tests/support/summaryoracle.h"
 #include "tests/testutil.h"
 
 #include <QDir>
@@ -34,6 +35,8 @@
 
 using namespace rs;
 using nlohmann::json;
+using rs::test::rankSummaryFromJson;
+using rs::test::rankSummaryToJson;
 using rs::test::runProcess;
 
 namespace {

@@ -44,7 +44,7 @@ private slots:
     {
         // Plain [-]digits[.digits] takes a fast path; with "e0" appended the same number takes
         // the general one. They must agree on every length around the fast path's limits
-        // (15 integer digits, the 4th fraction digit that rounds), and on "1." and leading zeros.
+        // (16 integer digits, the 4th fraction digit that rounds), and on "1." and leading zeros.
         QRandomGenerator rng(13);
         int compared = 0;
         for (int intLen = 1; intLen <= 17; ++intLen) {

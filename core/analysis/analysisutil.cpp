@@ -1,6 +1,7 @@
 #include "core/analysis/analysisutil.h"
 
 #include "core/analysis/producermodel.h"
+#include "core/jsontokenizer.h"
 
 #include <algorithm>
 #include <cctype>
@@ -46,75 +47,44 @@ void FieldErrors::add(std::string_view key)
     ++m_total;
 }
 
-FlatArgs::FlatArgs(std::string_view t)
+ArgsMembers::ArgsMembers(std::string_view t)
 {
-    std::size_t i = 0;
-    auto ws = [&] {
-        while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i])))
-            ++i;
-    };
-    // Returns the string's inside, i past the closing quote.
-    auto str = [&]() -> std::string_view {
-        const std::size_t b = ++i;
-        while (i < t.size() && t[i] != '"')
-            i += t[i] == '\\' ? 2 : 1;
-        const std::size_t e = std::min(i, t.size());
-        ++i;
-        return t.substr(b, e - b);
-    };
-    ws();
-    if (i >= t.size() || t[i] != '{') return;
-    ++i;
-    while (i < t.size()) {
-        ws();
-        if (i >= t.size() || t[i] != '"') return;
-        const std::string_view key = str();
-        ws();
-        if (i >= t.size() || t[i] != ':') return;
-        ++i;
-        ws();
-        if (i >= t.size()) return;
-        std::string_view value;
-        Kind kind = Kind::Number;
-        if (t[i] == '"') {
-            value = str();
-            kind = Kind::String;
+    // Strings and keys without an arena: checked, and kept as written (escapes included).
+    JsonTokenizer tk(t.data(), t.data() + t.size());
+    const char* end = tk.end();
+    const char* p = tk.ws(t.data());
+    if (p >= end || *p != '{') return;
+    p = tk.ws(p + 1);
+    while (p < end && *p == '"') {
+        TextRef key;
+        if (!(p = tk.string(p, key, nullptr))) return;
+        p = tk.ws(p);
+        if (p >= end || *p != ':') return;
+        p = tk.ws(p + 1);
+        if (p >= end) return;
+        const char* begin = p;
+        Member m{key.view(), {}, Kind::Nested};
+        if (*p == '{' || *p == '[') {
+            if (!(p = tk.skipValue(p, 1))) return;
+            m.value = std::string_view(begin, static_cast<std::size_t>(p - begin));
         } else {
-            kind = t[i] == '{' || t[i] == '['                  ? Kind::Nested
-                   : t[i] == 't' || t[i] == 'f' || t[i] == 'n' ? Kind::Literal
-                                                               : Kind::Number;
-            const std::size_t b = i;
-            int depth = 0;
-            while (i < t.size()) {
-                const char c = t[i];
-                if (c == '"') {
-                    str();
-                    continue;
-                }
-                if (c == '{' || c == '[')
-                    ++depth;
-                else if (c == '}' || c == ']') {
-                    if (depth == 0) break;
-                    --depth;
-                } else if (c == ',' && depth == 0)
-                    break;
-                ++i;
-            }
-            std::size_t e = i;
-            while (e > b && std::isspace(static_cast<unsigned char>(t[e - 1])))
-                --e;
-            value = t.substr(b, e - b);
+            JsonScalar s;
+            if (!(p = tk.scalar(p, s, nullptr))) return;
+            m.kind = s.kind == JsonScalar::String                               ? Kind::String
+                     : s.kind == JsonScalar::Bool || s.kind == JsonScalar::Null ? Kind::Literal
+                                                                                : Kind::Number;
+            m.value = m.kind == Kind::Literal
+                          ? std::string_view(begin, static_cast<std::size_t>(p - begin))
+                          : s.text.view();
         }
-        m_members.push_back({key, value, kind});
-        ws();
-        if (i < t.size() && t[i] == ',')
-            ++i;
-        else
-            return;
+        m_members.push_back(m);
+        p = tk.ws(p);
+        if (p >= end || *p != ',') return;
+        p = tk.ws(p + 1);
     }
 }
 
-const FlatArgs::Member* FlatArgs::find(std::string_view key) const
+const ArgsMembers::Member* ArgsMembers::find(std::string_view key) const
 {
     for (const Member& m : m_members) {
         if (m.key == key) return &m;
@@ -122,19 +92,19 @@ const FlatArgs::Member* FlatArgs::find(std::string_view key) const
     return nullptr;
 }
 
-std::optional<std::string_view> FlatArgs::get(std::string_view key) const
+std::optional<std::string_view> ArgsMembers::get(std::string_view key) const
 {
     const Member* m = find(key);
     return m ? std::optional<std::string_view>(m->value) : std::nullopt;
 }
 
-std::optional<FlatArgs::Kind> FlatArgs::kind(std::string_view key) const
+std::optional<ArgsMembers::Kind> ArgsMembers::kind(std::string_view key) const
 {
     const Member* m = find(key);
     return m ? std::optional<Kind>(m->kind) : std::nullopt;
 }
 
-std::string FlatArgs::str(std::string_view key, FieldErrors* err) const
+std::string ArgsMembers::str(std::string_view key, FieldErrors* err) const
 {
     const Member* m = find(key);
     if (!m) return {};
@@ -143,7 +113,7 @@ std::string FlatArgs::str(std::string_view key, FieldErrors* err) const
     return {};
 }
 
-std::optional<std::uint64_t> FlatArgs::u64(std::string_view key, FieldErrors* err) const
+std::optional<std::uint64_t> ArgsMembers::u64(std::string_view key, FieldErrors* err) const
 {
     const Member* m = find(key);
     if (!m) return std::nullopt;
@@ -191,21 +161,7 @@ std::optional<std::uint64_t> jsonU64(const nlohmann::json& v)
         if (!(d >= 0) || d >= 18446744073709551616.0) return std::nullopt;
         return static_cast<std::uint64_t>(d);
     }
-    if (v.is_string()) {
-        std::string_view s = v.get_ref<const std::string&>();
-        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-            s.remove_prefix(1);
-        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-            s.remove_suffix(1);
-        int base = 10;
-        if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-            s.remove_prefix(2);
-            base = 16;
-        }
-        std::uint64_t out = 0;
-        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
-        if (ec == std::errc() && p == s.data() + s.size() && !s.empty()) return out;
-    }
+    if (v.is_string()) return textU64(v.get_ref<const std::string&>());
     return std::nullopt;
 }
 

@@ -34,14 +34,15 @@ private:
     std::uint64_t m_total = 0;
 };
 
-// The top-level members of a flat JSON object's text, without building a DOM: HCCL tasks
-// carry a dozen scalar args each and there can be millions of them. Nested values are kept
-// as raw text. Keys with escapes are kept as written.
-class FlatArgs {
+// The top-level members of an args object's text as the project's tokenizer scans them
+// (core/jsontokenizer.h), without building a DOM: HCCL tasks carry a dozen scalar args each and
+// there can be millions of them. Nested values are kept as raw text; keys and strings with
+// escapes as written. Text that is not JSON ends the members at the first error.
+class ArgsMembers {
 public:
     enum class Kind : std::uint8_t { String, Number, Literal, Nested }; // literal: true/false/null
 
-    explicit FlatArgs(std::string_view objectText);
+    explicit ArgsMembers(std::string_view objectText);
     // The value's text (strings without quotes, unescaped only when they have no escapes).
     std::optional<std::string_view> get(std::string_view key) const;
     std::optional<Kind> kind(std::string_view key) const;

@@ -31,7 +31,7 @@ const char* const kAddressKeys[] = {"src",     "dst",      "Addr",       "addr",
 
 // The keys are every producer's guesses at an address ("src" can also be a device's name), so a
 // value that is no number is not counted as a bad field.
-void checkAddresses(const FlatArgs& a, std::uint64_t align, bool* misaligned,
+void checkAddresses(const ArgsMembers& a, std::uint64_t align, bool* misaligned,
                     std::uint64_t* badAddress)
 {
     for (const char* k : kAddressKeys) {

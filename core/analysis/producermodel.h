@@ -112,7 +112,7 @@ const ProducerModel& producerModel(const Trace& trace);
 // The address args of an event (src, dst, addr...): sets *misaligned when one is not a
 // multiple of `align` (and *badAddress, when given and still 0, to that address); returns the
 // first address met.
-void checkAddresses(const FlatArgs& a, std::uint64_t align, bool* misaligned,
+void checkAddresses(const ArgsMembers& a, std::uint64_t align, bool* misaligned,
                     std::uint64_t* badAddress = nullptr);
 std::optional<std::uint64_t> checkAddresses(const nlohmann::json& a, std::uint64_t align,
                                             bool* misaligned, std::uint64_t* badAddress = nullptr);

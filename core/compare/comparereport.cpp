@@ -1,6 +1,9 @@
 #include "core/compare/comparereport.h"
 
+#include "core/fieldtable.h"
+
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -9,39 +12,239 @@ namespace rs {
 
 namespace {
 
-using Json = nlohmann::json;
+using namespace fields;
 
-template <typename T> Json opt(const std::optional<T>& v)
+constexpr std::uint8_t O = Output;
+
+void optReal(JsonWriter& w, const std::optional<double>& v)
 {
-    return v ? Json(*v) : Json(nullptr);
+    if (v && std::isfinite(*v))
+        w.real(*v);
+    else
+        w.null();
 }
 
-Json optDouble(const std::optional<double>& v)
+void optInt(JsonWriter& w, const std::optional<TimeNs>& v)
 {
-    return v && std::isfinite(*v) ? Json(*v) : Json(nullptr);
+    Value<std::optional<TimeNs>>::write(w, v);
 }
 
-Json findingJson(const FindingChange& x)
+// Whether a delta is within the noise; null without a delta.
+void noise(JsonWriter& w, const std::optional<TimeNs>& delta, const std::optional<TimeNs>& before)
 {
-    const FindingDigest& f = x.finding;
-    return {{"rule", f.rule},
-            {"title", f.title},
-            {"severity", severityName(f.severity)},
-            {"rank", opt(f.rank)},
-            {"ranks", f.ranks},
-            {"collective_kind", f.kind ? Json(collectiveKindName(*f.kind)) : Json(nullptr)},
-            {"name_pattern", f.kind ? Json(f.pattern) : Json(nullptr)},
-            {"before_count", x.beforeCount},
-            {"after_count", x.afterCount}};
+    if (delta)
+        w.boolean(withinNoise(*delta, before));
+    else
+        w.null();
 }
 
-Json findingsJson(const std::vector<FindingChange>& list)
-{
-    Json out = Json::array();
-    for (const FindingChange& x : list)
-        out.push_back(findingJson(x));
-    return out;
-}
+// The documents' fields (core/fieldtable.h), written only: a line a field, keys sorted.
+
+constexpr auto kRunFields = std::to_array<Field<RunDigest>>({
+    member<&RunDigest::anomalousCount>("anomalous_collectives", O),
+    member<&RunDigest::cards>("cards", O),
+    member<&RunDigest::collectiveCount>("collectives", O),
+    // Unknown (null) for rank summaries, which hold no per-op device time.
+    {"device_ns", O, nullptr,
+     [](JsonWriter& w, const RunDigest& d, const WriteContext&) {
+         if (d.opsAvailable())
+             w.integer(d.deviceNs);
+         else
+             w.null();
+     }},
+    member<&RunDigest::errors>("errors", O),
+    member<&RunDigest::extraMemcpyNs>("extra_memcpy_ns", O),
+    member<&RunDigest::findingCount>("findings", O),
+    {"ops_available", O, nullptr,
+     [](JsonWriter& w, const RunDigest& d, const WriteContext&) { w.boolean(d.opsAvailable()); }},
+    member<&RunDigest::path>("path", O),
+    member<&RunDigest::producer>("producer", O),
+    {"rank_count", O, nullptr,
+     [](JsonWriter& w, const RunDigest& d, const WriteContext&) { w.integer(d.rankIds.size()); }},
+    member<&RunDigest::rankIds>("ranks", O),
+    {"source", O, nullptr,
+     [](JsonWriter& w, const RunDigest& d,
+        const WriteContext&) { w.string(d.fromSummaries ? "summaries" : "traces"); }},
+    member<&RunDigest::stepMeanNs>("step_mean_ns", O),
+    member<&RunDigest::stepSamples>("step_samples", O),
+    {"steps", O, nullptr,
+     [](JsonWriter& w, const RunDigest& d, const WriteContext&) { w.integer(d.steps.size()); }},
+    member<&RunDigest::worldSize>("world_size", O),
+});
+static_assert(sortedByKey(kRunFields));
+
+constexpr auto kStepDeltaFields = std::to_array<Field<StepDelta>>({
+    member<&StepDelta::afterNs>("after_mean_ns", O),
+    member<&StepDelta::beforeNs>("before_mean_ns", O),
+    {"delta_ns", O, nullptr,
+     [](JsonWriter& w, const StepDelta& s, const WriteContext&) { optInt(w, s.deltaNs()); }},
+    member<&StepDelta::step>("step", O),
+});
+static_assert(sortedByKey(kStepDeltaFields));
+
+// "steps": the step time of both runs.
+constexpr auto kStepsFields = std::to_array<Field<RunComparison>>({
+    {"after_mean_ns", O, nullptr,
+     [](JsonWriter& w, const RunComparison& c, const WriteContext&) {
+         optInt(w, c.after.stepMeanNs);
+     }},
+    {"after_samples", O, nullptr,
+     [](JsonWriter& w, const RunComparison& c, const WriteContext&) {
+         w.integer(c.after.stepSamples);
+     }},
+    {"before_mean_ns", O, nullptr,
+     [](JsonWriter& w, const RunComparison& c, const WriteContext&) {
+         optInt(w, c.before.stepMeanNs);
+     }},
+    {"before_samples", O, nullptr,
+     [](JsonWriter& w, const RunComparison& c, const WriteContext&) {
+         w.integer(c.before.stepSamples);
+     }},
+    {"delta_ns", O, nullptr,
+     [](JsonWriter& w, const RunComparison& c, const WriteContext&) {
+         optInt(w, c.stepDeltaNs());
+     }},
+    {"delta_pct", O, nullptr,
+     [](JsonWriter& w, const RunComparison& c, const WriteContext&) {
+         optReal(w, c.stepDeltaPct());
+     }},
+    {"delta_within_noise", O, nullptr,
+     [](JsonWriter& w, const RunComparison& c, const WriteContext&) {
+         noise(w, c.stepDeltaNs(), c.before.stepMeanNs);
+     }},
+    objects<&RunComparison::steps, kStepDeltaFields>("per_step", O),
+});
+static_assert(sortedByKey(kStepsFields));
+
+constexpr auto kCollectiveDeltaFields = std::to_array<Field<CollectiveDelta>>({
+    member<&CollectiveDelta::afterCount>("after_count", O),
+    member<&CollectiveDelta::afterExtraMemcpyNs>("after_extra_memcpy_ns", O),
+    member<&CollectiveDelta::afterMeanNs>("after_mean_ns", O),
+    // Added: the after side's own name for a group paired across producers.
+    {"after_name_pattern", O, nullptr,
+     [](JsonWriter& w, const CollectiveDelta& g, const WriteContext&) {
+         if (g.afterCount > 0)
+             w.string(g.afterPattern.empty() ? g.pattern : g.afterPattern);
+         else
+             w.null();
+     }},
+    member<&CollectiveDelta::beforeCount>("before_count", O),
+    member<&CollectiveDelta::beforeExtraMemcpyNs>("before_extra_memcpy_ns", O),
+    member<&CollectiveDelta::beforeMeanNs>("before_mean_ns", O),
+    {"delta_ns", O, nullptr,
+     [](JsonWriter& w, const CollectiveDelta& g, const WriteContext&) { optInt(w, g.deltaNs()); }},
+    {"delta_within_noise", O, nullptr,
+     [](JsonWriter& w, const CollectiveDelta& g, const WriteContext&) {
+         noise(w, g.deltaNs(), g.beforeMeanNs);
+     }},
+    {"kind", O, nullptr,
+     [](JsonWriter& w, const CollectiveDelta& g, const WriteContext&) {
+         w.string(collectiveKindName(g.kind));
+     }},
+    {"matched_by", O, nullptr,
+     [](JsonWriter& w, const CollectiveDelta& g, const WriteContext&) {
+         if (g.matchedBy.empty())
+             w.null();
+         else
+             w.string(g.matchedBy);
+     }},
+    member<&CollectiveDelta::pattern>("name_pattern", O),
+});
+static_assert(sortedByKey(kCollectiveDeltaFields));
+
+constexpr auto kFindingChangeFields = std::to_array<Field<FindingChange>>({
+    member<&FindingChange::afterCount>("after_count", O),
+    member<&FindingChange::beforeCount>("before_count", O),
+    {"collective_kind", O, nullptr,
+     [](JsonWriter& w, const FindingChange& x, const WriteContext&) {
+         if (x.finding.kind)
+             w.string(collectiveKindName(*x.finding.kind));
+         else
+             w.null();
+     }},
+    {"name_pattern", O, nullptr,
+     [](JsonWriter& w, const FindingChange& x, const WriteContext&) {
+         if (x.finding.kind)
+             w.string(x.finding.pattern);
+         else
+             w.null();
+     }},
+    {"rank", O, nullptr,
+     [](JsonWriter& w, const FindingChange& x, const WriteContext&) { w.optInt(x.finding.rank); }},
+    {"ranks", O, nullptr,
+     [](JsonWriter& w, const FindingChange& x, const WriteContext&) {
+         w.integers(x.finding.ranks);
+     }},
+    {"rule", O, nullptr,
+     [](JsonWriter& w, const FindingChange& x, const WriteContext&) { w.string(x.finding.rule); }},
+    {"severity", O, nullptr,
+     [](JsonWriter& w, const FindingChange& x, const WriteContext&) {
+         w.string(severityName(x.finding.severity));
+     }},
+    {"title", O, nullptr,
+     [](JsonWriter& w, const FindingChange& x, const WriteContext&) { w.string(x.finding.title); }},
+});
+static_assert(sortedByKey(kFindingChangeFields));
+
+constexpr auto kOpDeltaFields = std::to_array<Field<OpDelta>>({
+    member<&OpDelta::afterCount>("after_count", O),
+    member<&OpDelta::afterNs>("after_ns", O),
+    member<&OpDelta::beforeCount>("before_count", O),
+    member<&OpDelta::beforeNs>("before_ns", O),
+    {"delta_ns", O, nullptr,
+     [](JsonWriter& w, const OpDelta& o, const WriteContext&) { w.integer(o.deltaNs()); }},
+    member<&OpDelta::name>("name", O),
+});
+static_assert(sortedByKey(kOpDeltaFields));
+
+constexpr auto kComparisonFields = std::to_array<Field<RunComparison>>({
+    {"after", O, nullptr,
+     [](JsonWriter& w, const RunComparison& c, const WriteContext& ctx) {
+         writeObject(w, c.after, kRunFields, ctx);
+     }},
+    {"before", O, nullptr,
+     [](JsonWriter& w, const RunComparison& c, const WriteContext& ctx) {
+         writeObject(w, c.before, kRunFields, ctx);
+     }},
+    objects<&RunComparison::collectives, kCollectiveDeltaFields>("collectives", O),
+    member<&RunComparison::crossProducer>("cross_producer", O),
+    objects<&RunComparison::added, kFindingChangeFields>("findings_new", O),
+    objects<&RunComparison::notComparable, kFindingChangeFields>("findings_not_comparable", O),
+    objects<&RunComparison::persisting, kFindingChangeFields>("findings_persisting", O),
+    objects<&RunComparison::resolved, kFindingChangeFields>("findings_resolved", O),
+    // The largest changes (WriteContext::index of them, 0: every op).
+    {"ops", O, nullptr,
+     [](JsonWriter& w, const RunComparison& c, const WriteContext& ctx) {
+         const std::size_t top = ctx.index;
+         w.beginArray();
+         for (std::size_t i = 0; i < c.ops.size() && (top == 0 || i < top); ++i) {
+             if (c.ops[i].deltaNs() == 0 && top != 0) break; // unchanged ops are not changes
+             w.item();
+             writeObject(w, c.ops[i], kOpDeltaFields, ctx);
+         }
+         w.endArray();
+     }},
+    // false: a side is rank summaries; "ops" is then empty because it is unknown, not unchanged.
+    member<&RunComparison::opsAvailable>("ops_available", O),
+    {"schema", O, nullptr,
+     [](JsonWriter& w, const RunComparison&,
+        const WriteContext&) { w.string("ringscope.compare/1"); }},
+    {"steps", O, nullptr,
+     [](JsonWriter& w, const RunComparison& c,
+        const WriteContext& ctx) { writeObject(w, c, kStepsFields, ctx); }},
+});
+static_assert(sortedByKey(kComparisonFields));
+
+constexpr auto kScalingFields = std::to_array<Field<ScalingPoint>>({
+    member<&ScalingPoint::cards>("cards", O),
+    {"efficiency", O, nullptr,
+     [](JsonWriter& w, const ScalingPoint& p, const WriteContext&) { optReal(w, p.efficiency); }},
+    member<&ScalingPoint::path>("path", O),
+    {"speedup", O, nullptr,
+     [](JsonWriter& w, const ScalingPoint& p, const WriteContext&) { optReal(w, p.speedup); }},
+    member<&ScalingPoint::stepMeanNs>("step_mean_ns", O),
+});
+static_assert(sortedByKey(kScalingFields));
 
 // Columns are padded by code points: durations hold "µs".
 std::size_t width(const std::string& s)
@@ -171,90 +374,14 @@ void findingLines(std::ostringstream& o, const char* heading, const std::vector<
 
 } // namespace
 
-Json runSummaryJson(const RunDigest& d)
+std::string compareJson(const RunComparison& c, std::size_t topOps)
 {
-    return {{"path", d.path},
-            {"producer", d.producer},
-            {"ranks", d.rankIds},
-            {"rank_count", d.rankIds.size()},
-            {"world_size", opt(d.worldSize)},
-            {"cards", d.cards},
-            {"steps", d.steps.size()},
-            {"step_samples", d.stepSamples},
-            {"step_mean_ns", opt(d.stepMeanNs)},
-            {"collectives", d.collectiveCount},
-            {"anomalous_collectives", d.anomalousCount},
-            {"extra_memcpy_ns", d.extraMemcpyNs},
-            {"findings", d.findingCount},
-            // Unknown (null) for rank summaries, which hold no per-op device time.
-            {"device_ns", d.opsAvailable() ? Json(d.deviceNs) : Json(nullptr)},
-            {"errors", d.errors},
-            {"source", d.fromSummaries ? "summaries" : "traces"},
-            {"ops_available", d.opsAvailable()}};
-}
-
-Json compareToJson(const RunComparison& c, std::size_t topOps)
-{
-    Json j;
-    j["schema"] = "ringscope.compare/1";
-    j["before"] = runSummaryJson(c.before);
-    j["after"] = runSummaryJson(c.after);
-    Json perStep = Json::array();
-    for (const StepDelta& s : c.steps)
-        perStep.push_back({{"step", s.step},
-                           {"before_mean_ns", opt(s.beforeNs)},
-                           {"after_mean_ns", opt(s.afterNs)},
-                           {"delta_ns", opt(s.deltaNs())}});
-    j["steps"] = {{"before_mean_ns", opt(c.before.stepMeanNs)},
-                  {"after_mean_ns", opt(c.after.stepMeanNs)},
-                  {"delta_ns", opt(c.stepDeltaNs())},
-                  {"delta_pct", optDouble(c.stepDeltaPct())},
-                  {"delta_within_noise",
-                   c.stepDeltaNs() ? Json(withinNoise(*c.stepDeltaNs(), c.before.stepMeanNs))
-                                   : Json(nullptr)},
-                  {"before_samples", c.before.stepSamples},
-                  {"after_samples", c.after.stepSamples},
-                  {"per_step", std::move(perStep)}};
-    Json cols = Json::array();
-    for (const CollectiveDelta& g : c.collectives)
-        cols.push_back(
-            {{"kind", collectiveKindName(g.kind)},
-             {"name_pattern", g.pattern},
-             {"before_count", g.beforeCount},
-             {"after_count", g.afterCount},
-             {"before_mean_ns", opt(g.beforeMeanNs)},
-             {"after_mean_ns", opt(g.afterMeanNs)},
-             {"delta_ns", opt(g.deltaNs())},
-             {"before_extra_memcpy_ns", g.beforeExtraMemcpyNs},
-             {"after_extra_memcpy_ns", g.afterExtraMemcpyNs},
-             // Added: the after side's own name for a group paired across producers.
-             {"after_name_pattern", g.afterCount > 0
-                                        ? Json(g.afterPattern.empty() ? g.pattern : g.afterPattern)
-                                        : Json(nullptr)},
-             {"matched_by", g.matchedBy.empty() ? Json(nullptr) : Json(g.matchedBy)},
-             {"delta_within_noise",
-              g.deltaNs() ? Json(withinNoise(*g.deltaNs(), g.beforeMeanNs)) : Json(nullptr)}});
-    j["collectives"] = std::move(cols);
-    j["findings_resolved"] = findingsJson(c.resolved);
-    j["findings_new"] = findingsJson(c.added);
-    j["findings_persisting"] = findingsJson(c.persisting);
-    j["findings_not_comparable"] = findingsJson(c.notComparable);
-    j["cross_producer"] = c.crossProducer;
-    Json ops = Json::array();
-    for (std::size_t i = 0; i < c.ops.size() && (topOps == 0 || i < topOps); ++i) {
-        const OpDelta& o = c.ops[i];
-        if (o.deltaNs() == 0 && topOps != 0) break; // unchanged ops are not changes
-        ops.push_back({{"name", o.name},
-                       {"before_ns", o.beforeNs},
-                       {"after_ns", o.afterNs},
-                       {"delta_ns", o.deltaNs()},
-                       {"before_count", o.beforeCount},
-                       {"after_count", o.afterCount}});
-    }
-    j["ops"] = std::move(ops);
-    // false: a side is rank summaries; "ops" is then empty because it is unknown, not unchanged.
-    j["ops_available"] = c.opsAvailable;
-    return j;
+    std::string text;
+    JsonWriter w(text, true);
+    WriteContext ctx{Output};
+    ctx.index = topOps;
+    writeObject(w, c, kComparisonFields, ctx);
+    return text;
 }
 
 std::string compareToText(const RunComparison& c, std::size_t topOps)
@@ -349,18 +476,20 @@ std::string compareToText(const RunComparison& c, std::size_t topOps)
     return o.str();
 }
 
-Json scalingToJson(const std::vector<ScalingPoint>& runs, bool weak)
+std::string scalingJson(const std::vector<ScalingPoint>& runs, bool weak)
 {
-    Json list = Json::array();
-    for (const ScalingPoint& p : runs)
-        list.push_back({{"path", p.path},
-                        {"cards", p.cards},
-                        {"step_mean_ns", opt(p.stepMeanNs)},
-                        {"efficiency", optDouble(p.efficiency)},
-                        {"speedup", optDouble(p.speedup)}});
-    return {{"schema", "ringscope.scaling/1"},
-            {"mode", weak ? "weak" : "strong"},
-            {"runs", std::move(list)}};
+    std::string text;
+    JsonWriter w(text, true);
+    const WriteContext ctx{Output};
+    w.beginObject();
+    w.key("mode");
+    w.string(weak ? "weak" : "strong");
+    w.key("runs");
+    w.array(runs.size(), [&](std::size_t i) { writeObject(w, runs[i], kScalingFields, ctx); });
+    w.key("schema");
+    w.string("ringscope.scaling/1");
+    w.endObject();
+    return text;
 }
 
 std::string scalingToText(const std::vector<ScalingPoint>& runs, bool weak)

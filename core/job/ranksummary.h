@@ -6,14 +6,13 @@
 // `ringscope analyze --json JOBFOLDER` prints. It holds the report's collectives, signatures,
 // steps, findings with their stacks, matrix and the trace's facts (rank, clock, the events the
 // report names), nothing per trace event: it grows with collectives and steps.
-// Code: ranksummary.cpp the schema (writer, reference reader), ranksummaryread.cpp the one-pass
-// reader, the files and their discovery, ranksummarymerge.cpp the merge (docs/scale.md).
+// Code: ranksummary.cpp the writer, ranksummaryread.cpp the one-pass reader, the files and their
+// discovery, both through the field tables (core/analysis/reportfields.h); ranksummarymerge.cpp
+// the merge (docs/scale.md).
 
 #include "core/analysis/report.h"
 #include "core/analysis/reportjson.h"
 #include "core/job/crossrank.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -26,9 +25,10 @@ namespace rs {
 
 inline constexpr const char* kRankSummarySchema = "ringscope.ranksummary/1";
 
-// The summary of one rank's report (its trace's facts from traceFacts()); path: the input's
-// path as the job report prints it (ReportInput::path).
-nlohmann::json rankSummaryToJson(const AnalysisReport& report, const std::string& path);
+// The summary of one rank's report (its trace's facts from traceFacts()), compact JSON, keys
+// sorted, a field at its default left out; path: the input's path as the job report prints it
+// (ReportInput::path).
+std::string rankSummaryText(const AnalysisReport& report, const std::string& path);
 // Writes it compact to file (through a temporary next to it, renamed at the end, so a task
 // killed half-way leaves no summary); false with a message when it cannot be written.
 bool writeRankSummary(const ReportInput& input, const std::string& file, std::string* error);
@@ -44,10 +44,9 @@ struct RankSummaryRead {
     bool ok() const { return report != nullptr; }
 };
 
-// From a parsed document: the reference reader (every field checked for its JSON type).
-RankSummaryRead rankSummaryFromJson(const nlohmann::json& j);
-// From the text in one pass (core/jsontokenizer.h), without a document: the same result as
-// rankSummaryFromJson(json::parse(text)) (tst_ranksummary compares them field by field).
+// From the text in one pass (core/jsonfieldreader.h), without a document; every field checked
+// for its JSON type (tst_ranksummary compares it with the document reader kept in
+// tests/support/summaryoracle.h, field by field).
 RankSummaryRead rankSummaryFromText(std::string_view text);
 // A file, plain or gzip, read with rankSummaryFromText; error prefixed with the file.
 RankSummaryRead readRankSummary(const std::string& file);

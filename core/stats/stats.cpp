@@ -3,6 +3,7 @@
 #include "core/analysis/analysisutil.h"
 #include "core/analysis/producermodel.h"
 #include "core/compare/rundigest.h"
+#include "core/fieldtable.h"
 #include "core/producers/generic/model.h"
 
 #include <algorithm>
@@ -404,24 +405,51 @@ std::vector<StatsOccurrence> statsOccurrences(std::span<const StatsSource> sourc
     return out;
 }
 
-nlohmann::ordered_json statsToJson(const StatsTable& table)
+namespace {
+
+using namespace fields;
+
+// A row's fields in the order printed (docs/stats.md); "rank" with --per-rank only.
+constexpr auto kRowFields = std::to_array<Field<StatsRow>>({
+    member<&StatsRow::name>("name", Output),
+    member<&StatsRow::count>("count", Output),
+    member<&StatsRow::totalNs>("total_ns", Output),
+    member<&StatsRow::meanNs>("mean_ns", Output),
+    member<&StatsRow::minNs>("min_ns", Output),
+    member<&StatsRow::maxNs>("max_ns", Output),
+    member<&StatsRow::percent>("percent", Output),
+    member<&StatsRow::rank>("rank", Extra),
+});
+static_assert(plainKeys(kRowFields));
+
+} // namespace
+
+std::string statsJson(const StatsTable& table)
 {
-    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    for (const StatsRow& r : table.rows) {
-        nlohmann::ordered_json j = {{"name", r.name},        {"count", r.count},
-                                    {"total_ns", r.totalNs}, {"mean_ns", r.meanNs},
-                                    {"min_ns", r.minNs},     {"max_ns", r.maxNs},
-                                    {"percent", r.percent}};
-        if (table.perRank)
-            j["rank"] = r.rank ? nlohmann::ordered_json(*r.rank) : nlohmann::ordered_json();
-        rows.push_back(std::move(j));
+    std::string text;
+    JsonWriter w(text, true);
+    w.beginObject();
+    w.key("by");
+    w.string(statsGroupName(table.by));
+    w.key("busy_ns");
+    w.integer(table.busyNs);
+    w.key("range");
+    if (table.range) {
+        w.beginArray();
+        w.item();
+        w.integer(table.range->first);
+        w.item();
+        w.integer(table.range->second);
+        w.endArray();
+    } else {
+        w.null();
     }
-    nlohmann::ordered_json range = nullptr;
-    if (table.range) range = {table.range->first, table.range->second};
-    return {{"by", statsGroupName(table.by)},
-            {"busy_ns", table.busyNs},
-            {"range", range},
-            {"rows", std::move(rows)}};
+    w.key("rows");
+    const WriteContext ctx{static_cast<Flag>(table.perRank ? Output | Extra : Output)};
+    w.array(table.rows.size(),
+            [&](std::size_t i) { writeObject(w, table.rows[i], kRowFields, ctx); });
+    w.endObject();
+    return text;
 }
 
 std::string csvField(std::string_view s)

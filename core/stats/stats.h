@@ -15,8 +15,6 @@
 #include "core/analysis/report.h"
 #include "core/trace.h"
 
-#include <nlohmann/json.hpp>
-
 #include <optional>
 #include <span>
 #include <string>
@@ -88,9 +86,10 @@ std::vector<StatsOccurrence> statsOccurrences(std::span<const StatsSource> sourc
                                               std::optional<int> rank = std::nullopt);
 
 // Output of `ringscope stats`: {"by", "busy_ns", "range", "rows": [{name, count, total_ns,
-// mean_ns, min_ns, max_ns, percent[, rank]}]}; CSV with a header line; an aligned text table in
-// human units.
-nlohmann::ordered_json statsToJson(const StatsTable& table); // fields in this order
+// mean_ns, min_ns, max_ns, percent[, rank]}]} in this order, two spaces of indent, without a
+// final newline (a field table, core/fieldtable.h); CSV with a header line; an aligned text
+// table in human units.
+std::string statsJson(const StatsTable& table);
 std::string statsToCsv(const StatsTable& table);
 std::string statsToText(const StatsTable& table);
 // One CSV field, quoted when it holds a comma, quote or line break (kernel names do).

@@ -7,6 +7,7 @@
 #include "core/analysis/analyzer.h"
 #include "core/producers/torchnpudb/dbreader.h"
 #include "tests/fuzz/checktrace.h"
+#include "tests/support/modeldump.h"
 
 #include <sqlite3.h>
 
@@ -170,6 +171,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const rs::LoadResult r =
         rs::torchnpudb::readDatabaseBytes(image.data(), image.size(), "<fuzz>.db", options);
     check(r.complete() || !r.message.empty(), "a failed load says why");
+    // The raw page reader (rawtable.h) and SQLite's queries read the same rows: a complete
+    // load either way is the same model.
+    rs::LoadOptions viaSql = options;
+    viaSql.databaseViaSql = true;
+    const rs::LoadResult q =
+        rs::torchnpudb::readDatabaseBytes(image.data(), image.size(), "<fuzz>.db", viaSql);
+    if (r.complete() && q.complete())
+        check(rs::test::dumpModelText(*r.trace) == rs::test::dumpModelText(*q.trace),
+              "the raw reader and SQL build the same model");
     if (r.trace) {
         rs::fuzz::checkTrace(*r.trace);
         (void)rs::analyze(r.trace);

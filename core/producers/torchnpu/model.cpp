@@ -96,7 +96,7 @@ void addHcclOp(AnalysisContext& ctx, EventId e, const std::string& group,
             if (task.start < s.start) continue;
             c.tasks.push_back(i);
             // HCCL tasks are many: read their flat args without a JSON DOM.
-            const FlatArgs ta(t.argsText(i));
+            const ArgsMembers ta(t.argsText(i));
             std::string type = ta.str("task type", ctx.errors);
             if (type.empty()) type = t.str(task.name);
             const std::string transport = ta.str("transport type", ctx.errors);

@@ -99,18 +99,36 @@ public:
         quote(v);
         return *this;
     }
+    // A value already written as JSON (a string quoted and escaped once for many rows).
+    Args& json(std::string_view key, std::string_view v)
+    {
+        keyOf(key);
+        m_s.append(v);
+        return *this;
+    }
     const std::string& done()
     {
         m_s.push_back('}');
         return m_s;
     }
 
+    // v as a JSON string, quotes included.
+    static std::string quoted(std::string_view v)
+    {
+        Args a;
+        a.m_s.clear();
+        a.quote(v);
+        return std::move(a.m_s);
+    }
+
 private:
+    // Keys are the reader's own constants, never in need of an escape: written as they are.
     void keyOf(std::string_view key)
     {
         if (m_s.size() > 1) m_s.push_back(',');
-        quote(key);
-        m_s.push_back(':');
+        m_s.push_back('"');
+        m_s.append(key);
+        m_s.append("\":", 2);
     }
     void quote(std::string_view v)
     {
@@ -271,6 +289,34 @@ inline bool looksLikeDims(std::string_view s)
     });
 }
 
+// std::lower_bound of a sorted vector starting from hint, the index the last lookup gave:
+// keys that mostly increase cost a few steps (a gallop forward) instead of log n cache misses
+// each. less(element, key). hint becomes the answer.
+template <typename T, typename Key, typename Less>
+std::size_t lowerBoundNear(const std::vector<T>& v, std::size_t& hint, const Key& key, Less less)
+{
+    std::size_t lo = 0, hi = v.size();
+    if (hint < v.size()) {
+        if (less(v[hint], key)) {
+            lo = hint + 1;
+            for (std::size_t step = 1; lo < hi; step *= 2) {
+                const std::size_t p = std::min(lo + step - 1, hi - 1);
+                if (!less(v[p], key)) {
+                    hi = p;
+                    break;
+                }
+                lo = p + 1;
+            }
+        } else {
+            hi = hint;
+        }
+    }
+    const auto it =
+        std::lower_bound(v.begin() + std::ptrdiff_t(lo), v.begin() + std::ptrdiff_t(hi), key, less);
+    hint = std::size_t(it - v.begin());
+    return hint;
+}
+
 // An HCCL task's COMMUNICATION_TASK_INFO row (the ids as stored; -1: NULL).
 struct CommTask {
     std::int64_t globalTaskId = 0, type = -1, plane = -1, group = -1, notify = -1, src = -1,
@@ -284,7 +330,8 @@ struct Shared {
     std::vector<std::vector<std::string>> banks = std::vector<std::vector<std::string>>(8);
     std::unordered_map<std::int64_t, std::string> otherStrings; // ids outside the banks
     std::map<std::int64_t, std::string> apiTypes, dataTypes, linkTypes, transportTypes;
-    std::unordered_map<std::int64_t, std::string> callchains; // id -> "frame;\r\nframe..."
+    // id -> "frame;\r\nframe..." as a JSON string (quoted and escaped once, for every op)
+    std::unordered_map<std::int64_t, std::string> callchains;
     // CONNECTION_IDS: row index -> its values; how many rows name each value.
     // Flat and sorted: millions of rows in a big run, looked up per row.
     std::vector<std::pair<std::int64_t, std::int64_t>> connections; // (row index, value)
@@ -325,20 +372,27 @@ struct Shared {
         return it == otherStrings.end() ? std::string_view() : std::string_view(it->second);
     }
     // The values of a torch op's CONNECTION_IDS row index.
-    std::span<const std::pair<std::int64_t, std::int64_t>> valuesOf(std::int64_t index) const
+    // hint: where the caller's last lookup ended (its rows come in order, so the next key is
+    // mostly a few places on: lowerBoundNear).
+    std::span<const std::pair<std::int64_t, std::int64_t>> valuesOf(std::int64_t index,
+                                                                    std::size_t& hint) const
     {
-        auto lo = std::lower_bound(connections.begin(), connections.end(),
-                                   std::make_pair(index, std::numeric_limits<std::int64_t>::min()));
-        auto hi = lo;
+        const std::size_t at = lowerBoundNear(
+            connections, hint, index, [](const auto& c, std::int64_t k) { return c.first < k; });
+        auto lo = connections.begin() + std::ptrdiff_t(at), hi = lo;
         while (hi != connections.end() && hi->first == index)
             ++hi;
         return {lo, hi};
     }
     // How many rows name a value (0: a connection id no torch op links).
-    std::size_t uses(std::int64_t value) const
+    std::size_t uses(std::int64_t value, std::size_t& hint) const
     {
-        auto [lo, hi] = std::equal_range(linkedValues.begin(), linkedValues.end(), value);
-        return std::size_t(hi - lo);
+        const std::size_t at = lowerBoundNear(linkedValues, hint, value,
+                                              [](std::int64_t v, std::int64_t k) { return v < k; });
+        std::size_t end = at;
+        while (end < linkedValues.size() && linkedValues[end] == value)
+            ++end;
+        return end - at;
     }
     static std::string_view name(const std::map<std::int64_t, std::string>& m,
                                  std::optional<std::int64_t> id)

@@ -2,6 +2,7 @@
 #include "core/producers/torchnpudb/dbevents.h"
 
 #include "core/producers/producer.h"
+#include "core/producers/torchnpudb/rawtable.h"
 #include "core/producers/torchnpudb/sqlitedb.h"
 #include "core/tracebuilder.h"
 #include "core/traceevent.h"
@@ -65,6 +66,9 @@ constexpr std::uint64_t kRowsPerCheck = 1 << 14;
 // Model bytes per row read, for the budget's projection up front: a slice (40) with its args
 // text (about 150 bytes of JSON on a task), names interned, flow steps.
 constexpr std::uint64_t kBytesPerRow = 240;
+// Args text per slice to reserve up front: the generated 10M-row run averages 68 bytes (a
+// task's about 120, a CANN call's 60), with room for longer call stacks.
+constexpr std::size_t kArgsBytesPerSlice = 96;
 
 // Tables come in their writer's order, mostly the order wanted: a check costs one pass where a
 // sort of sorted millions costs n log n.
@@ -109,6 +113,44 @@ struct PieceOut {
     }
 };
 
+// A row read by the raw reader, seen as a query's row: column i of the select is column
+// cols[i].col of a cursor (a join's side reads as NULLs where it found no row).
+struct RawRow {
+    struct Col {
+        const sqlite::TableCursor* cursor = nullptr;
+        int col = -1;
+        const bool* found = nullptr; // a joined table's row, when there is one
+    };
+    std::vector<Col> cols;
+
+    // Inlined: a call returning an optional through memory stalled on its store (GCC 12).
+    [[gnu::always_inline]] const Col* at(int i) const
+    {
+        const Col& c = cols[std::size_t(i)];
+        return c.cursor && (!c.found || *c.found) ? &c : nullptr;
+    }
+    bool isNull(int i) const
+    {
+        const Col* c = at(i);
+        return !c || c->cursor->isNull(c->col);
+    }
+    [[gnu::always_inline]] std::optional<std::int64_t> integer(int i) const
+    {
+        const Col* c = at(i);
+        return c ? c->cursor->integer(c->col) : std::nullopt;
+    }
+    std::optional<double> real(int i) const
+    {
+        const Col* c = at(i);
+        return c ? c->cursor->real(c->col) : std::nullopt;
+    }
+    std::string_view text(int i) const
+    {
+        const Col* c = at(i);
+        return c ? c->cursor->text(c->col) : std::string_view();
+    }
+};
+
 constexpr std::int64_t kPieceRows = 1 << 16;
 constexpr std::uint64_t kMaxPieces = 4096;
 
@@ -118,7 +160,10 @@ public:
         : m_name(std::move(name)), m_options(options), m_progress(progress)
     {}
 
-    LoadResult run(std::optional<int> rank, const std::function<bool(sqlite::Database&)>& open)
+    using OpenPages = std::function<std::shared_ptr<const sqlite::PageFile>(std::string*)>;
+
+    LoadResult run(std::optional<int> rank, const std::function<bool(sqlite::Database&)>& open,
+                   const OpenPages& openPages)
     {
         LoadResult r;
         r.resolvedPath = m_name;
@@ -129,6 +174,7 @@ public:
                           db.error());
         if (std::string e = checkSchema(db); !e.empty()) return failed(LoadStop::Malformed, e);
         if (cancelled()) return failed(LoadStop::Cancelled, "loading was cancelled");
+        if (!m_options.databaseViaSql) openRaw(db, openPages);
 
         // The budget, up front: rows to read times what a row costs in the model.
         const std::uint64_t budget =
@@ -173,6 +219,23 @@ public:
             main.setRank(*rank);
         else
             main.setFallbackRank(m_options.rankHint);
+        // The big arrays sized from the tables' row counts before the first piece, so that
+        // neither they nor the args text are copied as they grow (a fresh page costs a fault;
+        // the projection after the first wave below only adds to this): a slice per row, the
+        // HCCL tasks twice (their plane), up to two lanes per compute task; room beyond what
+        // is used is address space, not memory.
+        {
+            // (Spans capped: a sparse or damaged table's may be 2^63; the budget then refuses.)
+            auto rows = [&](const char* t) {
+                return std::size_t(std::min<std::uint64_t>(rowEstimate(db, t), 1ull << 40));
+            };
+            const std::size_t slices = rows("PYTORCH_API") + rows("CANN_API") + rows("TASK") +
+                                       rows("COMMUNICATION_TASK_INFO") +
+                                       rows("COMPUTE_TASK_INFO") * 2 + 4096;
+            main.reserveFor({slices, slices * kArgsBytesPerSlice, slices,
+                             rows("CONNECTION_IDS") + rows("TASK") * 2},
+                            budget);
+        }
         TextArena mainArena;
         Emitter meta(main, mainArena);
         writeLayout(db, meta);
@@ -415,6 +478,84 @@ private:
         return {};
     }
 
+    // The big tables read by the raw reader (rawtable.h) where the file allows; SQL otherwise.
+    void openRaw(sqlite::Database& db, const OpenPages& openPages)
+    {
+        std::string why;
+        m_pages = openPages(&why);
+        if (!m_pages) return;
+        for (const char* t : {"TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO", "CANN_API",
+                              "PYTORCH_API", "CONNECTION_IDS"})
+            if (db.hasTable(t))
+                if (auto info = sqlite::rawTable(db, t)) m_rawTables.emplace(t, std::move(*info));
+        // The tasks' joins become lookups by rowid: COMPUTE_TASK_INFO's globalTaskId and
+        // CANN_API's connectionId must be their tables' rowids; the HCCL task info is then
+        // held in memory.
+        auto keyed = [&](const char* table, const char* column) {
+            if (!db.hasTable(table)) return true;
+            const sqlite::RawTableInfo* t = raw(table);
+            return t && t->rowidColumn >= 0 && t->rowidColumn == t->column(column);
+        };
+        m_rawTasks = raw("TASK") && keyed("COMPUTE_TASK_INFO", "globalTaskId") &&
+                     keyed("CANN_API", "connectionId") &&
+                     (!db.hasTable("COMMUNICATION_TASK_INFO") || raw("COMMUNICATION_TASK_INFO"));
+    }
+
+    const sqlite::RawTableInfo* raw(const char* table) const
+    {
+        auto it = m_rawTables.find(table);
+        return it == m_rawTables.end() ? nullptr : &it->second;
+    }
+
+    // A cursor's columns as a row of the given column names ("NULL" reads as NULL).
+    static void bind(RawRow& row, sqlite::TableCursor& c, const sqlite::RawTableInfo& t,
+                     std::initializer_list<const char*> columns, const bool* found = nullptr)
+    {
+        for (const char* name : columns)
+            row.cols.push_back({&c, std::string_view(name) == "NULL" ? -1 : t.column(name), found});
+        // Each row's record decoded only as far as its last column read here.
+        int last = -1;
+        for (const RawRow::Col& col : row.cols)
+            if (col.cursor == &c) last = std::max(last, col.col);
+        c.limitColumns(std::size_t(last + 1));
+    }
+
+    // Reads the columns of a table's rows (rowids lo..hi when given) in rowid order: by the raw
+    // reader where it reads the table, else as a query. row(r) sees sqlite::Statement's calls.
+    template <typename Row>
+    bool scan(sqlite::Database& db, const char* table, std::initializer_list<const char*> columns,
+              std::optional<std::pair<std::int64_t, std::int64_t>> range, std::string* error,
+              Row&& row)
+    {
+        if (!db.hasTable(table)) return true;
+        if (const sqlite::RawTableInfo* t = raw(table)) {
+            sqlite::TableCursor c(m_pages, *t, table);
+            RawRow r;
+            bind(r, c, *t, columns);
+            std::uint64_t n = 0;
+            for (bool ok = c.seek(range ? range->first : INT64_MIN);
+                 ok && (!range || c.rowid() <= range->second); ok = c.next()) {
+                row(std::as_const(r));
+                if (++n % kRowsPerCheck == 0 && cancelled()) {
+                    *error = "loading was cancelled";
+                    return false;
+                }
+            }
+            if (c.failed()) *error = c.error();
+            return !c.failed();
+        }
+        std::string sql = "SELECT ";
+        for (const char* c : columns) {
+            if (sql.size() > 7) sql += ", ";
+            sql += c;
+        }
+        sql += std::string(" FROM ") + table;
+        if (range)
+            sql += " WHERE rowid BETWEEN " + std::to_string(range->first) + " AND " +
+                   std::to_string(range->second);
+        return query(db, sql, table, error, row);
+    }
+
     // Runs a query to its end; false with *error set (naming the table) when it stopped.
     template <typename Row>
     bool query(sqlite::Database& db, std::string_view sql, const char* table, std::string* error,
@@ -497,27 +638,35 @@ private:
                               half ? hi : mid};
             if (lo > hi || range.lo > range.hi) return true;
             LinkRead::Half& h = out->halves[half];
-            return query(d, "SELECT id, connectionId FROM CONNECTION_IDS" + this->range(range),
-                         "CONNECTION_IDS", error, [&](sqlite::Statement& st) {
-                             auto id = st.integer(0), value = st.integer(1);
-                             if (!id || !value) return;
-                             h.connections.emplace_back(*id, *value);
-                             h.values.push_back(*value);
-                         });
+            // Sized up front (a doubling vector touches twice its pages, and each fresh page
+            // costs a fault); the first half with room for the second, appended to it later.
+            const std::size_t rows = half ? reserveRows(range.lo, range.hi) : reserveRows(lo, hi);
+            h.connections.reserve(rows);
+            h.values.reserve(rows);
+            return scan(d, "CONNECTION_IDS", {"id", "connectionId"}, std::pair{range.lo, range.hi},
+                        error, [&](const auto& st) {
+                            auto id = st.integer(0), value = st.integer(1);
+                            if (!id || !value) return;
+                            h.connections.emplace_back(*id, *value);
+                            h.values.push_back(*value);
+                        });
         };
         auto hccl = [sp, this](sqlite::Database& d, std::string* error) {
             Shared& s = *sp;
+            if (const auto [tlo, thi] = rowidRange(d, "TASK"); tlo <= thi)
+                s.subtasks.reserve(reserveRows(tlo, thi));
             const bool ok =
-                query(d,
-                      "SELECT deviceId, streamId, taskId, startNs FROM TASK WHERE contextId != "
-                      "4294967295",
-                      "TASK", error,
-                      [&](sqlite::Statement& st) {
-                          auto dv = st.integer(0), str = st.integer(1), t = st.integer(2),
-                               ts = st.integer(3);
-                          if (dv && str && t && ts)
-                              s.subtasks.emplace_back(subtaskKey(*dv, *str, *t), *ts);
-                      }) &&
+                scan(d, "TASK", {"deviceId", "streamId", "taskId", "startNs", "contextId"},
+                     std::nullopt, error,
+                     [&](const auto& st) {
+                         // SQL's contextId != 4294967295: NULL is neither.
+                         const auto ctx = st.real(4);
+                         if (st.isNull(4) || (ctx && *ctx == double(kU32None))) return;
+                         auto dv = st.integer(0), str = st.integer(1), t = st.integer(2),
+                              ts = st.integer(3);
+                         if (dv && str && t && ts)
+                             s.subtasks.emplace_back(subtaskKey(*dv, *str, *t), *ts);
+                     }) &&
                 readCommTasks(d, s, error);
             sortIfNeeded(s.subtasks);
             return ok;
@@ -558,24 +707,29 @@ private:
 
     bool readCommTasks(sqlite::Database& db, Shared& s, std::string* error)
     {
+        // Joined through its index by SQL; in memory without one, or when the tasks are
+        // read raw (their joins are then lookups).
         if (!db.hasTable("COMMUNICATION_TASK_INFO") ||
-            db.hasIndexOn("COMMUNICATION_TASK_INFO", "globalTaskId"))
+            (!m_rawTasks && db.hasIndexOn("COMMUNICATION_TASK_INFO", "globalTaskId")))
             return true;
         s.commInMemory = true;
+        if (const auto [lo, hi] = rowidRange(db, "COMMUNICATION_TASK_INFO"); lo <= hi)
+            s.commTasks.reserve(reserveRows(lo, hi));
         const bool ok =
-            query(db,
-                  "SELECT globalTaskId, taskType, planeId, groupName, notifyId, srcRank, dstRank, "
-                  "transportType, size, dataType, linkType FROM COMMUNICATION_TASK_INFO",
-                  "COMMUNICATION_TASK_INFO", error, [&](sqlite::Statement& st) {
-                      if (auto g = st.integer(0)) s.commTasks.push_back(commTask(st, 0, *g));
-                  });
+            scan(db, "COMMUNICATION_TASK_INFO",
+                 {"globalTaskId", "taskType", "planeId", "groupName", "notifyId", "srcRank",
+                  "dstRank", "transportType", "size", "dataType", "linkType"},
+                 std::nullopt, error, [&](const auto& st) {
+                     if (auto g = st.integer(0)) s.commTasks.push_back(commTask(st, 0, *g));
+                 });
         sortIfNeeded(s.commTasks);
         return ok;
     }
 
     // A CommTask from the 11 columns at col: globalTaskId, taskType, planeId, groupName,
     // notifyId, srcRank, dstRank, transportType, size, dataType, linkType.
-    static CommTask commTask(const sqlite::Statement& st, int col, std::int64_t globalTaskId)
+    template <typename Row>
+    static CommTask commTask(const Row& st, int col, std::int64_t globalTaskId)
     {
         CommTask c;
         c.globalTaskId = globalTaskId;
@@ -599,14 +753,19 @@ private:
     {
         // torch_npu's CallChainIdManager: frames by stackDepth, innermost first, joined with
         // ";\r\n" as the text export's "Call stack" arg.
-        return query(db, "SELECT id, stack FROM PYTORCH_CALLCHAINS ORDER BY id, stackDepth",
-                     "PYTORCH_CALLCHAINS", error, [&](sqlite::Statement& st) {
-                         auto id = st.integer(0);
-                         if (!id) return;
-                         std::string& chain = s.callchains[*id];
-                         if (!chain.empty()) chain += ";\r\n";
-                         chain += s.str(st.integer(1));
-                     });
+        const bool ok =
+            query(db, "SELECT id, stack FROM PYTORCH_CALLCHAINS ORDER BY id, stackDepth",
+                  "PYTORCH_CALLCHAINS", error, [&](sqlite::Statement& st) {
+                      auto id = st.integer(0);
+                      if (!id) return;
+                      std::string& chain = s.callchains[*id];
+                      if (!chain.empty()) chain += ";\r\n";
+                      chain += s.str(st.integer(1));
+                  });
+        // Quoted once here, not per op (the ops' args take them as written).
+        for (auto& [id, chain] : s.callchains)
+            chain = Args::quoted(chain);
+        return ok;
     }
 
     bool readHostPid(sqlite::Database& db, Shared& s, std::string* error)
@@ -711,6 +870,15 @@ private:
         return {*lo, *hi};
     }
 
+    // Rows of a rowid range to reserve room for: its span, capped (a damaged or sparse table
+    // may span 2^63 rowids; past the cap the vector grows as usual).
+    static std::size_t reserveRows(std::int64_t lo, std::int64_t hi)
+    {
+        if (lo > hi) return 0;
+        return std::size_t(std::min<std::uint64_t>(std::uint64_t(hi) - std::uint64_t(lo) + 1,
+                                                   std::uint64_t(1) << 24));
+    }
+
     // Reads a piece on its own connection; a failure keeps what the piece read.
     void readPiece(const Piece& piece, PieceOut& out)
     {
@@ -756,71 +924,75 @@ private:
         Emitter e(out.builder, out.arena);
         Args a;
         std::set<std::uint64_t> threads, processes{s.hostPid};
-        const std::string sql =
-            std::string("SELECT startNs, endNs, globalTid, connectionId, name, "
-                        "sequenceNumber, fwdThreadId, inputDtypes, inputShapes, "
-                        "callchainId, ") +
-            (m_hasType ? "type" : "NULL") + " FROM PYTORCH_API" + range(piece);
-        query(db, sql, "PYTORCH_API", &out.error, [&](sqlite::Statement& st) {
-            ++out.rows;
-            // torch_npu stores these two times as TEXT: read exactly as integers.
-            const auto start = st.integer(0), end = st.integer(1), gtid = st.integer(2);
-            if (!start || !end || !gtid) {
-                e.skipped(1);
-                return;
-            }
-            const std::uint64_t pid = std::uint64_t(*gtid) >> 32,
-                                tid = std::uint64_t(*gtid) & kU32None;
-            if (processes.insert(pid).second) e.processMeta(pid, "Python", kSortPython, "CPU");
-            if (threads.insert(*gtid).second)
-                e.threadMeta(pid, tid, "Thread " + std::to_string(tid), std::int64_t(tid));
-            const std::string_view name = s.str(st.integer(4));
-            const auto seq = st.integer(5);
-            std::int64_t type = st.integer(10).value_or(0);
-            if (!m_hasType) // before the type column (2024-08): told apart as torch_npu did
-                type = seq                                                            ? 50001
-                       : (name.starts_with("Enqueue") || name.starts_with("Dequeue")) ? 50002
-                                                                                      : 50003;
-            std::string_view cat = "cpu_op";
-            a.clear();
-            if (type == 50002) {
-                cat = name.starts_with("Dequeue") ? "dequeue" : "enqueue";
-            } else if (type == 50003) {
-                cat = "python_function";
-            } else {
-                a.num("Sequence number", seq.value_or(-1));
-                a.num("Fwd thread id", st.integer(6).value_or(0));
-                std::string_view dims = s.str(st.integer(7)), types = s.str(st.integer(8));
-                // torch_npu up to 6.0 wrote the dims into inputDtypes and the types into
-                // inputShapes: told apart by content.
-                if (looksLikeDims(types) && !looksLikeDims(dims)) std::swap(dims, types);
-                if (!st.isNull(7) || !st.isNull(8))
-                    a.str("Input Dims", dims).str("Input type", types);
-                if (auto cc = st.integer(9)) {
-                    auto it = s.callchains.find(*cc);
-                    if (it != s.callchains.end()) a.str("Call stack", it->second);
-                }
-            }
-            if (name.starts_with("ProfilerStep#")) out.sawStep = true;
-            const std::string& args = a.done();
-            e.slice(pid, tid, *start, *end, name, cat,
-                    args.size() > 2 ? std::string_view(args) : std::string_view());
-            // Flows by CONNECTION_IDS: a value two rows share joins an enqueue to its dequeue or
-            // a forward op to its backward; a value on one op is its launch (torch_to_npu).
-            const auto conn = st.integer(3);
-            if (!conn) return;
-            for (const auto& [index, v] : s.valuesOf(*conn)) {
-                const std::size_t uses = s.uses(v);
-                if (type == 50002)
-                    e.flow(cat == "enqueue" ? 's' : 'f', pid, tid, *start, "async_task_queue",
-                           "enqueue_to_dequeue", v);
-                else if (uses >= 2)
-                    e.flow(st.integer(6).value_or(0) == 0 ? 's' : 'f', pid, tid, *start, "fwdbwd",
-                           "fwdbwd", v);
-                else
-                    e.flow('s', pid, tid, *start, "async_npu", "torch_to_npu", v);
-            }
-        });
+        std::optional<std::int64_t> lastGtid;
+        std::size_t indexHint = SIZE_MAX, valueHint = SIZE_MAX; // rows come in id order
+        scan(db, "PYTORCH_API",
+             {"startNs", "endNs", "globalTid", "connectionId", "name", "sequenceNumber",
+              "fwdThreadId", "inputDtypes", "inputShapes", "callchainId",
+              m_hasType ? "type" : "NULL"},
+             std::pair{piece.lo, piece.hi}, &out.error, [&](const auto& st) {
+                 ++out.rows;
+                 // torch_npu stores these two times as TEXT: read exactly as integers.
+                 const auto start = st.integer(0), end = st.integer(1), gtid = st.integer(2);
+                 if (!start || !end || !gtid) {
+                     e.skipped(1);
+                     return;
+                 }
+                 const std::uint64_t pid = std::uint64_t(*gtid) >> 32,
+                                     tid = std::uint64_t(*gtid) & kU32None;
+                 // Rows come in runs of one thread: the sets are asked only when it changes.
+                 if (lastGtid != *gtid && processes.insert(pid).second)
+                     e.processMeta(pid, "Python", kSortPython, "CPU");
+                 if (lastGtid != *gtid && threads.insert(*gtid).second)
+                     e.threadMeta(pid, tid, "Thread " + std::to_string(tid), std::int64_t(tid));
+                 lastGtid = *gtid;
+                 const std::string_view name = s.str(st.integer(4));
+                 const auto seq = st.integer(5);
+                 std::int64_t type = st.integer(10).value_or(0);
+                 if (!m_hasType) // before the type column (2024-08): told apart as torch_npu did
+                     type = seq                                                            ? 50001
+                            : (name.starts_with("Enqueue") || name.starts_with("Dequeue")) ? 50002
+                                                                                           : 50003;
+                 std::string_view cat = "cpu_op";
+                 a.clear();
+                 if (type == 50002) {
+                     cat = name.starts_with("Dequeue") ? "dequeue" : "enqueue";
+                 } else if (type == 50003) {
+                     cat = "python_function";
+                 } else {
+                     a.num("Sequence number", seq.value_or(-1));
+                     a.num("Fwd thread id", st.integer(6).value_or(0));
+                     std::string_view dims = s.str(st.integer(7)), types = s.str(st.integer(8));
+                     // torch_npu up to 6.0 wrote the dims into inputDtypes and the types into
+                     // inputShapes: told apart by content.
+                     if (looksLikeDims(types) && !looksLikeDims(dims)) std::swap(dims, types);
+                     if (!st.isNull(7) || !st.isNull(8))
+                         a.str("Input Dims", dims).str("Input type", types);
+                     if (auto cc = st.integer(9)) {
+                         auto it = s.callchains.find(*cc);
+                         if (it != s.callchains.end()) a.json("Call stack", it->second);
+                     }
+                 }
+                 if (name.starts_with("ProfilerStep#")) out.sawStep = true;
+                 const std::string& args = a.done();
+                 e.slice(pid, tid, *start, *end, name, cat,
+                         args.size() > 2 ? std::string_view(args) : std::string_view());
+                 // Flows by CONNECTION_IDS: a value two rows share joins an enqueue to its dequeue
+                 // or a forward op to its backward; a value on one op is its launch (torch_to_npu).
+                 const auto conn = st.integer(3);
+                 if (!conn) return;
+                 for (const auto& [index, v] : s.valuesOf(*conn, indexHint)) {
+                     const std::size_t uses = s.uses(v, valueHint);
+                     if (type == 50002)
+                         e.flow(cat == "enqueue" ? 's' : 'f', pid, tid, *start, "async_task_queue",
+                                "enqueue_to_dequeue", v);
+                     else if (uses >= 2)
+                         e.flow(st.integer(6).value_or(0) == 0 ? 's' : 'f', pid, tid, *start,
+                                "fwdbwd", "fwdbwd", v);
+                     else
+                         e.flow('s', pid, tid, *start, "async_npu", "torch_to_npu", v);
+                 }
+             });
     }
 
     void readCann(sqlite::Database& db, const Piece& piece, PieceOut& out)
@@ -832,45 +1004,46 @@ private:
         std::set<std::uint64_t> processes{formatPid(s.hostPid, kSortCann, 0)};
         std::unordered_map<std::int64_t, std::string> prefix; // api type -> "AscendCL@"
         std::string name;
-        query(db,
-              "SELECT startNs, endNs, type, globalTid, connectionId, name FROM CANN_API" +
-                  range(piece),
-              "CANN_API", &out.error, [&](sqlite::Statement& st) {
-                  ++out.rows;
-                  const auto start = st.integer(0), end = st.integer(1), gtid = st.integer(3);
-                  if (!start || !end || !gtid) {
-                      e.skipped(1);
-                      return;
-                  }
-                  const std::uint64_t pid = formatPid(std::uint64_t(*gtid) >> 32, kSortCann, 0);
-                  const std::uint64_t tid = std::uint64_t(*gtid) & kU32None;
-                  if (processes.insert(pid).second) e.processMeta(pid, "CANN", kSortCann, "CPU");
-                  if (threads.insert(*gtid).second)
-                      e.threadMeta(pid, tid, "Thread " + std::to_string(tid), std::int64_t(tid));
-                  const std::int64_t type = st.integer(2).value_or(-1);
-                  auto pit = prefix.find(type);
-                  if (pit == prefix.end()) {
-                      // msprof's LEVEL_MAP, else the level capitalised (hccl -> Hccl).
-                      std::string level(Shared::name(s.apiTypes, type));
-                      static const std::map<std::string, std::string> kLevels = {
-                          {"acl", "AscendCL"},
-                          {"runtime", "Runtime"},
-                          {"model", "Model"},
-                          {"node", "Node"}};
-                      auto k = kLevels.find(level);
-                      std::string p = k != kLevels.end() ? k->second : level;
-                      if (k == kLevels.end() && !p.empty())
-                          p[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(p[0])));
-                      pit = prefix.emplace(type, p.empty() ? std::string() : p + "@").first;
-                  }
-                  name = pit->second;
-                  name += s.str(st.integer(5));
-                  a.clear();
-                  a.num("Thread Id", std::int64_t(tid));
-                  a.str("level", Shared::name(s.apiTypes, type));
-                  if (auto c = st.integer(4)) a.num("connection_id", *c);
-                  e.slice(pid, tid, *start, *end, name, "", a.done());
-              });
+        std::optional<std::int64_t> lastGtid;
+        scan(db, "CANN_API", {"startNs", "endNs", "type", "globalTid", "connectionId", "name"},
+             std::pair{piece.lo, piece.hi}, &out.error, [&](const auto& st) {
+                 ++out.rows;
+                 const auto start = st.integer(0), end = st.integer(1), gtid = st.integer(3);
+                 if (!start || !end || !gtid) {
+                     e.skipped(1);
+                     return;
+                 }
+                 const std::uint64_t pid = formatPid(std::uint64_t(*gtid) >> 32, kSortCann, 0);
+                 const std::uint64_t tid = std::uint64_t(*gtid) & kU32None;
+                 if (lastGtid != *gtid && processes.insert(pid).second)
+                     e.processMeta(pid, "CANN", kSortCann, "CPU");
+                 if (lastGtid != *gtid && threads.insert(*gtid).second)
+                     e.threadMeta(pid, tid, "Thread " + std::to_string(tid), std::int64_t(tid));
+                 lastGtid = *gtid;
+                 const std::int64_t type = st.integer(2).value_or(-1);
+                 auto pit = prefix.find(type);
+                 if (pit == prefix.end()) {
+                     // msprof's LEVEL_MAP, else the level capitalised (hccl -> Hccl).
+                     std::string level(Shared::name(s.apiTypes, type));
+                     static const std::map<std::string, std::string> kLevels = {
+                         {"acl", "AscendCL"},
+                         {"runtime", "Runtime"},
+                         {"model", "Model"},
+                         {"node", "Node"}};
+                     auto k = kLevels.find(level);
+                     std::string p = k != kLevels.end() ? k->second : level;
+                     if (k == kLevels.end() && !p.empty())
+                         p[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(p[0])));
+                     pit = prefix.emplace(type, p.empty() ? std::string() : p + "@").first;
+                 }
+                 name = pit->second;
+                 name += s.str(st.integer(5));
+                 a.clear();
+                 a.num("Thread Id", std::int64_t(tid));
+                 a.str("level", Shared::name(s.apiTypes, type));
+                 if (auto c = st.integer(4)) a.num("connection_id", *c);
+                 e.slice(pid, tid, *start, *end, name, "", a.done());
+             });
     }
 
     // TASK rows with their compute and communication info and the CANN call that launched
@@ -881,6 +1054,7 @@ private:
         Emitter e(out.builder, out.arena);
         Args a;
         std::set<std::pair<std::int64_t, std::int64_t>> streams;
+        std::size_t commHint = SIZE_MAX, valueHint = SIZE_MAX;
         const bool hasCompute = db.hasTable("COMPUTE_TASK_INFO");
         const bool hasComm = db.hasTable("COMMUNICATION_TASK_INFO") && !s.commInMemory;
         const bool hasCann = db.hasTable("CANN_API");
@@ -901,7 +1075,7 @@ private:
         sql += range(piece, "t.rowid");
         const std::uint64_t hccl = formatPid(s.hostPid, kSortHccl, s.device);
         std::string name;
-        query(db, sql, "TASK", &out.error, [&](sqlite::Statement& st) {
+        auto row = [&](const auto& st) {
             ++out.rows;
             const auto start = st.integer(0), end = st.integer(1);
             if (!start || !end) {
@@ -937,9 +1111,11 @@ private:
             if (!s.commInMemory) {
                 if (!st.isNull(11)) comm = commTask(st, 11, st.integer(11).value_or(0));
             } else if (auto g = st.integer(11)) {
-                CommTask key;
-                key.globalTaskId = *g;
-                auto it = std::lower_bound(s.commTasks.begin(), s.commTasks.end(), key);
+                // Tasks come in globalTaskId order: searched from the last one found.
+                const std::size_t at = lowerBoundNear(
+                    s.commTasks, commHint, *g,
+                    [](const CommTask& c, std::int64_t k) { return c.globalTaskId < k; });
+                auto it = s.commTasks.begin() + std::ptrdiff_t(at);
                 if (it != s.commTasks.end() && it->globalTaskId == *g) comm = *it;
             }
             const std::string_view hostType = s.str(st.integer(4));
@@ -965,7 +1141,7 @@ private:
                        *conn);
             }
             // (An HCCL task shares its op's id: the op takes that flow, in readOps.)
-            if (conn && !comm && s.uses(*conn))
+            if (conn && !comm && s.uses(*conn, valueHint))
                 e.flow('f', pid, std::uint64_t(stream), *start, "async_npu", "torch_to_npu", *conn);
 
             // An HCCL task is also shown on its plane of its group's thread block.
@@ -997,7 +1173,62 @@ private:
             a.num("model id", model);
             e.slice(hccl, std::uint64_t(g->second + plane + 1), *start, *end, hcclType, "",
                     a.done());
-        });
+        };
+        if (m_rawTasks)
+            readTasksRaw(piece, out, row);
+        else
+            query(db, sql, "TASK", &out.error, row);
+    }
+
+    // The tasks' query without SQL: TASK's rows in rowid order, their compute info and their
+    // CANN launch looked up by rowid (both tables are keyed by the joined column), the HCCL
+    // task info from memory; row() sees the query's columns.
+    template <typename Row> void readTasksRaw(const Piece& piece, PieceOut& out, Row&& row)
+    {
+        const sqlite::RawTableInfo& t = *raw("TASK");
+        sqlite::TableCursor task(m_pages, t, "TASK");
+        std::optional<sqlite::TableCursor> compute, cann;
+        bool computeFound = false, cannFound = false;
+        RawRow r;
+        bind(r, task, t,
+             {"startNs", "endNs", "deviceId", "connectionId", "taskType", "contextId", "streamId",
+              "taskId", "modelId"});
+        if (const sqlite::RawTableInfo* c = raw("COMPUTE_TASK_INFO")) {
+            compute.emplace(m_pages, *c, "COMPUTE_TASK_INFO");
+            bind(r, *compute, *c, {"name", "taskType"}, &computeFound);
+        } else {
+            bind(r, task, t, {"NULL", "NULL"});
+        }
+        bind(r, task, t, {"globalTaskId"});
+        for (int k = 0; k < 10; ++k)
+            bind(r, task, t, {"NULL"});
+        if (const sqlite::RawTableInfo* h = raw("CANN_API")) {
+            cann.emplace(m_pages, *h, "CANN_API");
+            bind(r, *cann, *h, {"globalTid", "startNs"}, &cannFound);
+        } else {
+            bind(r, task, t, {"NULL", "NULL"});
+        }
+        const int globalTaskId = t.column("globalTaskId"), connection = t.column("connectionId");
+        std::uint64_t n = 0;
+        for (bool ok = task.seek(piece.lo); ok && task.rowid() <= piece.hi; ok = task.next()) {
+            // A LEFT JOIN's side: the row with that key, or NULLs.
+            if (compute) {
+                const auto key = task.integer(globalTaskId);
+                computeFound = key && compute->find(*key);
+            }
+            if (cann) {
+                const auto key = task.integer(connection);
+                cannFound = key && cann->find(*key);
+            }
+            row(std::as_const(r));
+            if (++n % kRowsPerCheck == 0 && cancelled()) {
+                out.error = "loading was cancelled";
+                return;
+            }
+        }
+        for (const sqlite::TableCursor* c :
+             {&task, compute ? &*compute : nullptr, cann ? &*cann : nullptr})
+            if (c && c->failed() && out.error.empty()) out.error = c->error();
     }
 
     // The Overlap Analysis lanes (msprof pipeline_overlap_viewer.py): computing = the union of
@@ -1080,6 +1311,7 @@ private:
                  std::string* error)
     {
         const Shared& s = *m_shared;
+        std::size_t valueHint = SIZE_MAX;
         Args a;
         const bool hasCann = db.hasTable("CANN_API");
         std::string sql = "SELECT o.opName, o.startNs, o.endNs, o.connectionId, o.groupName, "
@@ -1112,7 +1344,7 @@ private:
                 hostLaunchFlow(e, *conn, st.integer(8).value_or(0), st.integer(9).value_or(0));
                 e.flow('f', hccl, tid, *start, "HostToDevice", "HostToDevice", *conn);
             }
-            if (conn && s.uses(*conn))
+            if (conn && s.uses(*conn, valueHint))
                 e.flow('f', hccl, tid, *start, "async_npu", "torch_to_npu", *conn);
         });
     }
@@ -1216,6 +1448,9 @@ private:
     LoadProgress* m_progress;
     std::function<bool(sqlite::Database&)> m_open;
     const Shared* m_shared = nullptr;
+    std::shared_ptr<const sqlite::PageFile> m_pages;
+    std::map<std::string, sqlite::RawTableInfo, std::less<>> m_rawTables;
+    bool m_rawTasks = false; // TASK with its joins read raw
     bool m_hasType = true;
     std::uint64_t m_rowsTotal = 1;
     std::atomic<std::uint64_t> m_rowsDone{0};
@@ -1228,15 +1463,18 @@ LoadResult readDatabase(const std::string& file, std::optional<int> rank,
 {
     Reader reader(file, options, progress);
     const std::atomic<bool>* cancel = progress ? &progress->cancel : nullptr;
-    return reader.run(rank, [&](sqlite::Database& db) { return db.open(file, cancel); });
+    return reader.run(
+        rank, [&](sqlite::Database& db) { return db.open(file, cancel); },
+        [&](std::string* why) { return sqlite::PageFile::openPath(file, why); });
 }
 
 LoadResult readDatabaseBytes(const void* data, std::size_t size, const std::string& name,
                              const LoadOptions& options)
 {
     Reader reader(name, options, nullptr);
-    return reader.run(std::nullopt,
-                      [&](sqlite::Database& db) { return db.openBytes(name, data, size); });
+    return reader.run(
+        std::nullopt, [&](sqlite::Database& db) { return db.openBytes(name, data, size); },
+        [&](std::string* why) { return sqlite::PageFile::openBytes(data, size, why); });
 }
 
 } // namespace torchnpudb
