@@ -483,6 +483,9 @@ bool TableCursor::enterCell()
     if (local == size) {
         m_payload = p;
     } else {
+        // No more bytes than the file's pages can hold (a damaged size would ask for a GB).
+        if (size - local > std::uint64_t(m_file->pageCount()) * (usable - 4))
+            return fail("a record is larger than the file");
         m_overflow.resize(size);
         std::memcpy(m_overflow.data(), p, local);
         std::uint64_t have = local;
