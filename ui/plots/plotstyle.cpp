@@ -302,7 +302,10 @@ protected:
 
 void replotWhenShown(QCustomPlot* plot, int priority)
 {
-    auto* deferred = plot->findChild<ReplotOnShow*>(QString(), Qt::FindDirectChildrenOnly);
+    // (Not findChild<ReplotOnShow*>: without Q_OBJECT that matches any child, a QCPLayer.)
+    ReplotOnShow* deferred = nullptr;
+    for (QObject* child : plot->children())
+        if ((deferred = dynamic_cast<ReplotOnShow*>(child))) break;
     if (plot->isVisible()) {
         if (deferred) deferred->pending = false;
         plot->replot(static_cast<QCustomPlot::RefreshPriority>(priority));
