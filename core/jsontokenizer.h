@@ -62,6 +62,7 @@ public:
 
 private:
     const char* number(const char* p, JsonScalar& out);
+    const char* digitsFrom(const char* s) const;
     const char* literal(const char* p, const char* word, std::size_t n);
     const char* utf8(const char* s);
     const char* escaped(const char* p, const char* s, TextRef& out, std::deque<std::string>* arena);

@@ -169,6 +169,7 @@ private:
     void closeOpenSlices();
     void sortTracksAndSlices();
     void nestSlices(TrackId from, TrackId to);
+    template <typename Less> void sortFlowSteps(const Less& flowLess);
     void bindFlows(const std::vector<EventId>& newIndex);
     void resolveStackFrames(const std::vector<EventId>& newIndex);
     void cutFrameCycles();

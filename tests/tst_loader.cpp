@@ -12,6 +12,8 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <random>
+#include <tuple>
 
 using namespace rs;
 
@@ -207,6 +209,96 @@ private slots:
         QCOMPARE(out.size(), size_t(1));
         QCOMPARE(t.flows()[out[0]].to, b);
         QVERIFY(t.slice(b).flags & kSliceFlowIn);
+    }
+
+    // Flows come out in the order of one stable sort of their steps by (category, id, phase,
+    // time), however the steps are interleaved: several categories, ids out of order, steps of
+    // one id at the same time, and more categories than the bucketed sort takes (the fallback).
+    void flowOrderAcrossCategories_data()
+    {
+        QTest::addColumn<int>("categories");
+        QTest::addColumn<bool>("shuffled");
+        QTest::newRow("one category in order") << 1 << false;
+        QTest::newRow("three categories interleaved in order") << 3 << false;
+        QTest::newRow("three categories shuffled") << 3 << true;
+        QTest::newRow("seventy categories shuffled") << 70 << true;
+    }
+    void flowOrderAcrossCategories()
+    {
+        QFETCH(int, categories);
+        QFETCH(bool, shuffled);
+        constexpr int kSlices = 400, kFlows = 900;
+        std::mt19937 rng(7);
+        std::string json = "[";
+        // Appended piece by piece: GCC 12 warns on chains of string + (-Wstringop-overflow).
+        auto add = [&json](std::initializer_list<std::string_view> parts) {
+            for (std::string_view p : parts)
+                json.append(p);
+        };
+        for (int i = 0; i < kSlices; ++i)
+            add({"{\"name\":\"x", std::to_string(i),
+                 "\",\"ph\":\"X\",\"ts\":", std::to_string(i * 10),
+                 ",\"dur\":5,\"pid\":1,\"tid\":", std::to_string(i % 4), "},"});
+        struct Step {
+            int cat, id, phase; // phase: 0 s, 1 t, 2 f
+            int slice;          // where it binds
+            int file;           // its place in the file
+        };
+        std::vector<Step> steps;
+        for (int k = 0; k < kFlows; ++k) {
+            const int cat = k % categories, id = k / categories % 250; // ids repeat: groups
+            const int a = int(rng() % kSlices), b = int(rng() % kSlices);
+            steps.push_back({cat, id, 0, a, 0});
+            if (k % 5 == 0) steps.push_back({cat, id, 1, int(rng() % kSlices), 0});
+            steps.push_back({cat, id, 2, b, 0});
+        }
+        if (shuffled) std::shuffle(steps.begin(), steps.end(), rng);
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            const Step& st = steps[i];
+            steps[i].file = int(i);
+            // s and t inside their slice, f at its start (bp e): each binds to that slice.
+            const int ts = st.slice * 10 + (st.phase == 2 ? 0 : 1);
+            add({"{\"ph\":\"", std::string_view("stf" + st.phase, 1),
+                 "\",\"id\":", std::to_string(st.id), ",\"ts\":", std::to_string(ts),
+                 ",\"pid\":1,\"tid\":", std::to_string(st.slice % 4), ",\"cat\":\"c",
+                 std::to_string(st.cat), "\"", st.phase == 2 ? ",\"bp\":\"e\"}" : "}",
+                 i + 1 < steps.size() ? "," : "]"});
+        }
+        auto r = test::loadText(json);
+        QVERIFY(r.complete());
+        const Trace& t = *r.trace;
+        // The reference: categories in the order of their string ids, then id, phase, time,
+        // file order; chained s -> t -> f within an id.
+        auto name = [](char prefix, int n) { return std::to_string(n).insert(0, 1, prefix); };
+        auto catId = [&](int c) { return t.strings().find(name('c', c)); };
+        std::stable_sort(steps.begin(), steps.end(), [&](const Step& x, const Step& y) {
+            if (catId(x.cat) != catId(y.cat)) return catId(x.cat) < catId(y.cat);
+            if (x.id != y.id) return x.id < y.id;
+            if (x.phase != y.phase) return x.phase < y.phase;
+            return x.slice * 10 + (x.phase == 2 ? 0 : 1) < y.slice * 10 + (y.phase == 2 ? 0 : 1);
+        });
+        std::vector<std::tuple<std::string, std::string, std::string, std::uint64_t>> want, got;
+        for (std::size_t i = 0; i < steps.size();) {
+            std::size_t j = i;
+            int source = -1;
+            for (; j < steps.size() && steps[j].cat == steps[i].cat && steps[j].id == steps[i].id;
+                 ++j) {
+                const Step& st = steps[j];
+                if (st.phase == 0) {
+                    source = st.slice;
+                } else if (source >= 0 && source != st.slice) {
+                    want.emplace_back(name('x', source), name('x', st.slice), name('c', st.cat),
+                                      std::uint64_t(st.id));
+                    if (st.phase == 1) source = st.slice;
+                }
+            }
+            i = j;
+        }
+        for (const Flow& f : t.flows())
+            got.emplace_back(t.str(t.slice(f.from).name), t.str(t.slice(f.to).name), t.str(f.cat),
+                             f.id);
+        QCOMPARE(got.size(), want.size());
+        QVERIFY(got == want);
     }
 
     // Numeric flow ids are not interned, yet ids still group by their text: "12" is 12, while
