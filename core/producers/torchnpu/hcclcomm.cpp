@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <tuple>
 
 namespace rs::analysis {
@@ -341,16 +342,21 @@ std::vector<MatrixEntry> hcclMatrix(const std::vector<HcclOpTasks>& ops)
         ++tier;
         out.push_back({k, tier, entry("total", nullptr)});
     }
-    // Ordered as the file: step, section, op type, group, tier, then the link.
-    std::stable_sort(out.begin(), out.end(), [](const Out& a, const Out& b) {
+    // Ordered as the file: step, section, op type, group, tier, then the link. Their indices
+    // are sorted: moving the entries themselves (strings, task lists) was most of the sort.
+    std::vector<std::uint32_t> order(out.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&out](std::uint32_t i, std::uint32_t j) {
+        const Out& a = out[i];
+        const Out& b = out[j];
         const auto& [sa, pa, ta, ga, xa, ya] = a.key;
         const auto& [sb, pb, tb, gb, xb, yb] = b.key;
         return std::tie(sa, pa, ta, ga, a.tier, xa, ya) < std::tie(sb, pb, tb, gb, b.tier, xb, yb);
     });
     std::vector<MatrixEntry> result;
     result.reserve(out.size());
-    for (Out& o : out)
-        result.push_back(std::move(o.e));
+    for (std::uint32_t i : order)
+        result.push_back(std::move(out[i].e));
     return result;
 }
 
