@@ -150,6 +150,9 @@ public:
     // Indices into flows() leaving / entering a slice.
     std::vector<std::uint32_t> flowsFrom(EventId e) const;
     std::vector<std::uint32_t> flowsTo(EventId e) const;
+    // (target slice, index into flows()) of every flow, sorted by target then index: a pass
+    // over all flows in their targets' order, without sorting them again.
+    std::span<const std::pair<EventId, std::uint32_t>> flowsByTarget() const { return m_flowIn; }
 
     // Raw JSON text of an event's "args" value (empty when it had none) and the parsed form.
     std::string_view argsText(EventId e) const;

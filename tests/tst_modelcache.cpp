@@ -370,6 +370,8 @@ private slots:
                                       << "architecture";
         QTest::newRow("forged index") << "forge"
                                       << "";
+        QTest::newRow("forged flow index") << "forgeflow"
+                                           << "flow index";
         QTest::newRow("empty") << "empty"
                                << "";
     }
@@ -378,7 +380,14 @@ private slots:
         QFETCH(QString, damage);
         QFETCH(QString, reason);
         const QString path = m_dir.filePath("damaged.json");
-        QVERIFY(writeFile(path, kinetoText(2000)));
+        // With flows that bind (kinetoText's end at no slice): "forgeflow" damages their index.
+        const std::string flows =
+            R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":5},)"
+            R"({"ph":"X","name":"b","pid":1,"tid":2,"ts":10,"dur":5},)"
+            R"({"ph":"X","name":"c","pid":1,"tid":2,"ts":20,"dur":5},)"
+            R"({"ph":"s","id":1,"pid":1,"tid":1,"ts":2,"cat":"ac2g"},)"
+            R"({"ph":"f","id":1,"pid":1,"tid":2,"ts":20,"cat":"ac2g","bp":"e"}]})";
+        QVERIFY(writeFile(path, damage == "forgeflow" ? flows : kinetoText(2000)));
         const QString dir = cacheDir("damage") + damage;
         auto cache = std::make_shared<ModelCache>(dir);
         const LoadResult fresh = load(cache, path);
@@ -401,6 +410,19 @@ private slots:
             std::memcpy(&offset, b.constData() + 64 + 3 * 32 + 8, 8);
             const std::uint32_t bad = 0x7fffffff;
             std::memcpy(b.data() + offset + offsetof(Slice, track), &bad, 4);
+            reseal(b);
+        } else if (damage == "forgeflow") {
+            // The flows-into index's first entry names another slice than its flow's end (in
+            // range, checksums made right): lookups and the analysis rely on it.
+            QCOMPARE(fresh.trace->flows().size(), std::size_t(1));
+            std::uint64_t offset = 0, size = 0;
+            std::memcpy(&offset, b.constData() + 64 + 8 * 32 + 8, 8); // section 8: flows in
+            std::memcpy(&size, b.constData() + 64 + 8 * 32 + 16, 8);
+            QCOMPARE(size, std::uint64_t(8));
+            EventId e = 0;
+            std::memcpy(&e, b.constData() + offset, 4);
+            e = e == 0 ? 1 : 0;
+            std::memcpy(b.data() + offset, &e, 4);
             reseal(b);
         } else {
             b.clear();

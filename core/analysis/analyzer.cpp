@@ -32,20 +32,24 @@ double busFactor(CollectiveKind k, int n)
 void buildLaunchIndex(AnalysisContext& ctx)
 {
     const auto sl = ctx.trace.slices();
-    for (const Flow& f : ctx.trace.flows()) {
-        if (f.from == kNone || f.to == kNone || f.from >= sl.size() || f.to >= sl.size()) continue;
-        const TrackRole to = ctx.roles[sl[f.to].track];
-        const TrackRole from = ctx.roles[sl[f.from].track];
-        const bool toDevice = to == TrackRole::GpuStream || to == TrackRole::AscendDevice ||
-                              to == TrackRole::HcclGroup;
-        const bool fromHost = from == TrackRole::Host || from == TrackRole::Cann;
-        if (toDevice && fromHost) ctx.launch.emplace_back(f.to, f.from);
-    }
+    const auto& flows = ctx.trace.flows();
     auto& l = ctx.launch;
-    std::sort(l.begin(), l.end());
-    l.erase(std::unique(l.begin(), l.end(),
-                        [](const auto& a, const auto& b) { return a.first == b.first; }),
-            l.end());
+    // In the targets' order already: the lowest launching slice of each device event is kept
+    // (sorting a million pairs was 5% of analysing a torch_npu trace).
+    for (const auto& [to, index] : ctx.trace.flowsByTarget()) {
+        const Flow& f = flows[index];
+        if (f.from == kNone || f.to == kNone || f.from >= sl.size() || f.to >= sl.size()) continue;
+        const TrackRole toRole = ctx.roles[sl[f.to].track];
+        const TrackRole fromRole = ctx.roles[sl[f.from].track];
+        const bool toDevice = toRole == TrackRole::GpuStream || toRole == TrackRole::AscendDevice ||
+                              toRole == TrackRole::HcclGroup;
+        const bool fromHost = fromRole == TrackRole::Host || fromRole == TrackRole::Cann;
+        if (!toDevice || !fromHost) continue;
+        if (!l.empty() && l.back().first == f.to)
+            l.back().second = std::min(l.back().second, f.from);
+        else
+            l.emplace_back(f.to, f.from);
+    }
 }
 
 void finishCollective(Collective& c)

@@ -470,9 +470,15 @@ const char* inconsistency(const Trace& t, std::span<const Slice> slices,
         std::memcpy(&isText, &f.idIsText, 1);
         if (isText > 1) return "flow flag out of range";
     }
-    for (const auto* index : {&flowOut, &flowIn})
+    for (const auto* index : {&flowOut, &flowIn}) {
         for (auto [e, f] : *index)
             if (e >= n || f >= flows.size()) return "flow index out of range";
+        // Sorted, and each entry names its flow's own end: lookups and passes rely on both.
+        if (!std::is_sorted(index->begin(), index->end())) return "flow index not sorted";
+        for (auto [e, f] : *index)
+            if (e != (index == &flowOut ? flows[f].from : flows[f].to))
+                return "flow index does not match its flow";
+    }
     for (auto [e, f] : eventFrames)
         if (e >= n || f >= frames.size()) return "event frame out of range";
     // Frames: names in range, parent chains end (no cycle): each chain walked once.

@@ -80,10 +80,9 @@ PipelineResult runPipeline(const std::vector<RankInput>& inputs, const PipelineO
             auto facts = std::make_shared<TraceFacts>(traceFacts(*reports[i]));
             // analyze() made it (not const) and nobody else holds it: moved, not copied (a
             // copy of a 1 GB trace's report was 5% of `analyze`).
-            auto slim = reports[i].use_count() == 1
-                            ? std::make_shared<AnalysisReport>(
-                                  std::move(const_cast<AnalysisReport&>(*reports[i])))
-                            : std::make_shared<AnalysisReport>(*reports[i]);
+            auto slim = reports[i].use_count() == 1 ? std::make_shared<AnalysisReport>(std::move(
+                                                          const_cast<AnalysisReport&>(*reports[i])))
+                                                    : std::make_shared<AnalysisReport>(*reports[i]);
             slim->facts = std::move(facts);
             slim->trace.reset();
             reports[i] = std::move(slim);
