@@ -17,7 +17,7 @@
 //
 // A report reaches the panes that follow it (followReport) one pane per pass of the event loop,
 // in the order they were added, and analysed() is emitted after the last: a big job's report
-// set in every pane at once held the GUI thread for 20-45 ms, with a window repaint right after
+// set in every pane at once held the GUI thread for 12-45 ms, with a window repaint right after
 // it. Until then isAnalysing() stays true; a newer open, re-analysis or re-offset first gives the
 // panes still waiting the report at once (then analysed()), so no pane keeps an older one.
 
