@@ -126,6 +126,9 @@ private slots:
         m_w->bottomTabs()->setCurrentWidget(pane);
         QTreeWidget* tree = pane->tree();
         QVERIFY(QTest::qWaitForWindowExposed(tree));
+        // The panes unfold as the event is selected: clicked once they are laid out (folded
+        // when the job opened, they were 0 px high).
+        QTRY_VERIFY(tree->viewport()->height() > 100);
         const int rows = tree->topLevelItemCount();
         QVERIFY(rows >= 8);
         QCOMPARE(rows, int(pane->entries().size()));

@@ -16,6 +16,8 @@
 #include <QTest>
 #include <QThread>
 
+#include <utility>
+
 using namespace rs;
 
 namespace {
@@ -194,6 +196,54 @@ private slots:
                      (QStringList{"analysisStarted", "opening", "traceLoaded", "analysed"}));
             QVERIFY(s.isJob());
         }
+    }
+
+    // A report reaches the panes that follow it one per pass of the event loop (a partner's
+    // in the same pass), all before analysed(); a newer open gives the rest at once first.
+    void reportReachesFollowersOnePerPass()
+    {
+        Session s;
+        QStringList order;
+        bool reopen = false;
+        QObject timeline, findings, overlay;
+        auto* gone = new QObject;
+        s.followReport(&timeline, [&] {
+            QVERIFY(s.report() && s.isAnalysing());
+            order << QStringLiteral("timeline");
+            // Posted in the timeline's pass: runs before the next follower's.
+            QMetaObject::invokeMethod(
+                &timeline,
+                [&] {
+                    order << QStringLiteral("event loop");
+                    if (std::exchange(reopen, false)) s.open({rankFolder(5)});
+                },
+                Qt::QueuedConnection);
+        });
+        s.followReport(&findings, [&] { order << QStringLiteral("findings"); });
+        s.followReport(gone, [&] { order << QStringLiteral("gone"); });
+        s.followReport(
+            &overlay, [&] { order << QStringLiteral("overlay"); }, &timeline);
+        delete gone;
+        connect(&s, &Session::analysed, this, [&] {
+            QVERIFY(!s.isAnalysing());
+            order << QStringLiteral("analysed");
+        });
+        s.open({rankFolder(3)});
+        QVERIFY(settle(s));
+        QCOMPARE(order, (QStringList{"timeline", "overlay", "event loop", "findings", "analysed"}));
+
+        // A job's report, superseded by a new open in the middle of its delivery: the job's
+        // followers all have it (the rest at once) before the new open begins.
+        order.clear();
+        connect(&s, &Session::opening, this, [&] { order << QStringLiteral("opening"); });
+        reopen = true;
+        s.open({rankFolder(4), rankFolder(6)});
+        QVERIFY(settle(s));
+        QVERIFY(!s.isJob());
+        QCOMPARE(s.trace()->rank(), std::optional<int>(5));
+        QCOMPARE(order, (QStringList{"opening", "timeline", "overlay", "event loop", "findings",
+                                     "analysed", "opening", "timeline", "overlay", "event loop",
+                                     "findings", "analysed"}));
     }
 
     void cancelStopsTheOpen()

@@ -548,7 +548,9 @@ void AnnotationController::setSession(Session* session)
 {
     connect(session, &Session::traceLoaded, this, [this](const TracePtr& t) { setTrace(t); });
     connect(session, &Session::traceReplaced, this, [this](const TracePtr& t) { setTrace(t); });
-    connect(session, &Session::analysed, this, &AnnotationController::setReport);
+    // With the timeline's: the finding annotations drawn over it cost no second repaint.
+    session->followReport(
+        this, [this, session] { setReport(session->report()); }, m_view);
 }
 
 } // namespace rs

@@ -241,7 +241,7 @@ void RankStepHeatmap::setSession(Session* session)
     connect(session, &Session::traceLoaded, this, [this, session] {
         if (!session->isJob()) setReports({});
     });
-    connect(session, &Session::analysed, this, [this, session] {
+    session->followReport(this, [this, session] {
         if (const JobSessionPtr job = session->job())
             setReports(job->localReports, job->jobReport ? &*job->jobReport : nullptr);
     });

@@ -352,7 +352,7 @@ void DetailsPane::setSession(Session* session)
         setTrace(t);
         m_event = e;
     });
-    connect(session, &Session::analysed, this, &DetailsPane::setReport);
+    session->followReport(this, [this, session] { setReport(session->report()); });
 }
 
 } // namespace rs

@@ -190,7 +190,7 @@ void FindingsPane::setSession(Session* session)
     connect(session, &Session::traceLoaded, this, [this] { setReport(nullptr); });
     connect(session, &Session::analysisStarted, this,
             [this] { setStatus(tr("Analysing collectives…")); });
-    connect(session, &Session::analysed, this, &FindingsPane::setReport);
+    session->followReport(this, [this, session] { setReport(session->report()); });
     connect(session, &Session::analysisFailed, this,
             [this](const QString& error) { setStatus(tr("Analysis failed: %1").arg(error)); });
 }

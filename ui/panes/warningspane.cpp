@@ -103,7 +103,7 @@ void WarningsPane::setSession(Session* session)
         emit countChanged(static_cast<int>(m_entries.size()));
     };
     connect(session, &Session::traceLoaded, this, update);
-    connect(session, &Session::analysed, this, update);
+    session->followReport(this, update);
 }
 
 } // namespace rs

@@ -80,6 +80,7 @@ void Session::open(const QStringList& paths)
 
 quint64 Session::supersede(State state)
 {
+    finishReport(); // the panes still waiting for the last report get it first
     if (m_progress) m_progress->requestCancel(); // what still loads is superseded
     m_progress.reset();
     m_state = state;
@@ -92,6 +93,59 @@ quint64 Session::begin(Kind kind, const QString& name, int ranks)
     m_openingKind = kind;
     emit opening(kind, name, ranks);
     return generation;
+}
+
+void Session::followReport(QObject* receiver, std::function<void()> step, QObject* partner)
+{
+    // After the partner's pass mates; in a pass of its own, last, when the partner follows no
+    // report.
+    auto at = m_followers.end();
+    const QObject* pass = receiver;
+    for (auto it = m_followers.begin(); partner && it != m_followers.end(); ++it)
+        if (it->pass == partner) {
+            at = std::next(it);
+            pass = partner;
+        }
+    m_followers.insert(at, {receiver, std::move(step), pass});
+}
+
+void Session::deliverReport()
+{
+    m_delivering = true;
+    m_nextFollower = 0;
+    nextReportStep(m_generation);
+}
+
+void Session::nextReportStep(quint64 generation)
+{
+    if (!m_delivering || generation != m_generation) return;
+    // One follower now, the next in a later pass: the event loop (timers, input, the window's
+    // repaint) runs in between.
+    while (m_nextFollower < m_followers.size()) {
+        const ReportFollower f = m_followers[m_nextFollower++];
+        if (f.receiver) f.step();
+        if (!m_delivering || generation != m_generation) return; // finished by a newer open
+        // The next in a pass of its own, unless it shares this one.
+        if (m_nextFollower < m_followers.size() && f.receiver &&
+            m_followers[m_nextFollower].pass != f.pass) {
+            QMetaObject::invokeMethod(
+                this, [this, generation] { nextReportStep(generation); }, Qt::QueuedConnection);
+            return;
+        }
+    }
+    m_delivering = false;
+    emit analysed(m_report);
+}
+
+void Session::finishReport()
+{
+    while (m_delivering && m_nextFollower < m_followers.size()) {
+        const ReportFollower f = m_followers[m_nextFollower++];
+        if (f.receiver) f.step();
+    }
+    if (!m_delivering) return; // a step finished it already
+    m_delivering = false;
+    emit analysed(m_report);
 }
 
 void Session::cancel()
@@ -215,7 +269,7 @@ void Session::traceDone(const QString& path, PipelineResult& result)
     }
     m_report = result.reports.front();
     m_rankReports = {m_report};
-    emit analysed(m_report);
+    deliverReport();
 }
 
 void Session::reanalyse()
@@ -248,7 +302,7 @@ void Session::reanalyse()
             }
             m_report = out.first;
             m_rankReports = {m_report};
-            emit analysed(m_report);
+            deliverReport();
         });
 }
 
@@ -363,7 +417,7 @@ void Session::jobDone(JobSessionPtr job, bool reoffset)
         emit traceReplaced(m_trace, m_index);
     else if (!sameTrace) // else the panes have it since showJobEarly
         emit traceLoaded(m_trace, m_index);
-    emit analysed(m_report);
+    deliverReport();
 }
 
 } // namespace rs

@@ -14,12 +14,19 @@
 // offsets: traceReplaced, then analysed (or rebuildFailed). Slots connected earlier run earlier:
 // the window connects its own before the panes (compact mode before the timeline lays the trace
 // out) and its public signals after.
+//
+// A report reaches the panes that follow it (followReport) one pane per pass of the event loop,
+// in the order they were added, and analysed() is emitted after the last: a big job's report
+// set in every pane at once held the GUI thread for 12-45 ms, with a window repaint right after
+// it. Until then isAnalysing() stays true; a newer open, re-analysis or re-offset first gives the
+// panes still waiting the report at once (then analysed()), so no pane keeps an older one.
 
 #include "core/analysis/report.h"
 #include "core/trace.h"
 #include "ui/job/jobsession.h"
 
 #include <QObject>
+#include <QPointer>
 #include <QString>
 #include <QStringList>
 
@@ -54,7 +61,10 @@ public:
     bool setRankOffsets(const std::vector<TimeNs>& offsets);
 
     bool isLoading() const { return m_state == State::Loading; }
-    bool isAnalysing() const { return m_state == State::Analysing || isRebuilding(); }
+    bool isAnalysing() const
+    {
+        return m_state == State::Analysing || isRebuilding() || m_delivering;
+    }
     bool isRebuilding() const { return m_state == State::Rebuilding; }
     // Bumped by every open, re-analysis and re-offset; a result of an older one is dropped.
     quint64 generation() const { return m_generation; }
@@ -79,6 +89,13 @@ public:
     QString partialMessage() const { return m_partialMessage; }
     // The job's lines of ranks that failed, one string.
     QString jobErrors() const;
+
+    // A pane's share of each analysis result (report(), rankReports(), job() are set when it
+    // runs): called in a pass of the event loop of its own, before analysed() is emitted. Not
+    // called once the receiver is gone. With a partner (a follower already added), in the
+    // partner's pass, right after it: what draws over the same widget (the annotations over the
+    // timeline) then costs one repaint of it, not two.
+    void followReport(QObject* receiver, std::function<void()> step, QObject* partner = nullptr);
 
 signals:
     void opening(rs::Session::Kind kind, const QString& name, int ranks);
@@ -116,6 +133,20 @@ private:
     void jobDone(JobSessionPtr job, bool reoffset);
     // A job's merged ranks before their analysis ended (every rank from the model cache).
     void showJobEarly(const JobSessionPtr& early);
+    // The report (set) to the followers, one per pass, then analysed().
+    void deliverReport();
+    void nextReportStep(quint64 generation);
+    // What is left of a delivery, at once (a newer open or analysis supersedes it).
+    void finishReport();
+
+    struct ReportFollower {
+        QPointer<QObject> receiver;
+        std::function<void()> step;
+        const QObject* pass = nullptr; // the follower whose pass this one runs in
+    };
+    std::vector<ReportFollower> m_followers;
+    std::size_t m_nextFollower = 0;
+    bool m_delivering = false;
 
     quint64 m_generation = 0;
     State m_state = State::Idle;
@@ -140,8 +171,7 @@ template <typename Pane> void followRankReports(Session* session, Pane* pane)
     QObject::connect(session, &Session::traceLoaded, pane, [pane, session] {
         if (!session->report()) pane->setReports({});
     });
-    QObject::connect(session, &Session::analysed, pane,
-                     [pane, session] { pane->setReports(session->rankReports()); });
+    session->followReport(pane, [pane, session] { pane->setReports(session->rankReports()); });
 }
 
 } // namespace rs

@@ -634,7 +634,7 @@ void StatsPane::setSession(Session* session)
         setData(session->trace(), session->report(), session->job(), session->path());
     };
     connect(session, &Session::traceLoaded, this, feed);
-    connect(session, &Session::analysed, this, feed);
+    session->followReport(this, feed);
     connect(session, &Session::analysisFailed, this, feed);
 }
 

@@ -276,6 +276,8 @@ void TimelineRenderer::setTrace(TracePtr trace, std::shared_ptr<const TimelineIn
     m_rangeBegin = m_rangeEnd = 0;
     m_highlights.clear();
     m_nameColor.clear();
+    m_advance.clear(); // the new trace's names only
+    m_boldAdvance.clear();
     m_collapsed.clear();
     m_userFilter.clear();
     m_pinTracks.clear();
@@ -1137,19 +1139,26 @@ double TimelineRenderer::fittedLabelWidth(const QFont& font, double min, double 
     QFont bold = font;
     bold.setBold(true);
     const QFontMetricsF fm(font), bfm(bold);
-    double need = 0;
-    for (ProcessId p = 0; p < m_trace->processes().size(); ++p)
-        need =
-            std::max(need, bfm.horizontalAdvance(QString::fromStdString(m_trace->processLabel(p))));
-    double compact = 0; // the compact job layout's rows: the rank's column, then the row's name
+    if (font != m_advanceFont) {
+        m_advance.clear();
+        m_boldAdvance.clear();
+        m_advanceFont = font;
+    }
     // Every rank repeats its tracks' names ("Stream 2", "Plane 0"): each distinct one is
-    // shaped once (a 64-rank job spent most of its arrival on the GUI thread here).
-    QHash<QString, double> advance;
-    const auto width = [&](const QString& text) {
+    // shaped once (a 64-rank job spent most of its arrival on the GUI thread here), and once
+    // for every call while the font stays.
+    const auto advanceIn = [](QHash<QString, double>& advance, const QFontMetricsF& metrics,
+                              const QString& text) {
         auto it = advance.constFind(text);
-        if (it == advance.constEnd()) it = advance.insert(text, fm.horizontalAdvance(text));
+        if (it == advance.constEnd()) it = advance.insert(text, metrics.horizontalAdvance(text));
         return *it;
     };
+    double need = 0;
+    for (ProcessId p = 0; p < m_trace->processes().size(); ++p)
+        need = std::max(
+            need, advanceIn(m_boldAdvance, bfm, QString::fromStdString(m_trace->processLabel(p))));
+    double compact = 0; // the compact job layout's rows: the rank's column, then the row's name
+    const auto width = [&](const QString& text) { return advanceIn(m_advance, fm, text); };
     const double rankColumn = rankColumnWidth(bfm);
     if (m_layout)
         for (const TimelineRow& r : m_layout->rows()) {

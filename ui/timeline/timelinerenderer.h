@@ -5,6 +5,8 @@
 #include "ui/timeline/timelinelayout.h"
 
 #include <QColor>
+#include <QFont>
+#include <QHash>
 #include <QPointF>
 #include <QRectF>
 #include <QSizeF>
@@ -276,6 +278,11 @@ private:
     TrackViewState m_viewState;
     QString m_filterError;
     std::vector<QRgb> m_nameColor; // per StrId
+    // Label advances by text, in the font they were measured in (and its bold): a job's
+    // arrival fits the label column four or five times (trace, view state, report, compact
+    // rows), each shaping every rank's labels again without them.
+    mutable QFont m_advanceFont;
+    mutable QHash<QString, double> m_advance, m_boldAdvance;
     std::vector<EventId> m_highlights;
     EventId m_selected = kNone;
     TimeNs m_rangeBegin = 0, m_rangeEnd = 0;

@@ -1268,8 +1268,8 @@ void TimelineView::setSession(Session* session)
             [this](const TracePtr& trace, const std::shared_ptr<const TimelineIndex>& index) {
                 replaceTrace(trace, index);
             });
-    connect(session, &Session::analysed, this, [this, session](const ReportPtr& report) {
-        setReport(report);
+    session->followReport(this, [this, session] {
+        setReport(session->report());
         if (const JobSessionPtr job = session->job()) {
             setProcessRanks(blockOfProcesses(*job));
             setFlaggedOrder(flaggedOrder(*job));
