@@ -199,6 +199,20 @@ private slots:
         QCOMPARE(spy.first().first().toInt(), 1);
         pane.setReport(nullptr);
         QCOMPARE(pane.count(), 0);
+        // An event selected before the findings arrive (N right after a job appears: the
+        // timeline takes its report a pass before this pane) is highlighted once they do; a
+        // new trace (no report) forgets it.
+        rep->findings[1].events = {7};
+        pane.setReport(rep);
+        pane.setReport(nullptr);
+        QCOMPARE(pane.highlightEvent(7), -1);
+        pane.setReport(rep);
+        QCOMPARE(pane.highlighted(), 1);
+        pane.setReport(rep); // analysed again: still highlighted
+        QCOMPARE(pane.highlighted(), 1);
+        pane.setReport(nullptr);
+        pane.setReport(rep);
+        QCOMPARE(pane.highlighted(), -1);
     }
 
     void searchSubstringRegexAndNavigation()

@@ -114,6 +114,7 @@ QString rankList(std::vector<int> ranks)
 
 int FindingsPane::highlightEvent(EventId e)
 {
+    m_highlightEvent = e;
     int best = -1;
     if (m_report && e != kNone) {
         // The job's finding about this instance first (it names the cause, as the waiting
@@ -153,6 +154,7 @@ void FindingsPane::setReport(ReportPtr report)
     m_report = std::move(report);
     m_tree->clear();
     if (!m_report) {
+        m_highlightEvent = kNone;
         m_status->setText(tr("No analysis yet"));
         return;
     }
@@ -183,6 +185,7 @@ void FindingsPane::setReport(ReportPtr report)
     }
     updateSeverityColors();
     fitColumns();
+    if (m_highlightEvent != kNone) highlightEvent(m_highlightEvent);
 }
 
 void FindingsPane::setSession(Session* session)

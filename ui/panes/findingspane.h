@@ -43,6 +43,9 @@ private:
     void updateSeverityColors();
 
     ReportPtr m_report;
+    // The event last highlighted, again once a report comes (it may come after the
+    // selection: the panes take a report one per pass); none after a report-less reset.
+    EventId m_highlightEvent = kNone;
     QLabel* m_status = nullptr;
     QTreeWidget* m_tree = nullptr;
 };
