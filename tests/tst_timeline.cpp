@@ -575,6 +575,44 @@ private slots:
             edge);
     }
 
+    // Marked slices too narrow to see, joined into one run at this zoom, are drawn as one
+    // folded block: no single slice's name and duration written over the whole run.
+    void joinedMarksAreUnlabelled()
+    {
+        std::string json = "[";
+        for (int i = 0; i < 200; ++i)
+            json.append(R"({"ph":"X","name":"hcom_allReduce_","pid":1,"tid":1,"ts":)")
+                .append(std::to_string(100 + i * 40))
+                .append(R"(,"dur":1},)");
+        json.append(R"({"ph":"X","name":"end","pid":1,"tid":2,"ts":20000,"dur":1}])");
+        LoadResult r = loadTraceFromMemory(json.data(), json.size());
+        QVERIFY2(r.complete(), r.message.c_str());
+        auto rep = std::make_shared<AnalysisReport>();
+        rep->trace = r.trace;
+        const Track& track = r.trace->tracks()[r.trace->slice(0).track];
+        for (EventId e = track.begin; e < track.end; ++e)
+            rep->markIndex.emplace_back(e, kMarkCollective | kMarkHasInternalMemcpy);
+        TimelineRenderer ren;
+        ren.setTrace(r.trace);
+        ren.setReport(rep);
+        const TimeNs t0 = r.trace->startNs();
+        const TimelineGeometry g = ren.geometry(QSizeF(1400, 300), t0, t0 + 20'500'000, 0);
+        QImage img(1400, 300, QImage::Format_ARGB32_Premultiplied);
+        {
+            QPainter p(&img);
+            ren.paint(p, g);
+        }
+        // Along the run's middle, inside its outline: one colour (a label's glyphs add more).
+        const QRectF first = g.eventRect(track.begin), last = g.eventRect(track.end - 1);
+        QVERIFY(last.right() - first.left() > 300); // one run, wide enough for a label
+        const int y = static_cast<int>(first.center().y());
+        std::map<QRgb, int> colours;
+        for (int x = static_cast<int>(first.left()) + 6; x < static_cast<int>(last.right()) - 6;
+             ++x)
+            ++colours[img.pixel(x, y)];
+        QCOMPARE(colours.size(), std::size_t(1));
+    }
+
     void seedCaseFrameAsPng()
     {
         // Rank 0 of the seed case copies: its AllReduce of steps 2 and 4 carry an extra Memcpy.

@@ -653,11 +653,11 @@ void TimelineRenderer::paintSelection(QPainter& p, const TimelineGeometry& g) co
 }
 
 void TimelineRenderer::paintSlice(QPainter& p, const TimelineGeometry& /*g*/, EventId e,
-                                  const QRectF& r) const
+                                  const QRectF& r, bool folded) const
 {
     const Slice& s = m_trace->slice(e);
     const std::uint8_t marks = m_report ? m_report->marks(e) : 0;
-    QColor fill = colorOf(e);
+    QColor fill = folded ? colorOf(e).darker(115) : colorOf(e);
     const bool dimmed = m_flaggedOnly && m_report && !isFlagged(e);
     if (dimmed) fill = mix(fill, m_style.background, 0.78);
     p.fillRect(r, fill);
@@ -685,7 +685,7 @@ void TimelineRenderer::paintSlice(QPainter& p, const TimelineGeometry& /*g*/, Ev
         p.drawPolygon(d);
         return;
     }
-    if (r.width() < 24 || dimmed) return;
+    if (r.width() < 24 || dimmed || folded) return;
     const QString text = sliceText(QFontMetricsF(p.font()), e, r.width());
     if (text.isEmpty()) return;
     p.setPen(textOn(fill));
@@ -1010,6 +1010,7 @@ void TimelineRenderer::paintReportMarks(QPainter& p, const TimelineGeometry& g, 
     struct Run {
         EventId first = kNone;
         std::uint8_t marks = 0;
+        int count = 0;    // marks joined in it
         QRectF rect, raw; // union of the widened rectangles; the first mark's own
     };
     // One open run per (depth, kind of mark) of the current track: marks of several depths
@@ -1018,7 +1019,10 @@ void TimelineRenderer::paintReportMarks(QPainter& p, const TimelineGeometry& g, 
     auto flush = [&](Run& run) {
         if (run.first == kNone) return;
         const QRectF r = run.rect;
-        if (run.raw.width() < TimelineRenderer::kFoldPixels) paintSlice(p, g, run.first, r);
+        // A narrow mark's slice is widened to be seen; several joined are a folded block, as
+        // the slices' own (no label: one slice's name and duration would claim the whole run).
+        if (run.raw.width() < TimelineRenderer::kFoldPixels)
+            paintSlice(p, g, run.first, r, run.count > 1);
         if (run.marks & kMarkAnomalous) {
             p.setPen(QPen(m_style.anomaly, 2.5));
             p.setBrush(Qt::NoBrush);
@@ -1112,10 +1116,12 @@ void TimelineRenderer::paintReportMarks(QPainter& p, const TimelineGeometry& g, 
         if (narrow && run.first != kNone && run.raw.width() < TimelineRenderer::kFoldPixels &&
             r.left() <= run.rect.right() + kMarkJoinPixels) {
             run.rect = run.rect.united(r);
+            ++run.count;
             continue;
         }
         flush(run);
         run.first = e;
+        run.count = 1;
         run.marks = m;
         run.rect = r;
         run.raw = raw;

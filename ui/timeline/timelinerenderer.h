@@ -255,7 +255,9 @@ private:
     void paintLabelRows(QPainter& p, const TimelineGeometry& g, bool pinned) const;
     // Whether an event is drawn in this pass (its row is pinned / scrolls).
     bool inPass(const TimelineGeometry& g, EventId e, bool pinned) const;
-    void paintSlice(QPainter& p, const TimelineGeometry& g, EventId e, const QRectF& r) const;
+    // folded: r stands for several slices (marks joined at this zoom): darker, no label.
+    void paintSlice(QPainter& p, const TimelineGeometry& g, EventId e, const QRectF& r,
+                    bool folded = false) const;
     QString sliceText(const QFontMetricsF& fm, EventId e, double width) const;
     void paintMarks(QPainter& p, const TimelineGeometry& g, bool pinned) const;
     void paintReportMarks(QPainter& p, const TimelineGeometry& g, bool pinned,
