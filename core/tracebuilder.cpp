@@ -839,7 +839,7 @@ void TraceBuilder::recycle()
     m_flows.clear();
 }
 
-void TraceBuilder::closeOpenSlices()
+TimeNs TraceBuilder::closeOpenSlices()
 {
     std::vector<Slice>& slices = m_trace->m_slices;
     TimeNs ends[2] = {std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::min()};
@@ -873,6 +873,7 @@ void TraceBuilder::closeOpenSlices()
     if (m_trace->m_stats.unmatchedEnd)
         addWarning(std::to_string(m_trace->m_stats.unmatchedEnd) +
                    " end event(s) (E/e) without a matching begin were ignored");
+    return end;
 }
 
 // Orders processes and tracks for display and renumbers them so ids follow that order.
@@ -1294,7 +1295,7 @@ std::shared_ptr<Trace> TraceBuilder::finish()
             tr.m_stats.phases[std::string(1, static_cast<char>(c))] += m_phaseCounts[c];
     }
     if (!tr.m_rank) tr.m_rank = m_fallbackRank;
-    closeOpenSlices();
+    const TimeNs lastEnd = closeOpenSlices();
     sortTracksAndSlices();
 
     // Sort slices by (track, start, longer first, file order): bucket them by track (a
@@ -1374,19 +1375,11 @@ std::shared_ptr<Trace> TraceBuilder::finish()
     for (std::size_t t = 0; t < nt && t < roles.size(); ++t)
         tr.m_tracks[t].role = roles[t];
 
-    // Time span over slices and counters.
-    TimeNs los[2] = {std::numeric_limits<TimeNs>::max(), std::numeric_limits<TimeNs>::max()};
-    TimeNs his[2] = {std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::min()};
-    inHalves(n, [&](int h, std::size_t a, std::size_t b) {
-        TimeNs l = los[h], g = his[h]; // locals, stored once (one cache line for both halves)
-        for (std::size_t i = a; i < b; ++i) {
-            l = std::min(l, tr.m_slices[i].start);
-            g = std::max(g, tr.m_slices[i].end());
-        }
-        los[h] = l;
-        his[h] = g;
-    });
-    TimeNs lo = std::min(los[0], los[1]), hi = std::max(his[0], his[1]);
+    // Time span over slices and counters: the slices' last end is known since they were
+    // closed, their first start is a track's first slice (each track sorted by start).
+    TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = lastEnd;
+    for (const Track& t : tr.m_tracks)
+        if (t.begin != t.end) lo = std::min(lo, tr.m_slices[t.begin].start);
     for (const CounterSeries& c : tr.m_counters) {
         if (!c.ts.empty()) {
             lo = std::min(lo, c.ts.front());

@@ -166,7 +166,8 @@ private:
     void addCounter(const TraceEvent& ev, ProcessId p, TimeNs ts);
     void addFlowStep(const TraceEvent& ev, TrackId t, TimeNs ts, StrId cat);
     void addAsync(const TraceEvent& ev, ProcessId p, TimeNs ts);
-    void closeOpenSlices();
+    // Returns the slices' last end (the time open ones are closed at; min() without slices).
+    TimeNs closeOpenSlices();
     void sortTracksAndSlices();
     void nestSlices(TrackId from, TrackId to);
     template <typename Less> void sortFlowSteps(const Less& flowLess);
