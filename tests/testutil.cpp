@@ -18,6 +18,21 @@ QString publicTrace(const QString& relative)
     return dir.isEmpty() ? QString() : QDir(dir).filePath(relative);
 }
 
+const std::vector<PublicTraceCase>& publicSingleRankTraces()
+{
+    static const std::vector<PublicTraceCase> cases{
+        {"level0_rank0", "ascend_torchnpu_level0_rank0/rank0_ascend_pt"},
+        {"single_npu", "ascend_torchnpu_single_npu_mstt_advisor/trace_view.json"},
+        {"hta_2rank", "kineto_nccl_a100_2rank_hta/nccl_data.json.gz"},
+        {"hta_alltoall", "kineto_nccl_a100_8rank_alltoall_hta/control.json.gz"},
+        {"hta_torchrec", "kineto_nccl_a100_16rank_torchrec_hta/rank0.json.gz"},
+        {"vllm_b200", "kineto_nccl_b200_vllm_tp8_no_metadata_tracelens/eager_trace.json.gz"},
+        {"rccl_mi300x",
+         "kineto_rccl_mi300x_ddp_with_stack_tracelens/resnet_act_checkpoint.json.gz"},
+    };
+    return cases;
+}
+
 QString testDataPath(const QString& name)
 {
     return QDir(QStringLiteral(RINGSCOPE_TEST_DATA)).filePath(name);

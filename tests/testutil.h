@@ -5,6 +5,7 @@
 #include <QString>
 
 #include <string>
+#include <vector>
 
 namespace rs::test {
 
@@ -12,6 +13,14 @@ namespace rs::test {
 QString publicTracesDir();
 // Path of a file under the public traces; QSKIP-friendly: empty when ../shared is absent.
 QString publicTrace(const QString& relative);
+// The public traces of one rank that every golden test runs, as (data tag, path under
+// publicTracesDir()): the text export's level0 run, the advisor's single NPU and the five
+// Kineto sets. The tags name golden files: they stay.
+struct PublicTraceCase {
+    const char* tag;
+    const char* path;
+};
+const std::vector<PublicTraceCase>& publicSingleRankTraces();
 QString testDataPath(const QString& name);
 QString binaryDir();
 

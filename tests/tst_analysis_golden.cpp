@@ -127,15 +127,8 @@ private slots:
         QTest::addColumn<QString>("path");
         QTest::newRow("level1_2rank_job") << "ascend_torchnpu_level1_2rank";
         QTest::newRow("level1_rank0") << "ascend_torchnpu_level1_2rank/rank0_ascend_pt";
-        QTest::newRow("level0_rank0") << "ascend_torchnpu_level0_rank0/rank0_ascend_pt";
-        QTest::newRow("single_npu") << "ascend_torchnpu_single_npu_mstt_advisor/trace_view.json";
-        QTest::newRow("hta_2rank") << "kineto_nccl_a100_2rank_hta/nccl_data.json.gz";
-        QTest::newRow("hta_alltoall") << "kineto_nccl_a100_8rank_alltoall_hta/control.json.gz";
-        QTest::newRow("hta_torchrec") << "kineto_nccl_a100_16rank_torchrec_hta/rank0.json.gz";
-        QTest::newRow("vllm_b200")
-            << "kineto_nccl_b200_vllm_tp8_no_metadata_tracelens/eager_trace.json.gz";
-        QTest::newRow("rccl_mi300x")
-            << "kineto_rccl_mi300x_ddp_with_stack_tracelens/resnet_act_checkpoint.json.gz";
+        for (const test::PublicTraceCase& c : test::publicSingleRankTraces())
+            QTest::newRow(c.tag) << QString::fromUtf8(c.path);
     }
 
     void publicTraces()
