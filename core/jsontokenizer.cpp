@@ -138,7 +138,54 @@ void stringField(TextRef& field, const JsonScalar& v, TraceEvent& ev)
     }
 }
 
+// The event's member a field is read into: a scalar kept as read, or a name-like text.
+JsonScalar* scalarField(TraceEvent& ev, Field f)
+{
+    switch (f) {
+    case Field::Ts:
+        return &ev.ts;
+    case Field::Dur:
+        return &ev.dur;
+    case Field::Pid:
+        return &ev.pid;
+    case Field::Tid:
+        return &ev.tid;
+    case Field::Id:
+        return &ev.id;
+    case Field::BindId:
+        return &ev.bindId;
+    case Field::Sf:
+        return &ev.sf;
+    default:
+        return nullptr;
+    }
+}
+
+TextRef* textField(TraceEvent& ev, Field f)
+{
+    switch (f) {
+    case Field::Ph:
+        return &ev.ph;
+    case Field::Name:
+        return &ev.name;
+    case Field::Cat:
+        return &ev.cat;
+    case Field::Bp:
+        return &ev.bp;
+    case Field::Scope:
+        return &ev.scope;
+    default:
+        return nullptr;
+    }
+}
+
 } // namespace
+
+const bool JsonTokenizer::kBlank[256] = {
+    false, false, false, false, false, false, false, false, false, true,  true,  false, false,
+    true,  false, false, false, false, false, false, false, false, false, false, false, false,
+    false, false, false, false, false, false, true, // 0x20 ' '
+};
 
 void TraceEvent::clear()
 {
@@ -408,6 +455,41 @@ const char* JsonTokenizer::number(const char* p, JsonScalar& out)
     return s;
 }
 
+const char* JsonTokenizer::skipNumber(const char* p)
+{
+    // Keep in step with number(): what one refuses, the other refuses at the same byte.
+    const char* s = p;
+    if (*s == '-') ++s;
+    if (s >= m_end) return fail(m_end, kRanOut);
+    if (*s == '0') {
+        ++s;
+    } else if (*s >= '1' && *s <= '9') {
+        s = digitsFrom(s + 1);
+    } else {
+        return fail(s, "an invalid number");
+    }
+    if (s < m_end && *s == '.') {
+        if (++s >= m_end) return fail(m_end, kRanOut);
+        if (!isDigit(*s)) return fail(s, "an invalid number");
+        s = digitsFrom(s + 1);
+    }
+    bool exponent = false;
+    if (s < m_end && (*s == 'e' || *s == 'E')) {
+        exponent = true;
+        ++s;
+        if (s < m_end && (*s == '+' || *s == '-')) ++s;
+        if (s >= m_end) return fail(m_end, kRanOut);
+        if (!isDigit(*s)) return fail(s, "an invalid number");
+        s = digitsFrom(s + 1);
+    }
+    if (s >= m_end) return fail(m_end, kRanOut);
+    // number() checks a double for overflow under the same condition (an integer too long
+    // for 64 bits is a double there, and is over 300 bytes before it can overflow one).
+    if ((s - p > 300 || exponent) && overflowsDouble(p, s))
+        return fail(p, "a number too large for a double");
+    return s;
+}
+
 const char* JsonTokenizer::literal(const char* p, const char* word, std::size_t n)
 {
     for (std::size_t i = 0; i < n; ++i) {
@@ -448,9 +530,23 @@ const char* JsonTokenizer::scalar(const char* p, JsonScalar& out, std::deque<std
 const char* JsonTokenizer::skipValue(const char* p, int depth)
 {
     if (p >= m_end) return fail(m_end, kRanOut);
-    if (*p != '{' && *p != '[') {
-        JsonScalar s;
-        return scalar(p, s, nullptr);
+    switch (*p) {
+    case '{':
+    case '[':
+        break;
+    case '"': {
+        TextRef t;
+        return string(p, t, nullptr);
+    }
+    case 't':
+        return literal(p, "true", 4);
+    case 'f':
+        return literal(p, "false", 5);
+    case 'n':
+        return literal(p, "null", 4);
+    default:
+        if (*p == '-' || isDigit(*p)) return skipNumber(p);
+        return fail(p, "expected a value");
     }
     if (depth >= kMaxDepth) return fail(p, "nesting deeper than 2048 levels");
     const bool object = *p == '{';
@@ -541,45 +637,23 @@ const char* JsonTokenizer::event(const char* p, TraceEvent& ev, int depth,
             else if (f != Field::None && !(f == Field::Stack && *p == '['))
                 ++ev.badTypes; // a container where a scalar belongs
             p = v;
+        } else if (JsonScalar* field = scalarField(ev, f)) {
+            // Read straight into the event (every kind, null too, replaces the field).
+            if (!(p = scalar(p, *field, arena))) return nullptr;
+        } else if (TextRef* text = textField(ev, f); text && *p == '"') {
+            if (!(p = string(p, *text, arena))) return nullptr;
+        } else if (f == Field::None) {
+            if (!(p = skipValue(p, depth + 1))) return nullptr;
         } else {
             JsonScalar v;
             if (!(p = scalar(p, v, arena))) return nullptr;
             switch (f) {
             case Field::Ph:
-                stringField(ev.ph, v, ev);
-                break;
             case Field::Name:
-                stringField(ev.name, v, ev);
-                break;
             case Field::Cat:
-                stringField(ev.cat, v, ev);
-                break;
             case Field::Bp:
-                stringField(ev.bp, v, ev);
-                break;
             case Field::Scope:
-                stringField(ev.scope, v, ev);
-                break;
-            case Field::Ts:
-                ev.ts = v;
-                break;
-            case Field::Dur:
-                ev.dur = v;
-                break;
-            case Field::Pid:
-                ev.pid = v;
-                break;
-            case Field::Tid:
-                ev.tid = v;
-                break;
-            case Field::Id:
-                ev.id = v;
-                break;
-            case Field::BindId:
-                ev.bindId = v;
-                break;
-            case Field::Sf:
-                ev.sf = v;
+                stringField(*textField(ev, f), v, ev);
                 break;
             case Field::FlowIn:
             case Field::FlowOut:
