@@ -199,7 +199,8 @@ void TraceEvent::clear()
     if (arena && !arena->empty()) arena->clear();
 }
 
-const char* JsonTokenizer::string(const char* p, TextRef& out, std::deque<std::string>* arena)
+// string() past its inline first 16 bytes: longer strings, escapes, UTF-8, the text's end.
+const char* JsonTokenizer::stringScan(const char* p, TextRef& out, std::deque<std::string>* arena)
 {
     const char* s = p + 1;
     for (;;) {
