@@ -196,6 +196,29 @@ void sortByEvent(std::vector<std::pair<EventId, std::uint32_t>>& v)
     }
 }
 
+// Sorts [lo, hi) by insertion while that moves fewer than 8 keys a key on average; false
+// (the range partly sorted) past that. Tracks come nearly sorted: Kineto writes an op after the
+// ops it encloses, so each key is a few places late, and sorting those tracks took 5% of a load.
+template <typename It, typename Less> bool insertionSorted(It lo, It hi, const Less& less)
+{
+    std::size_t budget = 8 * static_cast<std::size_t>(hi - lo);
+    for (It i = lo + 1; i < hi; ++i) {
+        if (!less(*i, *(i - 1))) continue;
+        auto key = std::move(*i);
+        It j = i;
+        do {
+            *j = std::move(*(j - 1));
+            --j;
+            if (budget-- == 0) {
+                *j = std::move(key);
+                return false;
+            }
+        } while (j > lo && less(key, *(j - 1)));
+        *j = std::move(key);
+    }
+    return true;
+}
+
 } // namespace
 
 std::size_t TraceBuilder::projectSize(std::size_t base, std::size_t size, double scale)
@@ -1340,7 +1363,8 @@ std::shared_ptr<Trace> TraceBuilder::finish()
     auto sortTracks = [&](TrackId a, TrackId b) {
         for (TrackId t = a; t < b; ++t) {
             auto lo = keys.begin() + first[t], hi = keys.begin() + first[t + 1];
-            if (!std::is_sorted(lo, hi, less)) std::sort(lo, hi, less);
+            if (!std::is_sorted(lo, hi, less) && !insertionSorted(lo, hi, less))
+                std::sort(lo, hi, less);
         }
     };
     // Gathered into a new array (sequential writes) rather than permuted in place.

@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -88,6 +89,63 @@ private slots:
         const Slice* sibling = findSlice(t, "sibling");
         QCOMPARE(sibling->depth, 2);
         QCOMPARE(t.tracks()[0].maxDepth, 3);
+    }
+
+    void tracksSortedWhateverTheirOrder()
+    {
+        // A track's slices come sorted by (start, longer first, file order) whether the file has
+        // them nearly in order (each op after the ops it encloses, as Kineto writes them: the
+        // insertion sort), reversed (past the insertion budget: the general sort) or shuffled.
+        std::mt19937 rng(7);
+        for (const char* order : {"postorder", "reversed", "shuffled"}) {
+            struct Ev {
+                int ts, dur;
+                std::string name;
+            };
+            std::vector<Ev> evs;
+            // 400 parents of 5 children each, and ties on start (longer first, then file order).
+            for (int p = 0; p < 400; ++p) {
+                const int t0 = p * 100;
+                auto name = [](char kind, int i) {
+                    std::string s = std::to_string(i);
+                    s.insert(s.begin(), kind);
+                    return s;
+                };
+                for (int c = 0; c < 5; ++c)
+                    evs.push_back({t0 + 10 * c, c == 4 ? 5 : 8, name('c', p * 5 + c)});
+                evs.push_back({t0, 90, name('p', p)});
+                evs.push_back({t0, 90, name('q', p)}); // a tie with p: file order
+            }
+            if (std::string(order) == "reversed") std::reverse(evs.begin(), evs.end());
+            if (std::string(order) == "shuffled") std::shuffle(evs.begin(), evs.end(), rng);
+            std::string text = "[";
+            for (const Ev& e : evs) {
+                if (text.size() > 1) text += ',';
+                text += "{\"name\":\"";
+                text += e.name;
+                text += "\",\"ph\":\"X\",\"ts\":";
+                text += std::to_string(e.ts);
+                text += ",\"dur\":";
+                text += std::to_string(e.dur);
+                text += ",\"pid\":1,\"tid\":1}";
+            }
+            text += "]";
+            auto r = test::loadText(text);
+            QVERIFY2(r.complete(), r.message.c_str());
+            std::vector<std::size_t> want(evs.size());
+            for (std::size_t i = 0; i < want.size(); ++i)
+                want[i] = i;
+            std::stable_sort(want.begin(), want.end(), [&](std::size_t a, std::size_t b) {
+                if (evs[a].ts != evs[b].ts) return evs[a].ts < evs[b].ts;
+                return evs[a].dur > evs[b].dur;
+            });
+            const Trace& t = *r.trace;
+            auto sl = t.trackSlices(0);
+            QCOMPARE(sl.size(), evs.size());
+            for (std::size_t i = 0; i < sl.size(); ++i)
+                QCOMPARE(t.str(sl[i].name), evs[want[i]].name);
+            QCOMPARE(t.tracks()[0].maxDepth, 2); // p, q, then the children
+        }
     }
 
     void partialOverlapIsKept()
