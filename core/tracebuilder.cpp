@@ -1426,9 +1426,9 @@ std::shared_ptr<Trace> TraceBuilder::finish()
         addWarning(std::to_string(st.badFields) +
                    " event(s) had a missing or bad field (ts, dur, id, args); they were skipped "
                    "or clamped");
-    // No shrink_to_fit for the args text: its unused capacity was never touched, so it is not
-    // resident, while a shrinking copy would hold the text twice at the peak.
-    tr.m_argsOffsets.shrink_to_fit();
+    // No shrink_to_fit for the args text and its offsets: their unused capacity was never
+    // touched, so it is not resident, while a shrinking copy would hold them twice at the peak
+    // (the offsets' copy was 14 ms of a 1 GB load, on one thread).
     tr.m_slices.shrink_to_fit();
     return std::move(m_trace);
 }
