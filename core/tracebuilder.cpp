@@ -900,7 +900,7 @@ TimeNs TraceBuilder::closeOpenSlices()
 }
 
 // Orders processes and tracks for display and renumbers them so ids follow that order.
-void TraceBuilder::sortTracksAndSlices()
+std::array<std::vector<EventId>, 2> TraceBuilder::sortTracksAndSlices()
 {
     Trace& tr = *m_trace;
     // Process order: sort index, then pid (numeric when numeric).
@@ -941,9 +941,15 @@ void TraceBuilder::sortTracksAndSlices()
     }
     tr.m_processes = std::move(procs);
     tr.m_tracks = std::move(tracks);
-    inHalves(tr.m_slices.size(), [&](int, std::size_t a, std::size_t b) {
-        for (std::size_t i = a; i < b; ++i)
-            tr.m_slices[i].track = tnew[tr.m_slices[i].track];
+    std::array<std::vector<EventId>, 2> counts;
+    counts.fill(std::vector<EventId>(tr.m_tracks.size(), 0));
+    inHalves(tr.m_slices.size(), [&](int h, std::size_t a, std::size_t b) {
+        std::vector<EventId>& c = counts[h];
+        for (std::size_t i = a; i < b; ++i) {
+            const TrackId t = tnew[tr.m_slices[i].track];
+            tr.m_slices[i].track = t;
+            ++c[t];
+        }
     });
     for (PendingFlow& f : m_flows)
         f.track = tnew[f.track];
@@ -977,6 +983,9 @@ void TraceBuilder::sortTracksAndSlices()
         c.ts = std::move(ts);
         c.values = std::move(vs);
     }
+    for (std::vector<EventId>& c : counts) // the counter tracks hold no slices
+        c.resize(tr.m_tracks.size(), 0);
+    return counts;
 }
 
 void TraceBuilder::nestSlices(TrackId from, TrackId to)
@@ -1319,7 +1328,8 @@ std::shared_ptr<Trace> TraceBuilder::finish()
     }
     if (!tr.m_rank) tr.m_rank = m_fallbackRank;
     const TimeNs lastEnd = closeOpenSlices();
-    sortTracksAndSlices();
+    // Counted in two halves at once as the tracks are renumbered.
+    std::array<std::vector<EventId>, 2> counts = sortTracksAndSlices();
 
     // Sort slices by (track, start, longer first, file order): bucket them by track (a
     // counting sort keeps file order), then sort each track alone, on two threads. Tracks are
@@ -1327,13 +1337,7 @@ std::shared_ptr<Trace> TraceBuilder::finish()
     // would miss the cache on every comparison.
     const std::size_t n = tr.m_slices.size();
     const std::size_t nt = tr.m_tracks.size();
-    // Counted and filled in two halves at once: the first half's slices of a track go first.
-    std::vector<EventId> counts[2] = {std::vector<EventId>(nt, 0), std::vector<EventId>(nt, 0)};
-    inHalves(n, [&](int h, std::size_t a, std::size_t b) {
-        std::vector<EventId>& c = counts[h];
-        for (std::size_t i = a; i < b; ++i)
-            ++c[tr.m_slices[i].track];
-    });
+    // Filled in the same two halves: the first half's slices of a track go first.
     std::vector<EventId> first(nt + 1, 0); // slices of track t: [first[t], first[t + 1])
     for (std::size_t t = 0; t < nt; ++t)
         first[t + 1] = first[t] + counts[0][t] + counts[1][t];

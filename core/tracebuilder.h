@@ -168,7 +168,9 @@ private:
     void addAsync(const TraceEvent& ev, ProcessId p, TimeNs ts);
     // Returns the slices' last end (the time open ones are closed at; min() without slices).
     TimeNs closeOpenSlices();
-    void sortTracksAndSlices();
+    // Returns the slices of each (renumbered) track in each half of the slice array, counted in
+    // the renumbering pass (finish() buckets slices by track with them).
+    std::array<std::vector<EventId>, 2> sortTracksAndSlices();
     void nestSlices(TrackId from, TrackId to);
     template <typename Less> void sortFlowSteps(const Less& flowLess);
     void bindFlows(const std::vector<EventId>& newIndex);
