@@ -557,6 +557,22 @@ private:
     {
         recycle(w);
         w.group = std::make_unique<TaskGroup>(m_pool);
+        if (m_feed.mapped()) {
+            // Cutting a mapped file into pieces costs next to nothing: done here, in order, so
+            // a wave can start while the one before it still runs (see events()).
+            for (std::size_t i = 0; i < kWave; ++i) {
+                auto c = acquire();
+                if (!m_feed.next(c->piece, m_step, true)) {
+                    std::lock_guard lock(m_poolMutex);
+                    m_spare.push_back(std::move(c));
+                    break;
+                }
+                Chunk* cp = c.get();
+                w.chunks.push_back(std::move(c));
+                w.group->run([this, cp] { tokenizeChunk(*cp); });
+            }
+            return;
+        }
         // One task feeds (inflating is serial), each chunk is tokenized by a task of its own.
         w.group->run([this, &w] {
             for (std::size_t i = 0; i < kWave; ++i) {
@@ -620,9 +636,20 @@ private:
         bool carryAfterEntry = false;
         std::uint64_t released = 0;
         bool reservedAhead = false;
-        Wave waves[2]; // their groups wait for their tasks as they go, on every return
-        startWave(waves[0]);
-        for (int w = 0;; w ^= 1) {
+        // Mapped: three waves, so while the builder absorbs one, two are queued and the pool
+        // never waits at a wave's tail for the builder. gzip: two (a wave's feeding task must
+        // have ended before the next wave's starts: the inflating stream is one).
+        const int nWaves = m_feed.mapped() ? 3 : 2;
+        Wave waves[3]; // their groups wait for their tasks as they go, on every return
+        for (int k = 0; k + 1 < nWaves; ++k)
+            startWave(waves[k]);
+        auto others = [&](int w) { // the other waves, in text order
+            std::vector<Wave*> v;
+            for (int k = 1; k < nWaves; ++k)
+                v.push_back(&waves[(w + k) % nWaves]);
+            return v;
+        };
+        for (int w = 0;; w = (w + 1) % nWaves) {
             waves[w].group->wait();
             std::vector<std::unique_ptr<Chunk>>& chunks = waves[w].chunks;
             if (chunks.empty()) { // the text ends inside the array
@@ -631,7 +658,7 @@ private:
                 if (!carry.empty()) m_errorOffset = carryAt.offset + carry.size();
                 return nullptr;
             }
-            startWave(waves[w ^ 1]);
+            startWave(waves[(w + nWaves - 1) % nWaves]); // the wave absorbed last
             for (std::size_t k = 0; k < chunks.size(); ++k) {
                 Chunk& c = *chunks[k];
                 if (cancelled()) {
@@ -689,14 +716,16 @@ private:
                     m_builder.reserveAhead(wholeOverRead(c.piece.fileBytes), m_budget);
                 }
                 if (out->arrayEnded) {
-                    waves[w ^ 1].group->wait();
+                    for (Wave* o : others(w))
+                        o->group->wait();
                     if (m_feed.mapped()) return out->end + 1;
                     // gzip: what follows the array comes again for the walker, in order.
                     std::vector<const Piece*> later;
                     for (std::size_t j = k + 1; j < chunks.size(); ++j)
                         later.push_back(&chunks[j]->piece);
-                    for (const auto& n : waves[w ^ 1].chunks)
-                        later.push_back(&n->piece);
+                    for (Wave* o : others(w))
+                        for (const auto& n : o->chunks)
+                            later.push_back(&n->piece);
                     for (auto it = later.rbegin(); it != later.rend(); ++it)
                         m_feed.unread({(*it)->win.data, (*it)->win.size}, (*it)->win);
                     const char* after = out->end + 1;
