@@ -559,9 +559,11 @@ const char* JsonTokenizer::skipValue(const char* p, int depth)
             if (p >= m_end) return fail(m_end, kRanOut);
             if (*p != '"') return fail(p, "expected a string (an object key)");
             if (!(p = string(p, key, nullptr))) return nullptr;
-            p = ws(p);
-            if (p >= m_end) return fail(m_end, kRanOut);
-            if (*p != ':') return fail(p, "expected ':' after an object key");
+            if (p >= m_end || *p != ':') { // writers put the colon right after the key
+                p = ws(p);
+                if (p >= m_end) return fail(m_end, kRanOut);
+                if (*p != ':') return fail(p, "expected ':' after an object key");
+            }
             p = ws(p + 1);
         }
         // The common members without a call: strings and numbers.
@@ -573,8 +575,10 @@ const char* JsonTokenizer::skipValue(const char* p, int depth)
         else
             p = skipValue(p, depth + 1);
         if (!p) return nullptr;
-        p = ws(p);
-        if (p >= m_end) return fail(m_end, kRanOut);
+        if (p >= m_end || *p != ',') { // most members end with the comma right after them
+            p = ws(p);
+            if (p >= m_end) return fail(m_end, kRanOut);
+        }
         if (*p == ',') {
             p = ws(p + 1);
             continue;
@@ -629,9 +633,11 @@ const char* JsonTokenizer::event(const char* p, TraceEvent& ev, int depth,
         if (p >= m_end) return fail(m_end, kRanOut);
         if (*p != '"') return fail(p, "expected a string (an object key)");
         if (!(p = string(p, key, arena))) return nullptr;
-        p = ws(p);
-        if (p >= m_end) return fail(m_end, kRanOut);
-        if (*p != ':') return fail(p, "expected ':' after an object key");
+        if (p >= m_end || *p != ':') { // writers put the colon right after the key
+            p = ws(p);
+            if (p >= m_end) return fail(m_end, kRanOut);
+            if (*p != ':') return fail(p, "expected ':' after an object key");
+        }
         p = ws(p + 1);
         if (p >= m_end) return fail(m_end, kRanOut);
         const Field f = classify(key.view());
@@ -677,8 +683,10 @@ const char* JsonTokenizer::event(const char* p, TraceEvent& ev, int depth,
                 break;
             }
         }
-        p = ws(p);
-        if (p >= m_end) return fail(m_end, kRanOut);
+        if (p >= m_end || *p != ',') { // most members end with the comma right after them
+            p = ws(p);
+            if (p >= m_end) return fail(m_end, kRanOut);
+        }
         if (*p == ',') {
             p = ws(p + 1);
             continue;
