@@ -9,10 +9,6 @@ namespace rs {
 
 namespace {
 
-// What producers write: digits[.digits], at most 16 before the point (today's epoch times in
-// µs have 16: 1736408883732241.564; below 10^19 ns, so no overflow in 64 bits, and checked
-// against kMaxAbsTimeNs at the end) and no exponent. Anything else: nullopt, and the general
-// path below decides. Same rounding: half away from zero on the first digit past the ns.
 // Eight ASCII digits at p as their value, or false when any byte is not a digit. SWAR: four
 // multiplies instead of a multiply-add and a check a digit (a µs timestamp has 13-16).
 bool eightDigits(const char* p, std::uint64_t& out)
@@ -36,6 +32,10 @@ bool eightDigits(const char* p, std::uint64_t& out)
 #endif
 }
 
+// What producers write: digits[.digits], at most 16 before the point (today's epoch times in
+// µs have 16: 1736408883732241.564; below 10^19 ns, so no overflow in 64 bits, and checked
+// against kMaxAbsTimeNs at the end) and no exponent. Anything else: nullopt, and the general
+// path below decides. Same rounding: half away from zero on the first digit past the ns.
 std::optional<TimeNs> parsePlain(std::string_view t)
 {
     std::size_t i = 0;
