@@ -182,9 +182,9 @@ TextRef* textField(TraceEvent& ev, Field f)
 } // namespace
 
 const bool JsonTokenizer::kBlank[256] = {
-    false, false, false, false, false, false, false, false, false, true,  true,  false, false,
-    true,  false, false, false, false, false, false, false, false, false, false, false, false,
-    false, false, false, false, false, false, true, // 0x20 ' '
+    false, false, false, false, false, false, false, false, false, true,  true,
+    false, false, true,  false, false, false, false, false, false, false, false,
+    false, false, false, false, false, false, false, false, false, false, true, // 0x20 ' '
 };
 
 void TraceEvent::clear()

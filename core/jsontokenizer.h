@@ -43,28 +43,8 @@ public:
     }
     // p at '"'; returns past the closing quote. A string with escapes is decoded into arena
     // (without an arena it is only checked and out points at its raw text).
-    const char* string(const char* p, TextRef& out, std::deque<std::string>* arena)
-    {
-#if defined(__SSE2__)
-        // Inline: most strings are keys and names under 16 bytes of plain ASCII, and the call
-        // with its constants cost more than the scan (a fifth of the tokenizer's time).
-        const char* s = p + 1;
-        if (m_end - s >= 16) {
-            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
-            const __m128i special =
-                _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                                          _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-                             _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))); // signed: >= 0x80 too
-            const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
-            if (mask && s[__builtin_ctz(mask)] == '"') {
-                out.p = s;
-                out.n = __builtin_ctz(mask);
-                return s + out.n + 1;
-            }
-        }
-#endif
-        return stringScan(p, out, arena);
-    }
+    // Inline (below): most strings are keys and names under 16 bytes of plain ASCII.
+    const char* string(const char* p, TextRef& out, std::deque<std::string>* arena);
     const char* scalar(const char* p, JsonScalar& out, std::deque<std::string>* arena);
     // Checks any value and returns past it; depth = containers already open around it.
     const char* skipValue(const char* p, int depth);
@@ -93,23 +73,8 @@ private:
     const char* number(const char* p, JsonScalar& out);
     // number() without the value: the same checks, nothing computed (skipped values).
     const char* skipNumber(const char* p);
-    // Past the ASCII digits from s. The first 16 bytes inline (ids, pids, µs timestamps end
-    // there), the rest 16 at a time in digitsScan.
-    const char* digitsFrom(const char* s) const
-    {
-#if defined(__SSE2__)
-        if (m_end - s >= 16) {
-            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
-            // Signed compares: bytes >= 0x80 are negative, so below '0'.
-            const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
-                                                _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
-            const unsigned other = ~static_cast<unsigned>(_mm_movemask_epi8(digit)) & 0xffffu;
-            if (other) return s + __builtin_ctz(other);
-            s += 16;
-        }
-#endif
-        return digitsScan(s);
-    }
+    // Past the ASCII digits from s: the first 16 bytes inline (below), the rest in digitsScan.
+    const char* digitsFrom(const char* s) const;
     const char* digitsScan(const char* s) const;
     const char* literal(const char* p, const char* word, std::size_t n);
     const char* utf8(const char* s);
@@ -123,5 +88,46 @@ private:
     const char* m_errorAt = nullptr;
     const char* m_errorWhat = "";
 };
+
+inline const char* JsonTokenizer::string(const char* p, TextRef& out,
+                                         std::deque<std::string>* arena)
+{
+#if defined(__SSE2__)
+    // Inline: most strings are keys and names under 16 bytes of plain ASCII, and the call
+    // with its constants cost more than the scan (a fifth of the tokenizer's time).
+    const char* s = p + 1;
+    if (m_end - s >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+        const __m128i special =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                         _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))); // signed: >= 0x80 too
+        const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+        if (mask && s[__builtin_ctz(mask)] == '"') {
+            out.p = s;
+            out.n = __builtin_ctz(mask);
+            return s + out.n + 1;
+        }
+    }
+#endif
+    return stringScan(p, out, arena);
+}
+
+// ids, pids and µs timestamps end within 16 bytes.
+inline const char* JsonTokenizer::digitsFrom(const char* s) const
+{
+#if defined(__SSE2__)
+    if (m_end - s >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+        // Signed compares: bytes >= 0x80 are negative, so below '0'.
+        const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+                                            _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+        const unsigned other = ~static_cast<unsigned>(_mm_movemask_epi8(digit)) & 0xffffu;
+        if (other) return s + __builtin_ctz(other);
+        s += 16;
+    }
+#endif
+    return digitsScan(s);
+}
 
 } // namespace rs

@@ -26,7 +26,7 @@ namespace {
 // builder came back for more: a 1 GB Kineto load used 1.45 of 2 cores; with 12, 1.75 (1.9
 // while reading; 1.98 with the three waves of a mapped file, events()).
 constexpr std::size_t kWave = 12;
-constexpr int kEventDepth = 2;   // containers around an event: the document and its array
+constexpr int kEventDepth = 2; // containers around an event: the document and its array
 constexpr std::uint64_t kProjectAfter = 1u << 20; // text read before the budget projects
 // Text read before the model's arrays are sized for the whole file (TraceBuilder::reserveAhead);
 // files under four times this grow them as they go.
