@@ -70,12 +70,27 @@ public:
 private:
     static const bool kBlank[256];
     const char* stringScan(const char* p, TextRef& out, std::deque<std::string>* arena);
+    // A number's text as scanned: its integer digits and whether a fraction or exponent follow.
+    struct NumberText {
+        const char* digits = nullptr; // the integer part's first digit
+        const char* intEnd = nullptr; // past its last
+        bool isFloat = false;         // a fraction or an exponent
+        bool exponent = false;
+    };
+    // The syntax of the number at p, the same for number() and skipNumber(): returns past it.
+    const char* scanNumber(const char* p, NumberText& t);
+    // Refuses, as nlohmann does, a double that overflows to infinity (not one that underflows).
+    bool overflows(const char* p, const char* end, const NumberText& t);
     const char* number(const char* p, JsonScalar& out);
     // number() without the value: the same checks, nothing computed (skipped values).
     const char* skipNumber(const char* p);
     // Past the ASCII digits from s: the first 16 bytes inline (below), the rest in digitsScan.
     const char* digitsFrom(const char* s) const;
     const char* digitsScan(const char* s) const;
+    // Of the 16 bytes at s (SSE2 builds): a bit for each byte that ends a plain string run
+    // ('"', '\\', a control byte or one >= 0x80), and for each that is not an ASCII digit.
+    static unsigned stringStops16(const char* s);
+    static unsigned nonDigits16(const char* s);
     const char* literal(const char* p, const char* word, std::size_t n);
     const char* utf8(const char* s);
     const char* escaped(const char* p, const char* s, TextRef& out, std::deque<std::string>* arena);
@@ -89,6 +104,26 @@ private:
     const char* m_errorWhat = "";
 };
 
+#if defined(__SSE2__)
+inline unsigned JsonTokenizer::stringStops16(const char* s)
+{
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    const __m128i stop = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+        _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))); // signed: >= 0x80
+    return static_cast<unsigned>(_mm_movemask_epi8(stop));
+}
+
+inline unsigned JsonTokenizer::nonDigits16(const char* s)
+{
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    // Signed compares: bytes >= 0x80 are negative, so below '0'.
+    const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+                                        _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+    return ~static_cast<unsigned>(_mm_movemask_epi8(digit)) & 0xffffu;
+}
+#endif
+
 inline const char* JsonTokenizer::string(const char* p, TextRef& out,
                                          std::deque<std::string>* arena)
 {
@@ -97,15 +132,10 @@ inline const char* JsonTokenizer::string(const char* p, TextRef& out,
     // with its constants cost more than the scan (a fifth of the tokenizer's time).
     const char* s = p + 1;
     if (m_end - s >= 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
-        const __m128i special =
-            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                                      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-                         _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))); // signed: >= 0x80 too
-        const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
-        if (mask && s[__builtin_ctz(mask)] == '"') {
+        const unsigned stops = stringStops16(s);
+        if (stops && s[__builtin_ctz(stops)] == '"') {
             out.p = s;
-            out.n = __builtin_ctz(mask);
+            out.n = __builtin_ctz(stops);
             return s + out.n + 1;
         }
     }
@@ -118,12 +148,7 @@ inline const char* JsonTokenizer::digitsFrom(const char* s) const
 {
 #if defined(__SSE2__)
     if (m_end - s >= 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
-        // Signed compares: bytes >= 0x80 are negative, so below '0'.
-        const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
-                                            _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
-        const unsigned other = ~static_cast<unsigned>(_mm_movemask_epi8(digit)) & 0xffffu;
-        if (other) return s + __builtin_ctz(other);
+        if (const unsigned other = nonDigits16(s)) return s + __builtin_ctz(other);
         s += 16;
     }
 #endif

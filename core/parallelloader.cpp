@@ -554,40 +554,33 @@ private:
         tokenize(c.piece.win, c.piece.start, c.piece.target, false, c.out);
     }
 
+    // The wave's pieces handed out, in text order, each tokenized by a task of its own.
+    void feed(Wave& w)
+    {
+        for (std::size_t i = 0; i < kWave; ++i) {
+            auto c = acquire();
+            if (!m_feed.next(c->piece, m_step, true)) {
+                std::lock_guard lock(m_poolMutex);
+                m_spare.push_back(std::move(c));
+                break;
+            }
+            Chunk* cp = c.get();
+            w.chunks.push_back(std::move(c));
+            w.group->run([this, cp] { tokenizeChunk(*cp); });
+        }
+    }
+
     void startWave(Wave& w)
     {
         recycle(w);
         w.group = std::make_unique<TaskGroup>(m_pool);
-        if (m_feed.mapped()) {
-            // Cutting a mapped file into pieces costs next to nothing: done here, in order, so
-            // a wave can start while the one before it still runs (see events()).
-            for (std::size_t i = 0; i < kWave; ++i) {
-                auto c = acquire();
-                if (!m_feed.next(c->piece, m_step, true)) {
-                    std::lock_guard lock(m_poolMutex);
-                    m_spare.push_back(std::move(c));
-                    break;
-                }
-                Chunk* cp = c.get();
-                w.chunks.push_back(std::move(c));
-                w.group->run([this, cp] { tokenizeChunk(*cp); });
-            }
-            return;
-        }
-        // One task feeds (inflating is serial), each chunk is tokenized by a task of its own.
-        w.group->run([this, &w] {
-            for (std::size_t i = 0; i < kWave; ++i) {
-                auto c = acquire();
-                if (!m_feed.next(c->piece, m_step, true)) {
-                    std::lock_guard lock(m_poolMutex);
-                    m_spare.push_back(std::move(c));
-                    break;
-                }
-                Chunk* cp = c.get();
-                w.chunks.push_back(std::move(c));
-                w.group->run([this, cp] { tokenizeChunk(*cp); });
-            }
-        });
+        // Cutting a mapped file into pieces costs next to nothing: done here, in order, so a
+        // wave can start while the one before it still runs (see events()). gzip: a task
+        // feeds (inflating is serial and slow).
+        if (m_feed.mapped())
+            feed(w);
+        else
+            w.group->run([this, &w] { feed(w); });
     }
 
     void build(ChunkOut& out)
