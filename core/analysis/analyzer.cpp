@@ -115,7 +115,7 @@ void buildIndex(AnalysisReport& rep, const std::vector<EventId>& unalignedSorted
 
 } // namespace
 
-ReportPtr analyze(TracePtr trace, const AnalysisOptions& options)
+std::shared_ptr<AnalysisReport> analyze(TracePtr trace, const AnalysisOptions& options)
 {
     auto rep = std::make_shared<AnalysisReport>();
     rep->options = options;

@@ -11,8 +11,9 @@
 
 namespace rs {
 
-// Analyses one trace (one rank). Thread-safe: reads the immutable trace only.
-ReportPtr analyze(TracePtr trace, const AnalysisOptions& options = {});
+// Analyses one trace (one rank). Thread-safe: reads the immutable trace only. The report is
+// the caller's alone (a ReportPtr once shared); the job pipeline slims it in place.
+std::shared_ptr<AnalysisReport> analyze(TracePtr trace, const AnalysisOptions& options = {});
 
 // Call-stack chain of an event, innermost first: the event and its enclosing slices, the host
 // op that launched a device event (flows, correlation), the host thread of a CANN call in the

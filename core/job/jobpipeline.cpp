@@ -63,30 +63,25 @@ PipelineResult runPipeline(const std::vector<RankInput>& inputs, const PipelineO
     const AfterRankLoad analyseRank = [&](std::size_t i, const LoadResult& loaded) {
         const TracePtr& trace = loaded.trace;
         if (options.onRankLoaded) options.onRankLoaded(i, loaded);
+        std::shared_ptr<AnalysisReport> report;
         try {
-            reports[i] = analyze(trace, options.analysis);
+            report = analyze(trace, options.analysis);
         } catch (const std::exception& e) {
             failures[i] = trace->path() + ": analysis failed: " + e.what();
         }
         // A rank whose analysis failed still shows: an empty report of its trace.
-        if (!reports[i]) {
-            auto empty = std::make_shared<AnalysisReport>();
-            empty->trace = trace;
-            reports[i] = std::move(empty);
+        if (!report) {
+            report = std::make_shared<AnalysisReport>();
+            report->trace = trace;
         }
         ids[i] = rankIdOf(*trace, i);
         if (!keep) {
             // The trace goes: what the reports print of it stays (as a rank summary has it).
-            auto facts = std::make_shared<TraceFacts>(traceFacts(*reports[i]));
-            // analyze() made it (not const) and nobody else holds it: moved, not copied (a
-            // copy of a 1 GB trace's report was 5% of `analyze`).
-            auto slim = reports[i].use_count() == 1 ? std::make_shared<AnalysisReport>(std::move(
-                                                          const_cast<AnalysisReport&>(*reports[i])))
-                                                    : std::make_shared<AnalysisReport>(*reports[i]);
-            slim->facts = std::move(facts);
-            slim->trace.reset();
-            reports[i] = std::move(slim);
+            // Slimmed in place (a copy of a 1 GB trace's report was 5% of `analyze`).
+            report->facts = std::make_shared<TraceFacts>(traceFacts(*report));
+            report->trace.reset();
         }
+        reports[i] = std::move(report);
         return std::uint64_t(0);
     };
     RankLoadStats stats;
