@@ -9,28 +9,47 @@ namespace rs {
 
 namespace {
 
-// Eight ASCII digits at p as their value, or false when any byte is not a digit. SWAR: four
-// multiplies instead of a multiply-add and a check a digit (a µs timestamp has 13-16).
-bool eightDigits(const char* p, std::uint64_t& out)
-{
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define RS_SWAR_DIGITS 1
+// SWAR over eight bytes (the first in the low byte): a µs timestamp's 13-16 digits take two
+// loads and a few multiplies instead of a multiply-add and a check a digit, and the point is
+// found without a loop.
+constexpr std::uint64_t kZeros = 0x3030303030303030ull;
+
+std::uint64_t load8(const char* p)
+{
     std::uint64_t v;
     std::memcpy(&v, p, 8);
-    if ((((v + 0x4646464646464646ull) | (v - 0x3030303030303030ull)) & 0x8080808080808080ull) != 0)
-        return false;
-    v -= 0x3030303030303030ull;
-    v = (v * 10) + (v >> 8); // pairs of digits
-    v = (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-         (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
-        32;
-    out = v;
-    return true;
-#else
-    (void)p;
-    (void)out;
-    return false;
-#endif
+    return v;
 }
+
+// The high bit of each byte that is not an ASCII digit. Exact up to the first such byte (a
+// borrow or carry from it may mark bytes after it), which is all the callers use.
+std::uint64_t nonDigits(std::uint64_t v)
+{
+    return ((v + 0x4646464646464646ull) | (v - kZeros)) & 0x8080808080808080ull;
+}
+
+// The value of eight digit bytes.
+std::uint64_t eightValue(std::uint64_t v)
+{
+    v -= kZeros;
+    v = (v * 10) + (v >> 8); // pairs of digits
+    return (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+            (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+           32;
+}
+
+// The value of the first k (1..7) of the eight bytes at p, all digits: moved to the top, '0's
+// shifted in below them.
+std::uint64_t leadingValue(const char* p, std::size_t k)
+{
+    const unsigned drop = unsigned(8 - k) * 8;
+    return eightValue((load8(p) << drop) | (kZeros >> (64 - drop)));
+}
+
+constexpr std::uint64_t kPow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+#endif
 
 // What producers write: digits[.digits], at most 16 before the point (today's epoch times in
 // µs have 16: 1736408883732241.564; below 10^19 ns, so no overflow in 64 bits, and checked
@@ -38,22 +57,42 @@ bool eightDigits(const char* p, std::uint64_t& out)
 // path below decides. Same rounding: half away from zero on the first digit past the ns.
 std::optional<TimeNs> parsePlain(std::string_view t)
 {
-    std::size_t i = 0;
+    const char* p = t.data();
+    const std::size_t n = t.size();
+    std::size_t i = 0; // past the integer digits
     std::uint64_t us = 0;
-    for (std::uint64_t eight; i + 8 <= 16 && i + 8 <= t.size() && eightDigits(t.data() + i, eight);
-         i += 8)
-        us = us * 100000000 + eight;
-    for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) {
-        if (i == 16) return std::nullopt;
-        us = us * 10 + static_cast<unsigned>(t[i] - '0');
+#ifdef RS_SWAR_DIGITS
+    if (n >= 8) {
+        if (const std::uint64_t nd = nonDigits(load8(p))) {
+            i = std::size_t(__builtin_ctzll(nd)) / 8;
+            if (i > 0) us = leadingValue(p, i);
+        } else if (n >= 16) {
+            const std::uint64_t nd2 = nonDigits(load8(p + 8));
+            const std::size_t k = nd2 ? std::size_t(__builtin_ctzll(nd2)) / 8 : 8;
+            i = 8 + k;
+            us = k == 8 ? eightValue(load8(p)) * 100000000 + eightValue(load8(p + 8))
+                        : eightValue(load8(p)) * kPow10[k] + (k ? leadingValue(p + 8, k) : 0);
+        } else {
+            us = eightValue(load8(p));
+            for (i = 8; i < n && p[i] >= '0' && p[i] <= '9'; ++i)
+                us = us * 10 + static_cast<unsigned>(p[i] - '0');
+        }
+    } else
+#endif
+    {
+        for (; i < n && p[i] >= '0' && p[i] <= '9'; ++i) {
+            if (i == 16) return std::nullopt;
+            us = us * 10 + static_cast<unsigned>(p[i] - '0');
+        }
     }
-    if (i == 0) return std::nullopt;
+    // None, or more than 16 (the general path's).
+    if (i == 0 || (i < n && p[i] >= '0' && p[i] <= '9')) return std::nullopt;
     std::uint64_t ns = us * 1000;
-    if (i < t.size()) {
-        if (t[i] != '.') return std::nullopt;
+    if (i < n) {
+        if (p[i] != '.') return std::nullopt;
         constexpr unsigned kScale[3] = {100, 10, 1};
-        for (std::size_t k = 0; ++i < t.size(); ++k) {
-            const unsigned d = static_cast<unsigned char>(t[i]) - unsigned('0');
+        for (std::size_t k = 0; ++i < n; ++k) {
+            const unsigned d = static_cast<unsigned char>(p[i]) - unsigned('0');
             if (d > 9) return std::nullopt;
             if (k < 3)
                 ns += kScale[k] * d;
