@@ -219,7 +219,8 @@ TrackId Trace::findTrack(ProcessId p, std::string_view tid, TrackKind kind) cons
 
 std::size_t Trace::modelBytes() const
 {
-    std::size_t b = std::max(m_slices.capacity(), m_mappedSlices.size()) * sizeof(Slice) +
+    // The slices by size: the builder leaves capacity it never touched (not resident).
+    std::size_t b = std::max(m_slices.size(), m_mappedSlices.size()) * sizeof(Slice) +
                     m_strings.bytes() + m_flows.capacity() * sizeof(Flow) +
                     (m_flowOut.capacity() + m_flowIn.capacity()) * 8 +
                     m_eventFrames.capacity() * 8 + m_stackFrames.capacity() * sizeof(StackFrame);

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 #if __has_include(<sys/mman.h>)
 #include <sys/mman.h>
@@ -171,6 +172,26 @@ template <typename C> void reserveHuge(C& c, std::size_t n)
     if (first < end)
         ::madvise(reinterpret_cast<void*>(first), (end - first) & ~(kHuge - 1), MADV_HUGEPAGE);
 #endif
+}
+
+// n elements of a trivial type, not initialised (the caller writes each before reading it),
+// on 2 MiB pages where the kernel allows: the finishing passes fill them on two threads, so
+// their faults and the kernel's zeroing are shared out too (a value-initialised vector zeroes
+// on one thread first, in 4 KiB faults unless reserveHuge'd).
+struct FreeDeleter {
+    void operator()(void* p) const { std::free(p); }
+};
+template <typename T> std::unique_ptr<T[], FreeDeleter> hugeUninit(std::size_t n)
+{
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+    constexpr std::size_t kHuge = 2u << 20;
+    const std::size_t bytes = std::max<std::size_t>(n * sizeof(T), 1);
+    void* p = std::aligned_alloc(kHuge, (bytes + kHuge - 1) & ~(kHuge - 1));
+    if (!p) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    ::madvise(p, (bytes + kHuge - 1) & ~(kHuge - 1), MADV_HUGEPAGE);
+#endif
+    return std::unique_ptr<T[], FreeDeleter>(static_cast<T*>(p));
 }
 
 // (event, flow) pairs made in flow order, sorted by event then flow: a stable sort by the
@@ -1180,11 +1201,24 @@ void TraceBuilder::bindFlows(const std::vector<EventId>& newIndex)
     std::size_t split = m_flows.size() / 2;
     while (split > 0 && split < m_flows.size() && sameId(split - 1, split))
         ++split;
-    inParallel([&] { chain(0, split, halves[0]); },
-               [&] { chain(split, m_flows.size(), halves[1]); });
+    // A half makes fewer flows than it has steps: reserved so, on 2 MiB pages, they never
+    // grow by copying (the untouched rest of the reservation is never resident).
+    inParallel(
+        [&] {
+            reserveHuge(halves[0].flows, split);
+            chain(0, split, halves[0]);
+        },
+        [&] {
+            reserveHuge(halves[1].flows, m_flows.size() - split);
+            chain(split, m_flows.size(), halves[1]);
+        });
     const std::uint64_t dangling = halves[0].dangling + halves[1].dangling;
-    tr.m_flows = std::move(halves[0].flows);
+    // Exactly sized (no shrinking copy below); the v2 flows, rare, grow it.
+    tr.m_flows.clear();
+    reserveHuge(tr.m_flows, halves[0].flows.size() + halves[1].flows.size());
+    tr.m_flows.insert(tr.m_flows.end(), halves[0].flows.begin(), halves[0].flows.end());
     tr.m_flows.insert(tr.m_flows.end(), halves[1].flows.begin(), halves[1].flows.end());
+    halves[0].flows = {};
     halves[1].flows = {};
     // Flow v2: bind ids on slices; flow_out starts, flow_in ends.
     std::stable_sort(
@@ -1348,7 +1382,7 @@ std::shared_ptr<Trace> TraceBuilder::finish()
     };
     // Not value-initialised: the fill below writes every key, on two threads (a zeroing pass
     // here was 30 ms of a 1 GB load on one thread, its page faults included).
-    std::unique_ptr<SortKey[]> keys(new SortKey[n]);
+    auto keys = hugeUninit<SortKey>(n);
     for (std::size_t t = 0; t < nt; ++t) { // counts become where each half fills
         counts[1][t] = first[t] + counts[0][t];
         counts[0][t] = first[t];
@@ -1373,23 +1407,27 @@ std::shared_ptr<Trace> TraceBuilder::finish()
                 std::sort(lo, hi, less);
         }
     };
-    // Gathered into a new array (sequential writes) rather than permuted in place.
+    // Gathered (sequential writes) rather than permuted in place: the slices are copied out as
+    // the tracks sort, then gathered back into their own array, so no new vector is zeroed on
+    // one thread first.
     std::vector<EventId> newIndex(n);
     {
-        std::vector<Slice> sorted;
-        reserveHuge(sorted, n); // 2 MiB faults: the constructing pass below is one thread
-        sorted.resize(n);
+        auto unsorted = hugeUninit<Slice>(n);
+        auto copyOut = [&](std::size_t a, std::size_t b) {
+            std::copy(tr.m_slices.begin() + std::ptrdiff_t(a),
+                      tr.m_slices.begin() + std::ptrdiff_t(b), unsorted.get() + a);
+        };
         auto gather = [&](std::size_t a, std::size_t b) {
             for (std::size_t i = a; i < b; ++i) {
-                sorted[i] = tr.m_slices[keys[i].index];
+                tr.m_slices[i] = unsorted[keys[i].index];
                 newIndex[keys[i].index] = static_cast<EventId>(i);
             }
         };
-        inParallel([&] { sortTracks(0, split); }, [&] { sortTracks(split, TrackId(nt)); });
+        inParallel([&] { sortTracks(0, split); }, [&] { copyOut(0, n / 2); });
+        inParallel([&] { sortTracks(split, TrackId(nt)); }, [&] { copyOut(n / 2, n); });
         inParallel([&] { gather(0, n / 2); }, [&] { gather(n / 2, n); });
-        keys.reset();
-        tr.m_slices = std::move(sorted);
     }
+    keys.reset();
     for (TrackId t = 0; t < nt; ++t) {
         Track& track = tr.m_tracks[t];
         const bool any = first[t] != first[t + 1];
@@ -1434,10 +1472,10 @@ std::shared_ptr<Trace> TraceBuilder::finish()
         addWarning(std::to_string(st.badFields) +
                    " event(s) had a missing or bad field (ts, dur, id, args); they were skipped "
                    "or clamped");
-    // No shrink_to_fit for the args text and its offsets: their unused capacity was never
-    // touched, so it is not resident, while a shrinking copy would hold them twice at the peak
-    // (the offsets' copy was 14 ms of a 1 GB load, on one thread).
-    tr.m_slices.shrink_to_fit();
+    // No shrink_to_fit for the slices, the args text and its offsets: their unused capacity
+    // was never touched, so it is not resident (Trace::modelBytes counts their sizes), while a
+    // shrinking copy would hold them twice at the peak (the slices' copy was 60 ms of a 1 GB
+    // load, the offsets' 14 ms, on one thread).
     return std::move(m_trace);
 }
 
