@@ -81,6 +81,54 @@ private slots:
         QVERIFY(QFileInfo(rankFolder(0)).isDir());
     }
 
+    void analysisWaitsForTheFirstPaint()
+    {
+        // No view paints here: the analysis starts when the wait runs out, not before.
+        {
+            Session s;
+            s.setFirstPaintWaitMs(400);
+            QElapsedTimer opened; // the wait starts after the open, before traceLoaded arrives
+            qint64 held = -1;
+            connect(&s, &Session::analysed, &s, [&] { held = opened.elapsed(); });
+            opened.start();
+            s.open({rankFolder(3)});
+            QVERIFY(settle(s));
+            QVERIFY2(held >= 400, qPrintable(QString::number(held)));
+        }
+        // A paint releases it: with a wait far longer than the test, the report still comes,
+        // and only after the paint.
+        {
+            Session s;
+            s.setFirstPaintWaitMs(600000);
+            QElapsedTimer opened;
+            qint64 held = -1;
+            connect(&s, &Session::traceLoaded, &s,
+                    [&] { QTimer::singleShot(300, &s, [&] { s.viewPainted(); }); });
+            connect(&s, &Session::analysed, &s, [&] { held = opened.elapsed(); });
+            opened.start();
+            s.open({rankFolder(3)});
+            QVERIFY(settle(s));
+            QVERIFY(s.report());
+            QVERIFY2(held >= 300, qPrintable(QString::number(held)));
+        }
+        // A newer open releases the older one's analysis (it is dropped, never awaited).
+        {
+            Session s;
+            s.setFirstPaintWaitMs(600000);
+            bool reopened = false;
+            connect(&s, &Session::traceLoaded, &s, [&] {
+                if (!std::exchange(reopened, true))
+                    QTimer::singleShot(0, &s, [&] { s.open({rankFolder(4)}); });
+                else
+                    s.viewPainted();
+            });
+            s.open({rankFolder(3)});
+            QVERIFY(settle(s));
+            QCOMPARE(s.trace()->rank(), std::optional<int>(4));
+            QVERIFY(s.report());
+        }
+    }
+
     void openTraceShowsTraceThenReport()
     {
         Session s;

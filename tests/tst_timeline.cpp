@@ -381,6 +381,29 @@ private slots:
         QCOMPARE(formatOffset(2'000'000'000, 1'000'000'000), QStringLiteral("2 s"));
     }
 
+    void tracePaintedOncePerTrace()
+    {
+        // The session holds a trace's analysis until this signal: once per trace set, after
+        // its frame, not on later paints.
+        TimelineView view;
+        view.resize(800, 400);
+        QSignalSpy painted(&view, &TimelineView::tracePainted);
+        view.setTrace(m_trace);
+        QCOMPARE(painted.count(), 0);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(painted.wait(5000) || painted.count() == 1);
+        QCOMPARE(painted.count(), 1);
+        view.repaint();
+        QCOMPARE(painted.count(), 1);
+        view.setTrace(nullptr); // no trace: nothing to announce
+        view.repaint();
+        QCOMPARE(painted.count(), 1);
+        view.setTrace(m_trace);
+        view.repaint();
+        QCOMPARE(painted.count(), 2);
+    }
+
     void keyboardZoomAndPan()
     {
         TimelineView view;

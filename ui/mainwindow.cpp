@@ -111,6 +111,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_timeline->setSession(m_session);
     m_timeline->setObjectName(QStringLiteral("timeline"));
     setCentralWidget(m_timeline);
+    connect(m_timeline, &TimelineView::tracePainted, m_session, &Session::viewPainted);
     m_trackFilter = new TrackFilterBar(m_timeline, this);
     addToolBar(Qt::TopToolBarArea, m_trackFilter);
 

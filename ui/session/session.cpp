@@ -11,8 +11,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <utility>
 
 namespace rs {
@@ -35,10 +38,34 @@ QString joined(const std::vector<std::string>& lines)
 
 } // namespace
 
+// Holds a trace's analysis (on its pool thread, in the pipeline's onRankLoaded) until the view
+// painted it or the wait ran out.
+struct Session::PaintGate {
+    explicit PaintGate(int ms) : waitMs(ms) {}
+    const int waitMs;
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool open = false;
+    void release()
+    {
+        {
+            std::lock_guard lock(mutex);
+            open = true;
+        }
+        cv.notify_all();
+    }
+    void wait()
+    {
+        std::unique_lock lock(mutex);
+        cv.wait_for(lock, std::chrono::milliseconds(waitMs), [this] { return open; });
+    }
+};
+
 Session::Session(QObject* parent) : QObject(parent) {}
 
 Session::~Session()
 {
+    viewPainted(); // nothing waits for a view that is gone
     // The pool's tasks end soon after; their results are dropped with this object.
     if (m_progress) m_progress->requestCancel();
 }
@@ -78,8 +105,15 @@ void Session::open(const QStringList& paths)
         openTrace(m_openedPaths.first(), std::nullopt);
 }
 
+void Session::viewPainted()
+{
+    if (m_paintGate) m_paintGate->release();
+    m_paintGate.reset();
+}
+
 quint64 Session::supersede(State state)
 {
+    viewPainted();  // a superseded analysis need not wait
     finishReport(); // the panes still waiting for the last report get it first
     if (m_progress) m_progress->requestCancel(); // what still loads is superseded
     m_progress.reset();
@@ -191,8 +225,11 @@ void Session::openTrace(const QString& path, std::optional<int> rank)
     PipelineOptions options;
     options.analysis = linkpeaks::analysisOptions();
     options.crossRank = false;
-    // The trace shows while it is analysed, its timeline index built here on the pool.
-    options.onRankLoaded = [relay, this, generation, path](std::size_t, const LoadResult& loaded) {
+    // The trace shows while it is analysed, its timeline index built here on the pool; the
+    // analysis starts once the view painted it.
+    m_paintGate = std::make_shared<PaintGate>(m_firstPaintWaitMs);
+    options.onRankLoaded = [relay, this, generation, path,
+                            gate = m_paintGate](std::size_t, const LoadResult& loaded) {
         std::shared_ptr<const TimelineIndex> index;
         try {
             index = std::make_shared<TimelineIndex>(loaded.trace);
@@ -206,6 +243,7 @@ void Session::openTrace(const QString& path, std::optional<int> rank)
             if (generation == m_generation && m_state == State::Loading)
                 showTrace(path, trace, partial, index);
         });
+        gate->wait();
     };
     const std::vector<RankInput> inputs{{path.toStdString(), rank}};
     runOnPool<std::shared_ptr<PipelineResult>>(

@@ -97,6 +97,14 @@ public:
     // timeline) then costs one repaint of it, not two.
     void followReport(QObject* receiver, std::function<void()> step, QObject* partner = nullptr);
 
+    // The timeline painted the trace just shown: its analysis, held back until then (at most
+    // firstPaintWait(), as a hidden window paints nothing), takes the cores. The first paint of
+    // a big trace then never shares a core with two analysis threads (a 25 ms paint took
+    // 50-60 ms so under load).
+    void viewPainted();
+    int firstPaintWaitMs() const { return m_firstPaintWaitMs; }
+    void setFirstPaintWaitMs(int ms) { m_firstPaintWaitMs = ms; }
+
 signals:
     void opening(rs::Session::Kind kind, const QString& name, int ranks);
     // Bytes read of the open's files, and ranks done (queued from the pool; a trace's ranks
@@ -152,6 +160,9 @@ private:
     State m_state = State::Idle;
     Kind m_openingKind = Kind::None;
     std::shared_ptr<JobProgress> m_progress; // of the open in flight
+    struct PaintGate;
+    std::shared_ptr<PaintGate> m_paintGate; // the open trace's analysis waits on it
+    int m_firstPaintWaitMs = 300;
     QStringList m_openedPaths;
 
     Kind m_kind = Kind::None;

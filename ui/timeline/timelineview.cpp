@@ -58,6 +58,7 @@ void TimelineView::setTrace(TracePtr trace, std::shared_ptr<const TimelineIndex>
     fitActivity();
     updateScrollBar();
     scrollToDeviceTracks();
+    m_announcePaint = m_renderer.trace() != nullptr;
     invalidate();
 }
 
@@ -727,6 +728,10 @@ void TimelineView::paintEvent(QPaintEvent*)
         p.setRenderHint(QPainter::Antialiasing, false);
     }
     if (m_helpVisible) paintHelp(p);
+    if (m_announcePaint) {
+        m_announcePaint = false;
+        emit tracePainted();
+    }
 }
 
 QString TimelineView::cursorTimeText() const

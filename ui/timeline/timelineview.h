@@ -166,6 +166,8 @@ signals:
     void trackViewChanged();
     // The shown tracks changed for any reason (a state set, a new trace, compact mode).
     void trackViewApplied();
+    // The first frame of a trace just set is on screen (once per setTrace with a trace).
+    void tracePainted();
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -208,6 +210,7 @@ private:
     QPixmap m_cache;
     bool m_cacheValid = false;
     int m_renderCount = 0;
+    bool m_announcePaint = false; // tracePainted() after the next frame
     double m_cursorX = -1;
     bool m_labelWidthByUser = false; // dragged: new traces keep it
     double m_cursorY = -1;
