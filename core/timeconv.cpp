@@ -48,14 +48,24 @@ std::uint64_t leadingValue(const char* p, std::size_t k)
     return eightValue((load8(p) << drop) | (kZeros >> (64 - drop)));
 }
 
-constexpr std::uint64_t kPow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+// The value of the k (1..16) digits at p; reads only [p, p + max(k, 8)).
+std::uint64_t digitsValue(const char* p, std::size_t k)
+{
+    if (k == 8) return eightValue(load8(p));
+    if (k < 8) return leadingValue(p, k);
+    const std::uint64_t tail = eightValue(load8(p + k - 8)); // the last eight
+    return (k == 16 ? eightValue(load8(p)) : leadingValue(p, k - 8)) * 100000000 + tail;
+}
 #endif
 
-// What producers write: digits[.digits], at most 16 before the point (today's epoch times in
-// µs have 16: 1736408883732241.564; below 10^19 ns, so no overflow in 64 bits, and checked
-// against kMaxAbsTimeNs at the end) and no exponent. Anything else: nullopt, and the general
-// path below decides. Same rounding: half away from zero on the first digit past the ns.
-std::optional<TimeNs> parsePlain(std::string_view t)
+bool isDigit(char c)
+{
+    return static_cast<unsigned char>(c - '0') <= 9;
+}
+
+} // namespace
+
+std::optional<TimeNs> parsePlainMicrosToNs(std::string_view t)
 {
     const char* p = t.data();
     const std::size_t n = t.size();
@@ -63,48 +73,51 @@ std::optional<TimeNs> parsePlain(std::string_view t)
     std::uint64_t us = 0;
 #ifdef RS_SWAR_DIGITS
     if (n >= 8) {
+        // Where the integer digits end, eight bytes at a time; then their value from at most two
+        // loads, all inside the text.
         if (const std::uint64_t nd = nonDigits(load8(p))) {
             i = std::size_t(__builtin_ctzll(nd)) / 8;
-            if (i > 0) us = leadingValue(p, i);
         } else if (n >= 16) {
             const std::uint64_t nd2 = nonDigits(load8(p + 8));
-            const std::size_t k = nd2 ? std::size_t(__builtin_ctzll(nd2)) / 8 : 8;
-            i = 8 + k;
-            us = k == 8 ? eightValue(load8(p)) * 100000000 + eightValue(load8(p + 8))
-                        : eightValue(load8(p)) * kPow10[k] + (k ? leadingValue(p + 8, k) : 0);
+            i = nd2 ? 8 + std::size_t(__builtin_ctzll(nd2)) / 8 : 16;
         } else {
-            us = eightValue(load8(p));
-            for (i = 8; i < n && p[i] >= '0' && p[i] <= '9'; ++i)
-                us = us * 10 + static_cast<unsigned>(p[i] - '0');
+            for (i = 8; i < n && isDigit(p[i]); ++i) {
+            }
         }
+        if (i == 0) return std::nullopt;
+        us = digitsValue(p, i);
     } else
 #endif
     {
-        for (; i < n && p[i] >= '0' && p[i] <= '9'; ++i) {
+        for (; i < n && isDigit(p[i]); ++i) {
             if (i == 16) return std::nullopt;
             us = us * 10 + static_cast<unsigned>(p[i] - '0');
         }
+        if (i == 0) return std::nullopt;
     }
-    // None, or more than 16 (the general path's).
-    if (i == 0 || (i < n && p[i] >= '0' && p[i] <= '9')) return std::nullopt;
+    if (i < n && isDigit(p[i])) return std::nullopt; // more than 16: the general path's
     std::uint64_t ns = us * 1000;
     if (i < n) {
         if (p[i] != '.') return std::nullopt;
-        constexpr unsigned kScale[3] = {100, 10, 1};
-        for (std::size_t k = 0; ++i < n; ++k) {
-            const unsigned d = static_cast<unsigned char>(p[i]) - unsigned('0');
-            if (d > 9) return std::nullopt;
-            if (k < 3)
-                ns += kScale[k] * d;
-            else if (k == 3 && d >= 5)
-                ++ns; // the first digit past the nanosecond
+        if (n - i == 4 && isDigit(p[i + 1]) && isDigit(p[i + 2]) && isDigit(p[i + 3])) {
+            // Three decimals (Kineto's and torch_npu's %.3f): the nanoseconds as they are.
+            ns += unsigned(p[i + 1] - '0') * 100 + unsigned(p[i + 2] - '0') * 10 +
+                  unsigned(p[i + 3] - '0');
+        } else {
+            constexpr unsigned kScale[3] = {100, 10, 1};
+            for (std::size_t k = 0; ++i < n; ++k) {
+                const unsigned d = static_cast<unsigned char>(p[i]) - unsigned('0');
+                if (d > 9) return std::nullopt;
+                if (k < 3)
+                    ns += kScale[k] * d;
+                else if (k == 3 && d >= 5)
+                    ++ns; // the first digit past the nanosecond
+            }
         }
     }
     if (ns > std::uint64_t(kMaxAbsTimeNs)) return std::nullopt;
     return static_cast<TimeNs>(ns);
 }
-
-} // namespace
 
 std::optional<TimeNs> parseMicrosToNs(std::string_view text)
 {
@@ -121,7 +134,7 @@ std::optional<TimeNs> parseMicrosToNs(std::string_view text)
         negative = text[i] == '-';
         ++i;
     }
-    if (const auto fast = parsePlain(text.substr(i))) return negative ? -*fast : *fast;
+    if (const auto fast = parsePlainMicrosToNs(text.substr(i))) return negative ? -*fast : *fast;
     // Collect up to 40 significant digits and where the decimal point falls.
     char digitBuf[41];
     std::string_view digits; // grows within digitBuf: no allocation for long timestamps

@@ -19,6 +19,10 @@ constexpr TimeNs kMaxAbsTimeNs = TimeNs(1) << 62;
 // nanosecond digits survive. Digits beyond the nanosecond are rounded half away from zero.
 // Returns nullopt for text that is not a number or whose magnitude exceeds kMaxAbsTimeNs.
 std::optional<TimeNs> parseMicrosToNs(std::string_view text);
+// The same for the plain shape alone, digits[.digits] with at most 16 before the point (what
+// producers write): nullopt for anything else (a sign, blanks, an exponent), which
+// parseMicrosToNs then reads. The loader's path for every ts and dur.
+std::optional<TimeNs> parsePlainMicrosToNs(std::string_view text);
 
 // A count with thousands separators: 67108864 -> "67,108,864".
 std::string formatCount(std::uint64_t n);

@@ -388,10 +388,13 @@ std::optional<TimeNs> TraceBuilder::time(const JsonScalar& v, const char* field,
     case JsonScalar::UInt:
         if (v.bits > static_cast<std::uint64_t>(kMax)) break;
         return static_cast<TimeNs>(v.bits) * 1000;
+    case JsonScalar::Float:
+        // Nearly every µs time is plain digits[.digits]: no trimming or sign to look for.
+        if (auto ns = parsePlainMicrosToNs(v.text.view())) return ns;
+        if (auto ns = parseMicrosToNs(v.text.view())) return ns;
+        break;
     case JsonScalar::String:
         m_sawStringTs = m_sawStringTs || field[0] == 't';
-        [[fallthrough]];
-    case JsonScalar::Float:
         if (auto ns = parseMicrosToNs(v.text.view())) return ns;
         break;
     default:

@@ -67,6 +67,12 @@ private slots:
                     const auto general = parseMicrosToNs(s + "e0");
                     QVERIFY2(fast.has_value() == general.has_value(), s.c_str());
                     if (fast) QVERIFY2(*fast == *general, s.c_str());
+                    // The plain path alone (the loader's): the same value for every plain
+                    // text it takes, and it takes each one of 16 digits or fewer.
+                    const auto plain = rs::parsePlainMicrosToNs(s);
+                    if (plain) QVERIFY2(general && *plain == *general, s.c_str());
+                    const bool isPlain = s[0] != '-' && rep % 5 != 4 && intLen <= 16;
+                    if (isPlain && general) QVERIFY2(plain.has_value(), s.c_str());
                     ++compared;
                 }
             }
