@@ -51,10 +51,46 @@ void StringPool::grow()
     }
 }
 
+std::size_t StringPool::recentSlot(std::string_view s) noexcept
+{
+    const char* p = s.data();
+    const std::size_t n = s.size();
+    std::uint64_t a = n, b = 0;
+    if (n >= 8) {
+        std::memcpy(&a, p, 8);
+        std::memcpy(&b, p + n - 8, 8);
+    } else if (n >= 4) {
+        std::uint32_t x, y;
+        std::memcpy(&x, p, 4);
+        std::memcpy(&y, p + n - 4, 4);
+        a = x;
+        b = y;
+    } else if (n > 0) {
+        a = std::uint64_t(std::uint8_t(p[0])) | std::uint64_t(std::uint8_t(p[n / 2])) << 8 |
+            std::uint64_t(std::uint8_t(p[n - 1])) << 16;
+    }
+    const std::uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ull) ^ n) * 0xff51afd7ed558ccdull;
+    return static_cast<std::size_t>(h >> (64 - kRecentBits));
+}
+
 StrId StringPool::intern(std::string_view text)
 {
     if (m_slots.empty()) // moved from
         m_slots.resize(1024);
+    if (m_recent.empty()) m_recent.assign(std::size_t(1) << kRecentBits, kEmptySlot);
+    StrId& recent = m_recent[recentSlot(text)];
+    // The stored text decides (the key is shared by many texts): a miss goes the long way.
+    if (recent < m_strings.size()) {
+        const std::string& s = m_strings[recent];
+        if (s.size() == text.size() && std::memcmp(s.data(), text.data(), s.size()) == 0)
+            return recent;
+    }
+    recent = internHashed(text);
+    return recent;
+}
+
+StrId StringPool::internHashed(std::string_view text)
+{
     const std::uint64_t h = hashOf(text);
     const std::size_t mask = m_slots.size() - 1;
     std::size_t i = h & mask;

@@ -40,6 +40,13 @@ private:
 
     // deque keeps element addresses stable while it grows.
     std::deque<std::string> m_strings;
+    // Ids of recently interned texts by a cheap key (length, first and last eight bytes): a
+    // hit is checked against the stored text and skips hashing the whole of it (Kineto's kernel
+    // names run to hundreds of bytes, and every event's name and category are interned).
+    static constexpr int kRecentBits = 10;
+    static std::size_t recentSlot(std::string_view s) noexcept;
+    StrId internHashed(std::string_view text);
+    std::vector<StrId> m_recent;
     std::vector<Slot> m_slots; // size a power of two, at most half full
     std::size_t m_bytes = 0;
 };
