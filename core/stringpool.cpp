@@ -82,7 +82,7 @@ StrId StringPool::intern(std::string_view text)
     // The stored text decides (the key is shared by many texts): a miss goes the long way.
     if (recent < m_strings.size()) {
         const std::string& s = m_strings[recent];
-        if (s.size() == text.size() && std::memcmp(s.data(), text.data(), s.size()) == 0)
+        if (std::string_view(s) == text) // (an empty text may come with a null pointer)
             return recent;
     }
     recent = internHashed(text);
