@@ -98,7 +98,7 @@ public:
     void followReport(QObject* receiver, std::function<void()> step, QObject* partner = nullptr);
 
     // The timeline painted the trace just shown: its analysis, held back until then (at most
-    // firstPaintWait(), as a hidden window paints nothing), takes the cores. The first paint of
+    // firstPaintWaitMs(), as a hidden window paints nothing), takes the cores. The first paint of
     // a big trace then never shares a core with two analysis threads (a 25 ms paint took
     // 50-60 ms so under load).
     void viewPainted();
