@@ -158,20 +158,27 @@ std::size_t TraceBuilder::estimatedBytes() const
 
 namespace {
 
+constexpr std::size_t kHugePage = 2u << 20;
+
+// Asks for transparent huge pages behind the whole 2 MiB pages of [p, p + bytes).
+void adviseHuge([[maybe_unused]] const void* p, [[maybe_unused]] std::size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    const auto begin = reinterpret_cast<std::uintptr_t>(p);
+    const auto first = (begin + kHugePage - 1) & ~(kHugePage - 1);
+    if (first < begin + bytes)
+        ::madvise(reinterpret_cast<void*>(first), (begin + bytes - first) & ~(kHugePage - 1),
+                  MADV_HUGEPAGE);
+#endif
+}
+
 // Reserves n elements and asks for transparent huge pages behind them: one fault per 2 MiB
 // instead of per 4 KiB as the builder fills them (where the kernel allows it; else a no-op).
 template <typename C> void reserveHuge(C& c, std::size_t n)
 {
     if (n <= c.capacity()) return;
     c.reserve(n);
-#ifdef MADV_HUGEPAGE
-    constexpr std::uintptr_t kHuge = 2u << 20;
-    const auto begin = reinterpret_cast<std::uintptr_t>(c.data());
-    const auto end = begin + c.capacity() * sizeof(*c.data());
-    const auto first = (begin + kHuge - 1) & ~(kHuge - 1);
-    if (first < end)
-        ::madvise(reinterpret_cast<void*>(first), (end - first) & ~(kHuge - 1), MADV_HUGEPAGE);
-#endif
+    adviseHuge(c.data(), c.capacity() * sizeof(*c.data()));
 }
 
 // n elements of a trivial type, not initialised (the caller writes each before reading it),
@@ -184,13 +191,11 @@ struct FreeDeleter {
 template <typename T> std::unique_ptr<T[], FreeDeleter> hugeUninit(std::size_t n)
 {
     static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
-    constexpr std::size_t kHuge = 2u << 20;
-    const std::size_t bytes = std::max<std::size_t>(n * sizeof(T), 1);
-    void* p = std::aligned_alloc(kHuge, (bytes + kHuge - 1) & ~(kHuge - 1));
+    const std::size_t bytes =
+        (std::max<std::size_t>(n * sizeof(T), 1) + kHugePage - 1) & ~(kHugePage - 1);
+    void* p = std::aligned_alloc(kHugePage, bytes);
     if (!p) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-    ::madvise(p, (bytes + kHuge - 1) & ~(kHuge - 1), MADV_HUGEPAGE);
-#endif
+    adviseHuge(p, bytes);
     return std::unique_ptr<T[], FreeDeleter>(static_cast<T*>(p));
 }
 
