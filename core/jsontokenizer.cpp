@@ -17,6 +17,13 @@ namespace {
 
 constexpr const char* kRanOut = "the text ends here";
 
+#if defined(__SSE2__)
+unsigned mask16(__m128i v)
+{
+    return static_cast<unsigned>(_mm_movemask_epi8(v));
+}
+#endif
+
 // Ph..Scope and Ts..Sf in the order of kTextOf and kScalarOf below.
 enum class Field : std::uint8_t {
     None,
@@ -554,6 +561,76 @@ const char* JsonTokenizer::skipValue(const char* p, int depth)
     }
 }
 
+const char* JsonTokenizer::skipArgs(const char* p, int depth)
+{
+#if defined(__SSE2__)
+    // 16 bytes a step. A byte is inside a string when an odd number of quotes came before it
+    // in the args (a prefix XOR of the quote bits, escaped quotes taken out first).
+    const char* s = p;
+    unsigned inString = 0;  // all ones while a string runs on from the step before
+    unsigned escapedIn = 0; // 1: the step before ended with a backslash (this first byte escaped)
+    unsigned closedOn = 0;  // 1: the step before ended with a closing quote
+    int open = 0;
+    std::uint64_t squares = 0; // bit i: the container i deep opened with '['
+    while (m_end - s >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+        const __m128i newline = _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'));
+        const __m128i backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+        const unsigned odd = mask16(_mm_or_si128(backslash, _mm_cmplt_epi8(v, _mm_set1_epi8(' '))));
+        unsigned q = mask16(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+        unsigned b = 0, escaped = escapedIn;
+        if (odd) {
+            // A backslash escapes the byte after it; a run of two or more goes to skipValue.
+            b = mask16(backslash);
+            if ((b & (b << 1)) || (b & escapedIn)) return skipValue(p, depth);
+            escaped |= b << 1;
+        }
+        q &= ~escaped;
+        escapedIn = escaped >> 16;
+        unsigned m = q;
+        m ^= m << 1;
+        m ^= m << 2;
+        m ^= m << 4;
+        m ^= m << 8;
+        m = (m ^ inString) & 0xffffu; // a string's opening quote and text, not its closing one
+        // Inside strings no control byte (a backslash only as above); outside them no
+        // backslash and no control byte but the newline (a tab or CR: skipValue).
+        if (odd && (((odd & ~b) & m) || (odd & ~m & ~mask16(newline)))) return skipValue(p, depth);
+        const __m128i lower = _mm_or_si128(v, _mm_set1_epi8(0x20)); // '[' ']' as '{' '}'
+        const __m128i opens = _mm_cmpeq_epi8(lower, _mm_set1_epi8('{'));
+        const __m128i closes = _mm_cmpeq_epi8(lower, _mm_set1_epi8('}'));
+        const unsigned closing = q & ~m;
+        if (closing | closedOn) {
+            // A closing quote is followed by a separator: a stray or missing quote (strings
+            // paired wrongly) fails this at the first real string, which starts with a letter.
+            const unsigned sep = mask16(
+                _mm_or_si128(_mm_or_si128(_mm_or_si128(opens, closes), newline),
+                             _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')),
+                                                       _mm_cmpeq_epi8(v, _mm_set1_epi8(','))),
+                                          _mm_cmpeq_epi8(v, _mm_set1_epi8(' ')))));
+            if ((closing & ~(sep >> 1) & 0x7fffu) || (closedOn & ~sep)) return skipValue(p, depth);
+            closedOn = closing >> 15;
+        }
+        for (unsigned br = mask16(_mm_or_si128(opens, closes)) & ~m; br; br &= br - 1) {
+            const int i = __builtin_ctz(br);
+            const char c = s[i];
+            if (c == '{' || c == '[') {
+                if (open >= 64 || depth + open >= kMaxDepth) return skipValue(p, depth);
+                squares = (squares & ~(1ull << open)) | (std::uint64_t(c == '[') << open);
+                ++open;
+            } else {
+                if (open == 0 || ((squares >> (open - 1)) & 1u) != (c == ']'))
+                    return skipValue(p, depth);
+                if (--open == 0) return s + i + 1;
+            }
+        }
+        inString = (m >> 15) ? 0xffffu : 0;
+        s += 16;
+    }
+#endif
+    return skipValue(p, depth);
+}
+
 const char* JsonTokenizer::stackField(const char* p, TraceEvent& ev, int depth,
                                       std::deque<std::string>* arena)
 {
@@ -608,6 +685,7 @@ const char* JsonTokenizer::event(const char* p, TraceEvent& ev, int depth,
         const Field f = classify(key.view());
         if (*p == '{' || *p == '[') {
             const char* v = f == Field::Stack && *p == '[' ? stackField(p, ev, depth + 1, arena)
+                            : f == Field::Args             ? skipArgs(p, depth + 1)
                                                            : skipValue(p, depth + 1);
             if (!v) return nullptr;
             if (f == Field::Args)

@@ -16,6 +16,7 @@ namespace rs {
 // NaN), numbers that overflow a double refused as nlohmann refuses them. It never reads past
 // end. A call that fails returns nullptr and records where: at the first byte that is not
 // valid JSON, or at end when the text ran out first (ranOut(): a cut document or event).
+// One exception: event() checks an event's "args" for structure only (skipArgs below).
 class JsonTokenizer {
 public:
     // Containers open at once (as nlohmann's SAX path allowed).
@@ -92,6 +93,16 @@ private:
     const char* escaped(const char* p, const char* s, TextRef& out, std::deque<std::string>* arena);
     const char* stackField(const char* p, TraceEvent& ev, int depth,
                            std::deque<std::string>* arena);
+    // An event's args (p at '{' or '['), most of a Kineto trace's bytes: checked 16 bytes a
+    // step for structure only, as simdjson's On-Demand API skips what it does not read.
+    // Checked: brackets matched, strings closed, a closing quote followed by a separator (so a
+    // stray or missing quote cannot take in the events after it), no control byte but the
+    // newline outside strings and none inside. Not checked: each value's own grammar (a
+    // number's digits, a literal's letters, a missing comma, an escape's letter); whoever
+    // reads the args parses them and counts what is not JSON (analysisutil.h: eventArgs,
+    // ArgsMembers::complete). Args with a byte >= 0x80, two backslashes in a row, a tab or CR,
+    // more than 64 levels, or within 16 bytes of end are read by skipValue in full.
+    const char* skipArgs(const char* p, int depth);
 
     const char* m_begin;
     const char* m_end;

@@ -154,7 +154,9 @@ public:
     // over all flows in their targets' order, without sorting them again.
     std::span<const std::pair<EventId, std::uint32_t>> flowsByTarget() const { return m_flowIn; }
 
-    // Raw JSON text of an event's "args" value (empty when it had none) and the parsed form.
+    // Raw JSON text of an event's "args" value (empty when it had none) and the parsed form
+    // (an empty object also for text that is not JSON: the loader checks args for structure
+    // only, core/jsontokenizer.h; analysis/analysisutil.h eventArgs counts those).
     std::string_view argsText(EventId e) const;
     nlohmann::json args(EventId e) const;
 

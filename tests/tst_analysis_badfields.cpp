@@ -302,6 +302,32 @@ private slots:
         }
     }
 
+    // Args the loader keeps although they are not JSON (it checks their structure only, as
+    // simdjson's On-Demand API does): read empty by the analysis and counted, on every path
+    // that reads args (a DOM parse, ArgsMembers for HCCL tasks).
+    void argsNotJson()
+    {
+        auto broken = [](std::string text, const std::string& member) {
+            const std::size_t at = text.find(member);
+            if (at == std::string::npos) return std::string();
+            return text.replace(at, member.size(), member + ".2.3"); // 1 -> 1.2.3
+        };
+        const std::vector<std::pair<const char*, std::string>> traces = {
+            {"HCCL op", broken(npuTrace("mark", 1, "", nullptr, "AI_CORE"), "\"mark\":1")},
+            {"HCCL task", broken(npuTrace("", nullptr, "mark", 1, "AI_CORE"), "\"mark\":1")},
+            {"device task", broken(npuTrace("", nullptr, "", nullptr, 1), "\"Task Type\":1")},
+            {"record_param_comms", broken(kinetoTrace("mark", 1, false), "\"mark\":1")},
+            {"gpu_memcpy", broken(kinetoTrace("mark", 1, true), "\"mark\":1")}};
+        for (const auto& [what, text] : traces) {
+            QVERIFY2(!text.empty(), what);
+            const LoadResult r = test::loadText(text);
+            QVERIFY2(r.complete(), (what + (": " + r.message)).c_str());
+            ReportPtr rep = analyze(r.trace);
+            QCOMPARE(int(rep->collectives.size()), 1);
+            expectCounted(rep, false, "args that are not JSON");
+        }
+    }
+
 private:
     static std::uint64_t jsonCount(const json& v)
     {

@@ -75,6 +75,28 @@ private slots:
         QVERIFY(!pane.text().contains(QStringLiteral("ncclKernel")));
     }
 
+    void detailsShowArgsThatAreNotJsonAsWritten()
+    {
+        // The loader keeps args that are not JSON (it checks their structure only).
+        const std::string args = "{\"bytes\": 4096, \"grid\": [1 2], \"ok\": tru}";
+        LoadResult r = test::loadText("[{\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, \"tid\": 1, "
+                                      "\"ts\": 1, \"dur\": 2, \"args\": " +
+                                      args +
+                                      "}, {\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, "
+                                      "\"tid\": 1, \"ts\": 5, \"dur\": 1, \"args\": [1, 2]}]");
+        QVERIFY2(r.complete(), r.message.c_str());
+        DetailsPane pane;
+        pane.setTrace(r.trace);
+        pane.setEvent(named(*r.trace, "k"));
+        const QString text = pane.text();
+        QVERIFY2(text.contains(QStringLiteral("Args: not valid JSON, as written:")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QString::fromStdString(args)), qPrintable(text));
+        // Args that are an array (valid JSON, not an object) show as one.
+        pane.setEvent(named(*r.trace, "a"));
+        QVERIFY2(pane.text().contains(QStringLiteral("[1]: 2")), qPrintable(pane.text()));
+    }
+
     void detailsVerdictFromReport()
     {
         const EventId k = named(*m_trace, "ncclKernel_AllReduce");

@@ -53,8 +53,10 @@ ArgsMembers::ArgsMembers(std::string_view t)
     JsonTokenizer tk(t.data(), t.data() + t.size());
     const char* end = tk.end();
     const char* p = tk.ws(t.data());
+    m_complete = p >= end; // no args
     if (p >= end || *p != '{') return;
     p = tk.ws(p + 1);
+    if (p < end && *p == '}') m_complete = tk.ws(p + 1) == end;
     while (p < end && *p == '"') {
         TextRef key;
         if (!(p = tk.string(p, key, nullptr))) return;
@@ -79,9 +81,20 @@ ArgsMembers::ArgsMembers(std::string_view t)
         }
         m_members.push_back(m);
         p = tk.ws(p);
+        if (p < end && *p == '}') m_complete = tk.ws(p + 1) == end;
         if (p >= end || *p != ',') return;
         p = tk.ws(p + 1);
     }
+}
+
+nlohmann::json eventArgs(const Trace& t, EventId e, FieldErrors* err)
+{
+    const std::string_view text = t.argsText(e);
+    if (text.empty()) return nlohmann::json::object();
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (!j.is_discarded()) return j;
+    if (err) err->add(kArgsNotJson);
+    return nlohmann::json::object();
 }
 
 const ArgsMembers::Member* ArgsMembers::find(std::string_view key) const

@@ -43,6 +43,10 @@ public:
     enum class Kind : std::uint8_t { String, Number, Literal, Nested }; // literal: true/false/null
 
     explicit ArgsMembers(std::string_view objectText);
+    // The object read to its closing brace (empty text too: no args). False for text that is
+    // not JSON, which the loader keeps (it checks args for structure only): count it with
+    // kArgsNotJson.
+    bool complete() const { return m_complete; }
     // The value's text (strings without quotes, unescaped only when they have no escapes).
     std::optional<std::string_view> get(std::string_view key) const;
     std::optional<Kind> kind(std::string_view key) const;
@@ -59,7 +63,15 @@ private:
     };
     const Member* find(std::string_view key) const;
     std::vector<Member> m_members;
+    bool m_complete = false;
 };
+
+// The FieldErrors key of an event's args text that is not JSON.
+inline constexpr std::string_view kArgsNotJson = "args that are not JSON";
+
+// An event's args parsed; empty when it has none. Args text that is not JSON (the loader
+// checks args for structure only, core/jsontokenizer.h) reads empty and is counted in *err.
+nlohmann::json eventArgs(const Trace& t, EventId e, FieldErrors* err);
 
 bool startsWith(std::string_view s, std::string_view p);
 

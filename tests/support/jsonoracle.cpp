@@ -1,5 +1,7 @@
 #include "tests/support/jsonoracle.h"
 
+#include "core/jsontokenizer.h"
+
 namespace rs::test {
 
 namespace {
@@ -219,6 +221,53 @@ OracleDocument oracleRead(const std::string& text)
     Sax sax(doc);
     doc.valid = json::sax_parse(text, &sax, json::input_format_t::json, true, false);
     return doc;
+}
+
+std::string blankLaxArgs(const std::string& text)
+{
+    std::string out = text;
+    JsonTokenizer tok(text.data(), text.data() + text.size());
+    const char* end = tok.end();
+    TraceEvent ev;
+    // The entries of the array at p (past '['): past its ']', or nullptr where the tokenizer
+    // stops.
+    auto events = [&](const char* p, int depth) -> const char* {
+        for (p = tok.ws(p); p < end;) {
+            if (*p == ']') return p + 1;
+            const char* q = *p == '{' ? tok.event(p, ev, depth) : tok.skipValue(p, depth);
+            if (*p == '{' && ev.args.n && !nlohmann::json::accept(ev.args.view())) {
+                const auto at = static_cast<std::size_t>(ev.args.p - text.data());
+                out.replace(at, ev.args.n, "{}" + std::string(ev.args.n - 2, ' '));
+            }
+            if (!q) return nullptr;
+            p = tok.ws(q);
+            if (p < end && *p == ',')
+                p = tok.ws(p + 1);
+            else if (p >= end || *p != ']')
+                return nullptr;
+        }
+        return nullptr;
+    };
+    const char* p = tok.ws(text.data());
+    if (p < end && *p == '[') {
+        events(p + 1, 1);
+    } else if (p < end && *p == '{') {
+        for (p = tok.ws(p + 1); p < end && *p == '"';) {
+            TextRef key;
+            std::deque<std::string> arena;
+            if (!(p = tok.string(p, key, &arena))) break;
+            p = tok.ws(p);
+            if (p >= end || *p != ':') break;
+            p = tok.ws(p + 1);
+            p = key.view() == "traceEvents" && p < end && *p == '[' ? events(p + 1, 2)
+                                                                    : tok.skipValue(p, 1);
+            if (!p) break;
+            p = tok.ws(p);
+            if (p >= end || *p != ',') break;
+            p = tok.ws(p + 1);
+        }
+    }
+    return out;
 }
 
 } // namespace rs::test

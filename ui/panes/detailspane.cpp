@@ -318,11 +318,25 @@ void DetailsPane::refresh()
             new QTreeWidgetItem(comm, {QString(), line});
         comm->setExpanded(true);
     }
-    const nlohmann::json args = trc.args(m_event);
-    if (!args.empty()) {
+    const std::string_view argsText = trc.argsText(m_event);
+    const nlohmann::json args = nlohmann::json::parse(argsText, nullptr, false);
+    if (!argsText.empty() && args.is_discarded()) {
+        // Kept by the loader, which checks args for structure only: shown as written.
+        auto* root = new QTreeWidgetItem(m_tree, {tr("Args"), tr("not valid JSON, as written:")});
+        constexpr std::size_t kShown = 4000;
+        QString raw =
+            QString::fromUtf8(argsText.data(), qsizetype(std::min(argsText.size(), kShown)));
+        if (argsText.size() > kShown) raw += QStringLiteral("…");
+        new QTreeWidgetItem(root, {QString(), raw});
+        root->setExpanded(true);
+    } else if (!args.is_discarded() && !args.empty()) {
         auto* root = new QTreeWidgetItem(m_tree, {tr("Args")});
-        for (auto it = args.begin(); it != args.end(); ++it)
-            addJson(root, q(it.key()), it.value());
+        if (args.is_object()) {
+            for (auto it = args.begin(); it != args.end(); ++it)
+                addJson(root, q(it.key()), it.value());
+        } else {
+            addJson(root, QString(), args);
+        }
         root->setExpanded(true);
     }
     // NOLINTEND(clang-analyzer-cplusplus.NewDeleteLeaks)

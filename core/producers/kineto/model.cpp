@@ -171,14 +171,14 @@ void fillKineto(AnalysisContext& ctx, Collective& c,
     c.name = t.str(sl[c.event].name);
     c.algorithm = algorithmFromKernel(c.name);
     std::vector<nlohmann::json> sources;
-    sources.push_back(t.args(c.event));
+    sources.push_back(eventArgs(t, c.event, err));
     if (c.hostEvent != kNone) {
         const Slice& h = sl[c.hostEvent];
         const Track& tr = t.tracks()[h.track];
         // record_param_comms inside the host op holds the sizes; stop at its end.
         for (EventId i = c.hostEvent; i < tr.end && sl[i].start <= h.end(); ++i) {
             if (t.str(sl[i].name) == "record_param_comms") {
-                sources.push_back(t.args(i));
+                sources.push_back(eventArgs(t, i, err));
                 break;
             }
         }
@@ -219,7 +219,7 @@ void fillKineto(AnalysisContext& ctx, Collective& c,
     std::set<EventId> seen;
     auto addCopy = [&](EventId d, EventId launch) {
         if (!seen.insert(d).second) return;
-        const nlohmann::json a = t.args(d);
+        const nlohmann::json a = eventArgs(t, d, err);
         InternalCopy cp;
         cp.event = d;
         cp.start = sl[d].start;
@@ -228,7 +228,7 @@ void fillKineto(AnalysisContext& ctx, Collective& c,
         bool badAddr = false;
         checkAddresses(a, opt.addrAlign, &badAddr, &cp.address);
         if (launch != kNone) {
-            const nlohmann::json la = t.args(launch);
+            const nlohmann::json la = eventArgs(t, launch, err);
             checkAddresses(la, opt.addrAlign, &badAddr, &cp.address);
             if (cp.bytes == 0) cp.bytes = argU64(la, "bytes", err).value_or(0);
         }

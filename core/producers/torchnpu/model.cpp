@@ -75,7 +75,7 @@ void addHcclOp(AnalysisContext& ctx, EventId e, const std::string& group,
     c.group = group;
     c.start = s.start;
     c.dur = s.dur;
-    const nlohmann::json a = t.args(e);
+    const nlohmann::json a = eventArgs(t, e, ctx.errors);
     c.algorithm = argStr(a, "alg_type", ctx.errors);
     c.dtype = argStr(a, "data_type", ctx.errors);
     c.count = argU64(a, "count", ctx.errors).value_or(0);
@@ -97,6 +97,7 @@ void addHcclOp(AnalysisContext& ctx, EventId e, const std::string& group,
             c.tasks.push_back(i);
             // HCCL tasks are many: read their flat args without a JSON DOM.
             const ArgsMembers ta(t.argsText(i));
+            if (!ta.complete() && ctx.errors) ctx.errors->add(kArgsNotJson);
             std::string type = ta.str("task type", ctx.errors);
             if (type.empty()) type = t.str(task.name);
             const std::string transport = ta.str("transport type", ctx.errors);
@@ -227,7 +228,7 @@ bool ascendTaskComputing(AnalysisContext& ctx, EventId e)
     std::int8_t& known = ctx.computeByName[s.name];
     if (known < 0) {
         // One args parse per distinct task name.
-        const nlohmann::json a = t.args(e);
+        const nlohmann::json a = eventArgs(t, e, ctx.errors);
         known = computeTask(argStr(a, "Task Type", ctx.errors), t.str(s.name)) ? 1 : 0;
     }
     // msprof's memory-copy viewer (memory_copy_viewer.py, CANN of 2024) also writes records on
