@@ -320,6 +320,51 @@ private slots:
         }
     }
 
+    // number() reads most numbers in a 16-byte compare and SWAR arithmetic when 34 bytes are
+    // left, else with scanNumber: both must give the same kind, value, text and errors.
+    void numbersReadAlikeNearAndFarFromTheEnd()
+    {
+        const std::string digits = "73910482657301948265";
+        int compared = 0;
+        for (const char* sign : {"", "-"})
+            for (const char* first : {"0", "1", "9"})
+                for (std::size_t intLen = 1; intLen <= 17; ++intLen)
+                    for (int fracLen = -1; fracLen <= 20; ++fracLen)
+                        for (const char* exp : {"", "e5", "E-3", "e"})
+                            for (char end : {',', '}', ' ', 'x', '.', '0'}) {
+                                std::string num =
+                                    sign + std::string(first) + digits.substr(0, intLen - 1);
+                                if (fracLen >= 0)
+                                    num +=
+                                        "." + digits.substr(digits.size() - std::size_t(fracLen));
+                                const std::string near = num + exp + end;
+                                if (near.size() >= 34) continue; // both would read it far
+                                const char *nearWhat = "", *farWhat = "";
+                                bool nearOut = false, farOut = false;
+                                std::size_t nearAt = 0, farAt = 0;
+                                const JsonScalar a = scalarOf(near, &nearWhat, &nearOut, &nearAt);
+                                const JsonScalar b = scalarOf(near + std::string(40, ' '), &farWhat,
+                                                              &farOut, &farAt);
+                                if (nearOut) continue; // the far text goes on there
+                                QVERIFY2(a.kind == b.kind, near.c_str());
+                                QVERIFY2(a.bits == b.bits, near.c_str());
+                                QVERIFY2(a.text.view() == b.text.view(), near.c_str());
+                                if (a.kind == JsonScalar::Absent) {
+                                    QVERIFY2(nearAt == farAt, near.c_str());
+                                    QVERIFY2(std::string(nearWhat) == farWhat, near.c_str());
+                                }
+                                ++compared;
+                            }
+        QVERIFY(compared > 20000);
+        // The values themselves, at the fast path's limits.
+        const std::string pad(40, ' ');
+        QCOMPARE(scalarOf("999999999999999," + pad).bits, std::uint64_t(999999999999999));
+        QCOMPARE(scalarOf("12345678," + pad).bits, std::uint64_t(12345678));
+        QCOMPARE(scalarOf("123456789," + pad).bits, std::uint64_t(123456789));
+        QCOMPARE(scalarOf("-7," + pad).bits, std::uint64_t(0) - 7);
+        QCOMPARE(scalarOf("-0," + pad).kind, JsonScalar::Int);
+    }
+
     void stringsAndEscapes()
     {
         QCOMPARE(std::string(scalarOf("\"plain\"").text.view()), std::string("plain"));
