@@ -295,10 +295,14 @@ private slots:
             json ev = json::array();
             ev.push_back(meta(1, "process_name", "HCCL"));
             ev.push_back(meta(1, "thread_name", "Group 0 Communication", 0));
+            ev.push_back(meta(1, "thread_name", "Plane 0", 1));
             ev.push_back(slice(1, 0, "hcom_allReduce__1_0_1", 100, 200, a));
+            ev.push_back(slice(1, 1, "Memcpy", 110, 50, a)); // read by ArgsMembers
             ReportPtr rep = analyzeText(ev.dump());
             QVERIFY(rep);
             QCOMPARE(int(rep->collectives.size()), 1);
+            QCOMPARE(int(rep->collectives[0].tasks.size()), 1);
+            QVERIFY2(rep->badFields == 0, a.dump().c_str());
         }
     }
 

@@ -144,13 +144,15 @@ private slots:
         QVERIFY(!fa.get("missing"));
         QVERIFY(!analysis::ArgsMembers("not json").get("x"));
         QVERIFY(!analysis::ArgsMembers(R"({"a": )").get("b"));
-        // Read to the closing brace or not (args the loader kept that are not JSON).
+        // Read whole or not (args the loader kept that are not JSON). JSON that is no object
+        // has no members, and nothing to count.
         QVERIFY(fa.complete());
+        QVERIFY(analysis::ArgsMembers(std::string_view()).complete()); // no args: no pointer
         for (const char* whole :
-             {"", "{}", " { } ", "{\"a\": 1}", "{\"a\": [1, {}], \"b\": \"}\"}"})
+             {"", "{}", " { } ", "{\"a\": 1}", "{\"a\": [1, {}], \"b\": \"}\"}", "[1]", " 3 "})
             QVERIFY2(analysis::ArgsMembers(whole).complete(), whole);
         for (const char* cut : {"not json", "{", "{\"a\": 1.2.3}", "{\"a\": 1,}", "{\"a\": 1} x",
-                                "{\"a\" 1}", "[1]", "{\"a\": tru}"})
+                                "{\"a\" 1}", "[1,]", "{\"a\": tru}"})
             QVERIFY2(!analysis::ArgsMembers(cut).complete(), cut);
         QVERIFY(!analysis::jsonU64(nlohmann::json(-1)));
         // One mode-letter definition for the report, the viewer, exports and annotations.

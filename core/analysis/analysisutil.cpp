@@ -53,8 +53,12 @@ ArgsMembers::ArgsMembers(std::string_view t)
     JsonTokenizer tk(t.data(), t.data() + t.size());
     const char* end = tk.end();
     const char* p = tk.ws(t.data());
-    m_complete = p >= end; // no args
-    if (p >= end || *p != '{') return;
+    if (p >= end || *p != '{') {
+        // No args, or JSON that is no object (no members, nothing to count), or not JSON.
+        const char* q = p < end ? tk.skipValue(p, 0) : nullptr;
+        m_complete = p >= end || (q && tk.ws(q) == end);
+        return;
+    }
     p = tk.ws(p + 1);
     if (p < end && *p == '}') m_complete = tk.ws(p + 1) == end;
     while (p < end && *p == '"') {

@@ -43,9 +43,9 @@ public:
     enum class Kind : std::uint8_t { String, Number, Literal, Nested }; // literal: true/false/null
 
     explicit ArgsMembers(std::string_view objectText);
-    // The object read to its closing brace (empty text too: no args). False for text that is
-    // not JSON, which the loader keeps (it checks args for structure only): count it with
-    // kArgsNotJson.
+    // The text read whole: an object to its closing brace, other JSON, or no text (no args).
+    // False for text that is not JSON, which the loader keeps (it checks args for structure
+    // only): count it with kArgsNotJson.
     bool complete() const { return m_complete; }
     // The value's text (strings without quotes, unescaped only when they have no escapes).
     std::optional<std::string_view> get(std::string_view key) const;
