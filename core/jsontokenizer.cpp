@@ -611,55 +611,46 @@ const char* JsonTokenizer::skipArgs(const char* p, int depth)
 {
 #if defined(__SSE2__)
     // 16 bytes a step. A byte is inside a string when an odd number of quotes came before it
-    // in the args (a prefix XOR of the quote bits, escaped quotes taken out first).
+    // in the args (a prefix XOR of the quote bits, escaped quotes taken out first). The answer
+    // must not depend on where the text ends (a piece of the file) nor on what follows the
+    // args: the checks stop at the closing bracket, and the last bytes are read blank-padded.
     const char* s = p;
     unsigned inString = 0;  // all ones while a string runs on from the step before
     unsigned escapedIn = 0; // 1: the step before ended with a backslash (this first byte escaped)
     unsigned closedOn = 0;  // 1: the step before ended with a closing quote
     int open = 0;
     std::uint64_t squares = 0; // bit i: the container i deep opened with '['
-    while (m_end - s >= 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    char tail[16];
+    while (s < m_end) {
+        const char* block = s;
+        if (m_end - s < 16) {
+            std::memset(tail, ' ', sizeof tail);
+            std::memcpy(tail, s, static_cast<std::size_t>(m_end - s));
+            block = tail;
+        }
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block));
         const __m128i newline = _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'));
         const __m128i backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
         const unsigned odd = mask16(_mm_or_si128(backslash, _mm_cmplt_epi8(v, _mm_set1_epi8(' '))));
-        unsigned q = mask16(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
-        unsigned b = 0, escaped = escapedIn;
-        if (odd) {
-            // A backslash escapes the byte after it; a run of two or more goes to skipValue.
-            b = mask16(backslash);
-            if ((b & (b << 1)) || (b & escapedIn)) return skipValue(p, depth);
-            escaped |= b << 1;
-        }
-        q &= ~escaped;
-        escapedIn = escaped >> 16;
+        const unsigned b = odd ? mask16(backslash) : 0;
+        // A backslash escapes the byte after it (a run of two or more: skipValue, below).
+        const unsigned escaped = escapedIn | (b << 1);
+        const unsigned q = mask16(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))) & ~escaped;
         unsigned m = q;
         m ^= m << 1;
         m ^= m << 2;
         m ^= m << 4;
         m ^= m << 8;
         m = (m ^ inString) & 0xffffu; // a string's opening quote and text, not its closing one
-        // Inside strings no control byte (a backslash only as above); outside them no
-        // backslash and no control byte but the newline (a tab or CR: skipValue).
-        if (odd && (((odd & ~b) & m) || (odd & ~m & ~mask16(newline)))) return skipValue(p, depth);
         const __m128i lower = _mm_or_si128(v, _mm_set1_epi8(0x20)); // '[' ']' as '{' '}'
         const __m128i opens = _mm_cmpeq_epi8(lower, _mm_set1_epi8('{'));
         const __m128i closes = _mm_cmpeq_epi8(lower, _mm_set1_epi8('}'));
-        const unsigned closing = q & ~m;
-        if (closing | closedOn) {
-            // A closing quote is followed by a separator: a stray or missing quote (strings
-            // paired wrongly) fails this at the first real string, which starts with a letter.
-            const unsigned sep = mask16(
-                _mm_or_si128(_mm_or_si128(_mm_or_si128(opens, closes), newline),
-                             _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')),
-                                                       _mm_cmpeq_epi8(v, _mm_set1_epi8(','))),
-                                          _mm_cmpeq_epi8(v, _mm_set1_epi8(' ')))));
-            if ((closing & ~(sep >> 1) & 0x7fffu) || (closedOn & ~sep)) return skipValue(p, depth);
-            closedOn = closing >> 15;
-        }
+        // The brackets outside strings, up to the one that closes the args.
+        unsigned upto = 0xffffu; // the bytes of this step that belong to the args
+        int closeAt = -1;
         for (unsigned br = mask16(_mm_or_si128(opens, closes)) & ~m; br; br &= br - 1) {
             const int i = __builtin_ctz(br);
-            const char c = s[i];
+            const char c = block[i];
             if (c == '{' || c == '[') {
                 if (open >= 64 || depth + open >= kMaxDepth) return skipValue(p, depth);
                 squares = (squares & ~(1ull << open)) | (std::uint64_t(c == '[') << open);
@@ -667,14 +658,41 @@ const char* JsonTokenizer::skipArgs(const char* p, int depth)
             } else {
                 if (open == 0 || ((squares >> (open - 1)) & 1u) != (c == ']'))
                     return skipValue(p, depth);
-                if (--open == 0) return s + i + 1;
+                if (--open == 0) {
+                    upto = (2u << i) - 1;
+                    closeAt = i;
+                    break;
+                }
             }
         }
+        // Strings plain ASCII with single escapes; outside them no backslash and no control
+        // byte but the newline (a tab or CR: skipValue).
+        if (odd &&
+            ((((b & (b << 1)) | (b & escapedIn) | (odd & ~b & m) | (odd & ~m & ~mask16(newline))) &
+              upto)))
+            return skipValue(p, depth);
+        // A closing quote is followed by a separator: a stray or missing quote (strings paired
+        // wrongly) fails this at the first real string, which starts with a letter.
+        const unsigned closing = q & ~m;
+        if (closing | closedOn) {
+            const unsigned sep = mask16(
+                _mm_or_si128(_mm_or_si128(_mm_or_si128(opens, closes), newline),
+                             _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')),
+                                                       _mm_cmpeq_epi8(v, _mm_set1_epi8(','))),
+                                          _mm_cmpeq_epi8(v, _mm_set1_epi8(' ')))));
+            if (((closing & ~(sep >> 1) & 0x7fffu) | (closedOn & ~sep)) & upto)
+                return skipValue(p, depth);
+            closedOn = closing >> 15;
+        }
+        if (closeAt >= 0) return s + closeAt + 1;
+        escapedIn = escaped >> 16;
         inString = (m >> 15) ? 0xffffu : 0;
         s += 16;
     }
-#endif
+    return fail(m_end, kRanOut);
+#else
     return skipValue(p, depth);
+#endif
 }
 
 const char* JsonTokenizer::stackField(const char* p, TraceEvent& ev, int depth,

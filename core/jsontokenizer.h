@@ -101,7 +101,9 @@ private:
     // number's digits, a literal's letters, a missing comma, an escape's letter); whoever
     // reads the args parses them and counts what is not JSON (analysisutil.h: eventArgs,
     // ArgsMembers::complete). Args with a byte >= 0x80, two backslashes in a row, a tab or CR,
-    // more than 64 levels, or within 16 bytes of end are read by skipValue in full.
+    // or more than 64 levels are read by skipValue in full (as are all args in a build
+    // without SSE2). The answer depends on the args alone, never on where the text ends (a
+    // piece of the file) or what follows them: args cut by the end run out.
     const char* skipArgs(const char* p, int depth);
 
     const char* m_begin;
