@@ -84,7 +84,7 @@ template <class F> void forEachInRange(const Trace& t, TrackId tr, const Range& 
 class SourceScan {
 public:
     SourceScan(const StatsSource& src, const StatsScope& scope)
-        : m_src(src), m_t(*src.trace), m_roles(analysis::trackRoles(m_t))
+        : m_t(*src.trace), m_roles(analysis::trackRoles(m_t))
     {
         const StringPool& sp = m_t.strings();
         auto cats = [&](std::initializer_list<const char*> names) {
@@ -190,7 +190,6 @@ private:
         return c;
     }
 
-    const StatsSource& m_src;
     const Trace& m_t;
     std::vector<TrackRole> m_roles;
     std::vector<StrId> m_kernelCats, m_copyCats, m_opCats;
