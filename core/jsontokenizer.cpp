@@ -1,5 +1,7 @@
 #include "core/jsontokenizer.h"
 
+#include "core/swardigits.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -420,25 +422,9 @@ const char* JsonTokenizer::digitsScan(const char* s) const
     return false;
 }
 
-#if defined(__SSE2__)
-// The value of the k (1..8) ASCII digits at s, 8 bytes readable: one subtraction and three
-// multiplications instead of a loop whose length varies from field to field.
-std::uint64_t digits8(const char* s, int k)
-{
-    std::uint64_t v;
-    std::memcpy(&v, s, 8);
-    // The digits are the low k bytes (little-endian) and borrow nothing; what the bytes after
-    // them borrow is shifted out with them, leaving zeros (leading zeros) below.
-    v = (v - 0x3030303030303030ull) << (8 * (8 - k));
-    v = ((v & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
-    v = ((v & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
-    return ((v & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
-}
-#endif
-
 const char* JsonTokenizer::number(const char* p, JsonScalar& out)
 {
-#if defined(__SSE2__)
+#if defined(__SSE2__) && defined(RS_SWAR_DIGITS)
     // Most numbers (ids, pids, µs times) are up to 15 digits with a plain fraction: found in
     // one 16-byte compare each. Anything else (a leading zero, an exponent, 16 digits or more,
     // near the end) takes scanNumber below, which gives the same answers.
@@ -450,8 +436,7 @@ const char* JsonTokenizer::number(const char* p, JsonScalar& out)
         if (n >= 1 && n <= 15 && (*s != '0' || n == 1) && *e != 'e' && *e != 'E') {
             out.boolean = false;
             if (*e != '.') {
-                const std::uint64_t v =
-                    n <= 8 ? digits8(s, n) : digits8(s, n - 8) * 100000000ull + digits8(e - 8, 8);
+                const std::uint64_t v = swar::digitsValue(s, std::size_t(n));
                 out.kind = *p == '-' ? JsonScalar::Int : JsonScalar::UInt;
                 out.bits = *p == '-' ? 0 - v : v;
                 out.text = {p, static_cast<std::uint32_t>(e - p)};

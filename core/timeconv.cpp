@@ -1,5 +1,7 @@
 #include "core/timeconv.h"
 
+#include "core/swardigits.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -8,55 +10,6 @@
 namespace rs {
 
 namespace {
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define RS_SWAR_DIGITS 1
-// SWAR over eight bytes (the first in the low byte): a µs timestamp's 13-16 digits take two
-// loads and a few multiplies instead of a multiply-add and a check a digit, and the point is
-// found without a loop.
-constexpr std::uint64_t kZeros = 0x3030303030303030ull;
-
-std::uint64_t load8(const char* p)
-{
-    std::uint64_t v;
-    std::memcpy(&v, p, 8);
-    return v;
-}
-
-// The high bit of each byte that is not an ASCII digit. Exact up to the first such byte (a
-// borrow or carry from it may mark bytes after it), which is all the callers use.
-std::uint64_t nonDigits(std::uint64_t v)
-{
-    return ((v + 0x4646464646464646ull) | (v - kZeros)) & 0x8080808080808080ull;
-}
-
-// The value of eight digit bytes.
-std::uint64_t eightValue(std::uint64_t v)
-{
-    v -= kZeros;
-    v = (v * 10) + (v >> 8); // pairs of digits
-    return (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-            (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
-           32;
-}
-
-// The value of the first k (1..7) of the eight bytes at p, all digits: moved to the top, '0's
-// shifted in below them.
-std::uint64_t leadingValue(const char* p, std::size_t k)
-{
-    const unsigned drop = unsigned(8 - k) * 8;
-    return eightValue((load8(p) << drop) | (kZeros >> (64 - drop)));
-}
-
-// The value of the k (1..16) digits at p; reads only [p, p + max(k, 8)).
-std::uint64_t digitsValue(const char* p, std::size_t k)
-{
-    if (k == 8) return eightValue(load8(p));
-    if (k < 8) return leadingValue(p, k);
-    const std::uint64_t tail = eightValue(load8(p + k - 8)); // the last eight
-    return (k == 16 ? eightValue(load8(p)) : leadingValue(p, k - 8)) * 100000000 + tail;
-}
-#endif
 
 bool isDigit(char c)
 {
@@ -72,6 +25,7 @@ std::optional<TimeNs> parsePlainMicrosToNs(std::string_view t)
     std::size_t i = 0; // past the integer digits
     std::uint64_t us = 0;
 #ifdef RS_SWAR_DIGITS
+    using namespace swar;
     if (n >= 8) {
         // Where the integer digits end, eight bytes at a time; then their value from at most two
         // loads, all inside the text.
