@@ -63,12 +63,15 @@ std::string_view Trace::argsText(EventId e) const
     return argsTextView().substr(offsets[a], offsets[a + 1] - offsets[a]);
 }
 
-nlohmann::json Trace::args(EventId e) const
+nlohmann::json Trace::args(EventId e, bool* notJson) const
 {
+    if (notJson) *notJson = false;
     const std::string_view text = argsText(e);
     if (text.empty()) return nlohmann::json::object();
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-    return j.is_discarded() ? nlohmann::json::object() : j;
+    if (!j.is_discarded()) return j;
+    if (notJson) *notJson = true;
+    return nlohmann::json::object();
 }
 
 std::uint32_t Trace::eventStackFrame(EventId e) const

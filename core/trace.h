@@ -155,10 +155,10 @@ public:
     std::span<const std::pair<EventId, std::uint32_t>> flowsByTarget() const { return m_flowIn; }
 
     // Raw JSON text of an event's "args" value (empty when it had none) and the parsed form
-    // (an empty object also for text that is not JSON: the loader checks args for structure
-    // only, core/jsontokenizer.h; analysis/analysisutil.h eventArgs counts those).
+    // (an empty object also for text that is not JSON, which *notJson then says: the loader
+    // checks args for structure only, core/jsontokenizer.h).
     std::string_view argsText(EventId e) const;
-    nlohmann::json args(EventId e) const;
+    nlohmann::json args(EventId e, bool* notJson = nullptr) const;
 
     // Stack frames from the top-level "stackFrames" and an event's "sf"/"stack" when given.
     const std::vector<StackFrame>& stackFrames() const { return m_stackFrames; }

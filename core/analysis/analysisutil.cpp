@@ -93,12 +93,10 @@ ArgsMembers::ArgsMembers(std::string_view t)
 
 nlohmann::json eventArgs(const Trace& t, EventId e, FieldErrors* err)
 {
-    const std::string_view text = t.argsText(e);
-    if (text.empty()) return nlohmann::json::object();
-    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-    if (!j.is_discarded()) return j;
-    if (err) err->add(kArgsNotJson);
-    return nlohmann::json::object();
+    bool notJson = false;
+    nlohmann::json j = t.args(e, &notJson);
+    if (notJson && err) err->add(kArgsNotJson);
+    return j;
 }
 
 const ArgsMembers::Member* ArgsMembers::find(std::string_view key) const

@@ -318,10 +318,11 @@ void DetailsPane::refresh()
             new QTreeWidgetItem(comm, {QString(), line});
         comm->setExpanded(true);
     }
-    const std::string_view argsText = trc.argsText(m_event);
-    const nlohmann::json args = nlohmann::json::parse(argsText, nullptr, false);
-    if (!argsText.empty() && args.is_discarded()) {
+    bool notJson = false;
+    const nlohmann::json args = trc.args(m_event, &notJson);
+    if (notJson) {
         // Kept by the loader, which checks args for structure only: shown as written.
+        const std::string_view argsText = trc.argsText(m_event);
         auto* root = new QTreeWidgetItem(m_tree, {tr("Args"), tr("not valid JSON, as written:")});
         constexpr std::size_t kShown = 4000;
         QString raw =
@@ -329,7 +330,7 @@ void DetailsPane::refresh()
         if (argsText.size() > kShown) raw += QStringLiteral("…");
         new QTreeWidgetItem(root, {QString(), raw});
         root->setExpanded(true);
-    } else if (!args.is_discarded() && !args.empty()) {
+    } else if (!args.empty()) {
         auto* root = new QTreeWidgetItem(m_tree, {tr("Args")});
         if (args.is_object()) {
             for (auto it = args.begin(); it != args.end(); ++it)
