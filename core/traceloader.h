@@ -27,7 +27,7 @@ struct LoadOptions {
     // with --no-cache), so every way to a load (CLI, viewer, compare) shares it.
     std::shared_ptr<ModelCache> cache;
     // A torch_npu database's rows through SQLite's queries only, not its pages read directly
-    // (core/producers/torchnpudb/rawtable.h): tests compare the two.
+    // (core/sqlite/rawtable.h): tests compare the two.
     bool databaseViaSql = false;
 };
 

@@ -1,4 +1,4 @@
-// The raw reader of SQLite's pages (core/producers/torchnpudb/rawtable.h) against SQLite
+// The raw reader of SQLite's pages (core/sqlite/rawtable.h) against SQLite
 // itself: every value of tables built to reach the file format's corners (every serial type,
 // overflow chains, sparse and negative rowids, several b-tree levels, rows written before a
 // column was added), then whole databases loaded both ways must give the same model (a
@@ -7,8 +7,8 @@
 
 #include "bench/tracegen_db.h"
 #include "core/producers/torchnpudb/dbreader.h"
-#include "core/producers/torchnpudb/rawtable.h"
-#include "core/producers/torchnpudb/sqlitedb.h"
+#include "core/sqlite/rawtable.h"
+#include "core/sqlite/sqlitedb.h"
 #include "core/traceloader.h"
 #include "tests/support/modeldump.h"
 #include "tests/testutil.h"

@@ -9,7 +9,7 @@
 #include "core/job/jobloader.h"
 #include "core/job/jobpipeline.h"
 #include "core/producers/producer.h"
-#include "core/producers/torchnpudb/sqlitedb.h"
+#include "core/sqlite/sqlitedb.h"
 #include "core/traceinfo.h"
 #include "tests/support/processrun.h"
 #include "tests/testutil.h"

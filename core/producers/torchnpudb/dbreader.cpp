@@ -2,8 +2,8 @@
 #include "core/producers/torchnpudb/dbevents.h"
 
 #include "core/producers/producer.h"
-#include "core/producers/torchnpudb/rawtable.h"
-#include "core/producers/torchnpudb/sqlitedb.h"
+#include "core/sqlite/rawtable.h"
+#include "core/sqlite/sqlitedb.h"
 #include "core/tracebuilder.h"
 #include "core/traceevent.h"
 #include "core/workpool.h"

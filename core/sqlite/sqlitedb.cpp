@@ -1,4 +1,4 @@
-#include "core/producers/torchnpudb/sqlitedb.h"
+#include "core/sqlite/sqlitedb.h"
 
 #include <sqlite3.h>
 

@@ -1,6 +1,6 @@
-#include "core/producers/torchnpudb/rawtable.h"
+#include "core/sqlite/rawtable.h"
 
-#include "core/producers/torchnpudb/sqlitedb.h"
+#include "core/sqlite/sqlitedb.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
