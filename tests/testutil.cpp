@@ -1,5 +1,7 @@
 #include "tests/testutil.h"
 
+#include "core/job/jobloader.h"
+
 #include <QByteArray>
 #include <QDir>
 #include <QFileInfo>
@@ -31,6 +33,21 @@ const std::vector<PublicTraceCase>& publicSingleRankTraces()
          "kineto_rccl_mi300x_ddp_with_stack_tracelens/resnet_act_checkpoint.json.gz"},
     };
     return cases;
+}
+
+QStringList publicSets()
+{
+    const QString dir = publicTracesDir();
+    return dir.isEmpty() ? QStringList()
+                         : QDir(dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+}
+
+QString unreadSet(const QString& path)
+{
+    std::string error;
+    const std::vector<RankInput> ranks = discoverJob({path.toStdString()}, &error);
+    if (!ranks.empty()) return {};
+    return QString::fromStdString(error.empty() ? "no trace found" : error);
 }
 
 QString testDataPath(const QString& name)

@@ -2,7 +2,9 @@
 
 #include "core/traceloader.h"
 
+#include <QFileInfo>
 #include <QString>
+#include <QStringList>
 
 #include <string>
 #include <vector>
@@ -21,6 +23,12 @@ struct PublicTraceCase {
     const char* path;
 };
 const std::vector<PublicTraceCase>& publicSingleRankTraces();
+// The sets (folders) of the public traces, by name. The folder grows with new producers' runs:
+// a test that walks every set asks unreadSet() and skips, with its message, a set that no
+// producer reads yet.
+QStringList publicSets();
+// Why no producer reads the set (or path) yet, as job discovery says; empty when one does.
+QString unreadSet(const QString& path);
 QString testDataPath(const QString& name);
 QString binaryDir();
 
@@ -39,4 +47,13 @@ LoadResult loadText(const std::string& json, const LoadOptions& options = {});
     do {                                                                                           \
         if (rs::test::publicTracesDir().isEmpty())                                                 \
             QSKIP("../shared/traces/public is absent: real-trace tests need it (CI has it)");      \
+    } while (0)
+
+// Skips the current test (or data row) of a public set that no producer reads yet, saying so.
+#define RS_SKIP_UNREAD_SET(path)                                                                   \
+    do {                                                                                           \
+        const QString why_ = rs::test::unreadSet(path);                                            \
+        if (!why_.isEmpty())                                                                       \
+            QSKIP(qPrintable(QFileInfo(path).fileName() + ": no producer reads this set yet (" +   \
+                             why_ + ")"));                                                         \
     } while (0)

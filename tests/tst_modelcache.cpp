@@ -238,8 +238,7 @@ private slots:
         QTest::newRow("info job8") << "info" << m_job;
         QTest::newRow("analyze job8") << "analyze" << m_job;
         if (!test::publicTracesDir().isEmpty()) {
-            for (const QString& d :
-                 QDir(test::publicTracesDir()).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            for (const QString& d : test::publicSets()) {
                 QTest::newRow(qPrintable("info " + d))
                     << "info" << test::publicTracesDir() + "/" + d;
                 QTest::newRow(qPrintable("analyze " + d))
@@ -253,6 +252,7 @@ private slots:
         QFETCH(QString, path);
         if (!QFileInfo(test::binaryDir() + "/app/ringscope").isExecutable())
             QSKIP("the ringscope binary is not built");
+        RS_SKIP_UNREAD_SET(path);
         const QString dir = cacheDir("cli") + QString::number(qHash(command + path));
         const Run plain = ringscope({command, path, "--json", "--no-cache"}, dir);
         QVERIFY(!QDir(dir).exists());
