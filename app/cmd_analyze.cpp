@@ -37,9 +37,7 @@ int analyze(const QStringList& args)
         "Analyse the communication of traces: collectives, their internal memcpy, duration "
         "modes and anomalies, alignment, steps, bandwidth, findings with call stacks.");
     parser.addHelpOption();
-    parser.addPositionalArgument(
-        "PATH", "Trace file (.json, .json.gz), torch_npu run folder, or a job folder of them.",
-        "PATH...");
+    addTracePaths(parser);
     parser.addOption({"json", "Write the ringscope.report/1 JSON report (docs/report-format.md)."});
     parser.addOption(
         {"size-align", "Size boundary in bytes for transfer sizes (default 512).", "N", "512"});

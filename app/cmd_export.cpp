@@ -73,11 +73,8 @@ int exportImage(const QStringList& args)
         "range, top findings) and a legend of the markers, as PNG, SVG or PDF, with no "
         "display. Or the composite report (--composite), or a plot (--view).");
     parser.addHelpOption();
-    parser.addPositionalArgument("PATH",
-                                 "Trace file (.json, .json.gz), torch_npu run folder, or a job "
-                                 "folder of them (as for analyze); several ranks render as the "
-                                 "job, each rank's tracks labelled \"Rank N\".",
-                                 "PATH...");
+    addTracePaths(parser, "Several ranks render as the job, each rank's tracks labelled "
+                          "\"Rank N\".");
     parser.addOption({"out", "Output file: .png, .svg or .pdf.", "FILE"});
     parser.addOption({"range",
                       "Time range START:END from the trace start, in ns or with a unit "

@@ -20,9 +20,7 @@ int info(const QStringList& args)
         "Summarise traces: producer, rank, events per phase, processes and threads, span, "
         "warnings.");
     parser.addHelpOption();
-    parser.addPositionalArgument(
-        "PATH", "Trace file (.json, .json.gz), torch_npu folder, or a job folder of them.",
-        "PATH...");
+    addTracePaths(parser);
     parser.addOption({"json", "Write JSON (one object per path, a list when several)."});
     addMaxMemoryOption(parser);
     addCacheOptions(parser);

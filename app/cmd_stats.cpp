@@ -52,9 +52,7 @@ int stats(const QStringList& args)
         "device memcpy by name, with count, total, mean, min, max and the share of busy time "
         "(docs/stats.md).");
     parser.addHelpOption();
-    parser.addPositionalArgument(
-        "PATH", "Trace file (.json, .json.gz), torch_npu run folder, or a job folder of them.",
-        "PATH...");
+    addTracePaths(parser);
     parser.addOption({"by",
                       "What to aggregate: kernel (device kernels), op (host ops), collective "
                       "(by kind and name pattern), step (ProfilerStep#N), memcpy (device copies "

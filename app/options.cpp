@@ -2,6 +2,7 @@
 
 #include "app/commands.h"
 #include "core/cache/modelcache.h"
+#include "core/producers/registry.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,14 @@ int usageError(const char* command, const std::string& why)
 {
     std::cerr << "ringscope " << command << ": " << why << "\n";
     return kExitInput;
+}
+
+void addTracePaths(QCommandLineParser& parser, const QString& extra)
+{
+    QString text = QStringLiteral("A trace or a job folder of them. Ringscope reads ") +
+                   QString::fromStdString(producers::inputsSentence()) + QLatin1Char('.');
+    if (!extra.isEmpty()) text += QLatin1Char(' ') + extra;
+    parser.addPositionalArgument(QStringLiteral("PATH"), text, QStringLiteral("PATH..."));
 }
 
 std::optional<int> parseCommand(QCommandLineParser& parser, const char* command,

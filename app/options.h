@@ -25,6 +25,10 @@ std::optional<int> parseCommand(QCommandLineParser& parser, const char* command,
                                 const QStringList& args, bool loadsTraces,
                                 const std::string& helpTail = {});
 
+// The PATH... argument of a command that reads traces: what the producers read
+// (core/producers/registry.h), with `extra` after it.
+void addTracePaths(QCommandLineParser& parser, const QString& extra = {});
+
 // --no-cache, --cache-size SIZE.
 void addCacheOptions(QCommandLineParser& parser);
 // Installs the process's cache (ModelCache::setProcessCache) as the options say; false with

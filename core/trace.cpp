@@ -31,7 +31,44 @@ const char* trackRoleName(TrackRole r)
     return "other";
 }
 
+const char* sliceKindName(SliceKind k)
+{
+    switch (k) {
+    case SliceKind::Other:
+        return "other";
+    case SliceKind::Kernel:
+        return "kernel";
+    case SliceKind::Copy:
+        return "copy";
+    case SliceKind::Memset:
+        return "memset";
+    case SliceKind::Collective:
+        return "collective";
+    case SliceKind::CommTask:
+        return "comm_task";
+    case SliceKind::HostOp:
+        return "host_op";
+    case SliceKind::Launch:
+        return "launch";
+    case SliceKind::Annotation:
+        return "annotation";
+    case SliceKind::Python:
+        return "python";
+    case SliceKind::Step:
+        return "step";
+    }
+    return "other";
+}
+
 Trace::Trace() : m_producer(&producers::generic()) {}
+
+std::optional<int> Trace::stepNumber(EventId e) const
+{
+    const auto it = std::lower_bound(m_steps.begin(), m_steps.end(), e,
+                                     [](const StepMark& m, EventId v) { return m.event < v; });
+    if (it == m_steps.end() || it->event != e) return std::nullopt;
+    return it->number;
+}
 
 namespace {
 std::vector<std::uint32_t> flowsOf(const std::vector<std::pair<EventId, std::uint32_t>>& index,
@@ -223,10 +260,11 @@ TrackId Trace::findTrack(ProcessId p, std::string_view tid, TrackKind kind) cons
 std::size_t Trace::modelBytes() const
 {
     // The slices by size: the builder leaves capacity it never touched (not resident).
-    std::size_t b = std::max(m_slices.size(), m_mappedSlices.size()) * sizeof(Slice) +
-                    m_strings.bytes() + m_flows.capacity() * sizeof(Flow) +
-                    (m_flowOut.capacity() + m_flowIn.capacity()) * 8 +
-                    m_eventFrames.capacity() * 8 + m_stackFrames.capacity() * sizeof(StackFrame);
+    std::size_t b =
+        std::max(m_slices.size(), m_mappedSlices.size()) * (sizeof(Slice) + sizeof(SliceKind)) +
+        m_steps.capacity() * sizeof(StepMark) + m_strings.bytes() +
+        m_flows.capacity() * sizeof(Flow) + (m_flowOut.capacity() + m_flowIn.capacity()) * 8 +
+        m_eventFrames.capacity() * 8 + m_stackFrames.capacity() * sizeof(StackFrame);
     for (const CounterSeries& c : m_counters)
         b += c.ts.capacity() * 8 + c.values.capacity() * 8;
     b += m_tracks.capacity() * sizeof(Track) + m_processes.capacity() * sizeof(Process);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/slicekind.h"
 #include "core/stringpool.h"
 #include "core/timeconv.h"
 #include "core/trackrole.h"
@@ -19,7 +20,7 @@ namespace rs {
 
 class Producer;
 
-using EventId = std::uint32_t;   // index into Trace::slices()
+// EventId (index into Trace::slices()) is declared in core/slicekind.h.
 using TrackId = std::uint32_t;   // index into Trace::tracks()
 using ProcessId = std::uint32_t; // index into Trace::processes()
 constexpr std::uint32_t kNone = 0xffffffffu;
@@ -154,6 +155,20 @@ public:
     // over all flows in their targets' order, without sorting them again.
     std::span<const std::pair<EventId, std::uint32_t>> flowsByTarget() const { return m_flowIn; }
 
+    // What each slice is (one byte a slice, indexed by EventId), decided by the producer when
+    // the trace was built (core/slicekind.h).
+    std::span<const SliceKind> kinds() const
+    {
+        return m_backing ? m_mappedKinds : std::span<const SliceKind>(m_kinds);
+    }
+    SliceKind kind(EventId e) const { return kinds()[e]; }
+    // The slices of kind Step with their step numbers, sorted by event.
+    const std::vector<StepMark>& steps() const { return m_steps; }
+    // The step number of a Step slice; nullopt for any other (binary search).
+    std::optional<int> stepNumber(EventId e) const;
+    // What the producer stated of the run: clock base, world size, devices.
+    const RunFacts& runFacts() const { return m_facts; }
+
     // Raw JSON text of an event's "args" value (empty when it had none) and the parsed form
     // (an empty object also for text that is not JSON, which *notJson then says: the loader
     // checks args for structure only, core/jsontokenizer.h).
@@ -230,6 +245,9 @@ private:
     std::vector<StackFrame> m_stackFrames;
     std::vector<std::pair<EventId, std::uint32_t>> m_eventFrames; // sorted by EventId
     std::vector<TimeNs> m_trackMaxDur; // per track, for firstSliceEndingAfter
+    std::vector<SliceKind> m_kinds;    // per slice
+    std::vector<StepMark> m_steps;     // sorted by event
+    RunFacts m_facts;
     nlohmann::json m_metadata = nlohmann::json::object();
     std::string m_path;
     const Producer* m_producer;
@@ -237,11 +255,12 @@ private:
     TimeNs m_start = 0, m_end = 0;
     LoadStats m_stats;
     std::vector<std::string> m_warnings;
-    // A trace read from the model cache uses its three biggest arrays (slices, args text and
-    // offsets) in place from the file's memory map, which m_backing keeps alive; the vectors
-    // above then stay empty. Builders never set it, so they keep filling the vectors.
+    // A trace read from the model cache uses its biggest arrays (slices, their kinds, args
+    // text and offsets) in place from the file's memory map, which m_backing keeps alive; the
+    // vectors above then stay empty. Builders never set it, so they keep filling the vectors.
     std::shared_ptr<const void> m_backing;
     std::span<const Slice> m_mappedSlices;
+    std::span<const SliceKind> m_mappedKinds;
     std::string_view m_mappedArgsText;
     std::span<const std::uint64_t> m_mappedArgsOffsets;
 };

@@ -1452,6 +1452,15 @@ std::shared_ptr<Trace> TraceBuilder::finish()
     const std::vector<TrackRole> roles = tr.m_producer->trackRoles(tr);
     for (std::size_t t = 0; t < nt && t < roles.size(); ++t)
         tr.m_tracks[t].role = roles[t];
+    // And what each slice is, and what the run states: decided here once, read from the model.
+    {
+        SliceClasses classes;
+        tr.m_producer->classify(tr, classes);
+        classes.kinds.resize(n, SliceKind::Other);
+        tr.m_kinds = std::move(classes.kinds);
+        tr.m_steps = std::move(classes.steps);
+        tr.m_facts = tr.m_producer->runFacts(tr);
+    }
 
     // Time span over slices and counters: the slices' last end is known since they were
     // closed, their first start is a track's first slice (each track sorted by start).

@@ -30,6 +30,20 @@ constexpr bool isDeviceRole(TrackRole r)
            r == TrackRole::HcclPlane;
 }
 
+// Device streams: the tracks that run kernels, copies and sets one after another (a GPU
+// stream, an Ascend Hardware stream).
+constexpr bool isStreamRole(TrackRole r)
+{
+    return r == TrackRole::GpuStream || r == TrackRole::AscendDevice;
+}
+
+// Tracks whose slices a host call launches: device streams and a collective's ops (an HCCL
+// op), not the tasks inside a collective.
+constexpr bool isLaunchedRole(TrackRole r)
+{
+    return isStreamRole(r) || r == TrackRole::HcclGroup;
+}
+
 // Tracks that hold communication itself (HCCL ops and their tasks). Kineto's collectives run
 // on GPU streams shared with other kernels: those are device tracks.
 constexpr bool isCommunicationRole(TrackRole r)

@@ -53,9 +53,14 @@ private slots:
         QCOMPARE(QGuiApplication::desktopFileName(), QString::fromLatin1(kAppId));
         const QString src = QStringLiteral(RINGSCOPE_SOURCE_DIR "/resources/");
         for (const QString& f :
-             {QStringLiteral("desktop/%1.desktop"), QStringLiteral("desktop/%1.metainfo.xml"),
-              QStringLiteral("desktop/%1.mime.xml"), QStringLiteral("icons/%1.svg")})
+             {QStringLiteral("desktop/%1.desktop.in"), QStringLiteral("desktop/%1.metainfo.xml.in"),
+              QStringLiteral("icons/%1.svg")})
             QVERIFY2(QFileInfo::exists(src + f.arg(QString::fromLatin1(kAppId))), qPrintable(f));
+        // The desktop entry and the MIME types are written at build time from the producers.
+        const QString built = QStringLiteral(RINGSCOPE_BINARY_DIR "/resources/");
+        for (const QString& f : {QStringLiteral("%1.desktop"), QStringLiteral("%1.mime.xml"),
+                                 QStringLiteral("%1.metainfo.xml")})
+            QVERIFY2(QFileInfo::exists(built + f.arg(QString::fromLatin1(kAppId))), qPrintable(f));
     }
 
     void windowsAndDialogsUseTheIcon()

@@ -119,6 +119,14 @@ std::string fingerprint(const Trace& t)
     for (EventId e = 0; e < t.slices().size(); e += 7) {
         h ^= t.flowsFrom(e).size() * 31 + t.flowsTo(e).size() + t.eventStackFrame(e);
     }
+    h = hash64(t.kinds().data(), t.kinds().size(), h);
+    for (const StepMark& m : t.steps())
+        s += std::to_string(m.event) + "#" + std::to_string(m.number) + ";";
+    const RunFacts& f = t.runFacts();
+    s +=
+        std::to_string(f.clockBaseNs.value_or(-1)) + "/" + std::to_string(f.worldSize.value_or(-1));
+    for (const std::string& d : f.devices)
+        s += "/" + d;
     for (const Track& tr : t.tracks())
         s += tr.tid + "/" + std::to_string(int(tr.role)) + "/" + std::to_string(tr.maxDepth) + ";";
     s += t.metadata().dump() + std::to_string(h) + std::to_string(t.stackFrames().size());
@@ -134,7 +142,10 @@ void exercise(const Trace& t)
     for (EventId e = 0; e < t.slices().size(); ++e) {
         (void)t.argsText(e);
         (void)t.eventStackFrame(e);
+        (void)sliceKindName(t.kind(e));
     }
+    for (const StepMark& m : t.steps())
+        (void)t.slice(m.event);
     for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
         (void)t.trackLabel(tr);
         (void)t.sliceAt(tr, t.startNs() + (t.endNs() - t.startNs()) / 2);

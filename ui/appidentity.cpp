@@ -1,5 +1,9 @@
 #include "ui/appidentity.h"
 
+#include "core/producers/registry.h"
+
+#include <QStringList>
+
 #include <QApplication>
 
 // The icon lives in the static library's resources: register them before the first use (the
@@ -10,6 +14,14 @@ static void initAppIdentityResources()
 }
 
 namespace rs {
+
+QString traceFileFilter()
+{
+    QStringList globs;
+    for (const std::string& g : producers::inputGlobs())
+        globs << QString::fromStdString(g);
+    return QObject::tr("Traces (%1);;All files (*)").arg(globs.join(QLatin1Char(' ')));
+}
 
 QIcon appIcon()
 {

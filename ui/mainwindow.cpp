@@ -1,4 +1,5 @@
 #include "ui/mainwindow.h"
+#include "ui/appidentity.h"
 
 #include "core/analysis/analyzer.h"
 #include "ui/annotations/annotationcontroller.h"
@@ -292,8 +293,7 @@ void MainWindow::buildMenus()
     addMenuAction(file, this, tr("&Open file(s)…"), QKeySequence::Open, [this] {
         // Several files (one per rank) open as a job.
         const QStringList paths =
-            QFileDialog::getOpenFileNames(this, tr("Open traces"), QString(),
-                                          tr("Traces (*.json *.json.gz *.gz *.db);;All files (*)"));
+            QFileDialog::getOpenFileNames(this, tr("Open traces"), QString(), traceFileFilter());
         if (!paths.isEmpty()) openPaths(paths);
     });
     addMenuAction(file, this, tr("Open &folder…"), QKeySequence(tr("Ctrl+Shift+O")), [this] {

@@ -318,15 +318,4 @@ std::vector<int> clusterLevels(const std::vector<TimeNs>& values, int* clusters)
     return level;
 }
 
-std::optional<int> profilerStepNumber(std::string_view name)
-{
-    constexpr std::string_view prefix = "ProfilerStep#";
-    if (!startsWith(name, prefix)) return std::nullopt;
-    name.remove_prefix(prefix.size());
-    int n = 0;
-    auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), n);
-    if (ec != std::errc() || p == name.data()) return std::nullopt;
-    return n;
-}
-
 } // namespace rs::analysis

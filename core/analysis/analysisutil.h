@@ -108,7 +108,4 @@ TimeNs intersectionLength(const std::vector<std::pair<TimeNs, TimeNs>>& a,
 // relative to the values. Returns the cluster index of each input value (0 = lowest).
 std::vector<int> clusterLevels(const std::vector<TimeNs>& values, int* clusters = nullptr);
 
-// The step number of a "ProfilerStep#N" name, or nullopt.
-std::optional<int> profilerStepNumber(std::string_view name);
-
 } // namespace rs::analysis

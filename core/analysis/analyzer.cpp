@@ -41,10 +41,7 @@ void buildLaunchIndex(AnalysisContext& ctx)
         if (f.from == kNone || f.to == kNone || f.from >= sl.size() || f.to >= sl.size()) continue;
         const TrackRole toRole = ctx.roles[sl[f.to].track];
         const TrackRole fromRole = ctx.roles[sl[f.from].track];
-        const bool toDevice = toRole == TrackRole::GpuStream || toRole == TrackRole::AscendDevice ||
-                              toRole == TrackRole::HcclGroup;
-        const bool fromHost = fromRole == TrackRole::Host || fromRole == TrackRole::Cann;
-        if (!toDevice || !fromHost) continue;
+        if (!isLaunchedRole(toRole) || !isHostRole(fromRole)) continue;
         if (!l.empty() && l.back().first == f.to)
             l.back().second = std::min(l.back().second, f.from);
         else

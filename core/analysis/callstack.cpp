@@ -54,7 +54,6 @@ std::vector<StackEntry> callStack(const Trace& trace, EventId e, std::size_t max
     if (e >= trace.slices().size() || maxDepth == 0) return out;
     const analysis::ProducerModel& model = analysis::producerModel(trace);
     const auto roles = analysis::trackRoles(trace);
-    const StrId catPy = trace.strings().find("python_function");
     std::unordered_set<EventId> visited;
     bool haveCallStack = false, haveFrames = false;
     EventId cur = e;
@@ -62,7 +61,7 @@ std::vector<StackEntry> callStack(const Trace& trace, EventId e, std::size_t max
     while (cur != kNone && out.size() < maxDepth) {
         if (!visited.insert(cur).second) break; // a cycle through flows
         const Slice& s = trace.slice(cur);
-        const bool python = s.cat == catPy && catPy != kNone;
+        const bool python = trace.kind(cur) == SliceKind::Python;
         // Python frames already given by a "Call stack" string would repeat as slices.
         if (!(haveCallStack && python))
             out.push_back({trace.str(s.name), cur, python ? std::string("python") : kind});

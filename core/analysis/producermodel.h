@@ -10,9 +10,9 @@
 
 #include "core/analysis/analysisutil.h"
 #include "core/analysis/report.h"
-#include "core/producers/torchnpu/hcclcomm.h"
 #include "core/trace.h"
 
+#include <any>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -47,9 +47,11 @@ struct AnalysisContext {
     std::vector<EventId> inCollective;      // sorted
     std::vector<std::int8_t> computeByName; // per StrId: -1 unknown, 0, 1
     StrId catKernel = kNone;                // "kernel"
-    // Producer data kept for finishCommunication: HCCL tasks per op, group ranks per op.
-    std::unordered_map<EventId, std::vector<HcclTask>> hcclTasks;
+    // Producer data kept for finishCommunication: the group ranks per op, and whatever else a
+    // producer keeps between its steps (torch_npu: the HCCL tasks of each op), which only it
+    // reads.
     std::unordered_map<EventId, std::vector<int>> groupRanks;
+    std::any producerData;
 
     std::uint8_t classOf(StrId id) const { return id < nameClass.size() ? nameClass[id] : 0; }
     // Host launches of a device event (sorted lookup).

@@ -89,18 +89,6 @@ const EventFacts* TraceFacts::slice(EventId id) const
     return it != slices.end() && it->id == id ? &*it : nullptr;
 }
 
-namespace {
-
-std::optional<TimeNs> baseTimeOf(const Trace& t)
-{
-    const auto& md = t.metadata();
-    auto it = md.find("baseTimeNanoseconds");
-    if (it != md.end() && it->is_number_integer()) return it->get<TimeNs>();
-    return std::nullopt;
-}
-
-} // namespace
-
 TraceFacts traceFacts(const AnalysisReport& r)
 {
     if (!r.trace) return r.facts ? *r.facts : TraceFacts{};
@@ -111,7 +99,7 @@ TraceFacts traceFacts(const AnalysisReport& r)
     f.producer = t.producer().name();
     f.events = t.stats().events;
     f.warnings = t.warnings();
-    f.baseTimeNs = baseTimeOf(t);
+    f.baseTimeNs = t.runFacts().clockBaseNs;
     f.startNs = t.startNs();
     f.endNs = t.endNs();
     std::vector<EventId> ids;
@@ -142,7 +130,7 @@ std::optional<int> reportRank(const AnalysisReport& r)
 
 std::optional<TimeNs> reportBaseTimeNs(const AnalysisReport& r)
 {
-    if (r.trace) return baseTimeOf(*r.trace);
+    if (r.trace) return r.trace->runFacts().clockBaseNs;
     return r.facts ? r.facts->baseTimeNs : std::nullopt;
 }
 

@@ -61,9 +61,7 @@ std::vector<StepStats> deviceWindowSteps(const AnalysisContext& ctx,
         hi(steps.size(), std::numeric_limits<TimeNs>::min());
     for (const auto& [dev, host] : ctx.launch) {
         if (dev >= sl.size() || host >= sl.size()) continue;
-        const TrackRole r = ctx.roles[sl[dev].track];
-        if (r != TrackRole::AscendDevice && r != TrackRole::HcclGroup && r != TrackRole::GpuStream)
-            continue;
+        if (!isLaunchedRole(ctx.roles[sl[dev].track])) continue;
         const int s = stepAt(sl[host].start);
         if (s < 0) continue;
         lo[std::size_t(s)] = std::min(lo[std::size_t(s)], sl[dev].start);
@@ -127,20 +125,15 @@ std::vector<StepStats> computeSteps(AnalysisContext& ctx, const ProducerModel& m
     const auto sl = t.slices();
     const auto& tracks = t.tracks();
 
-    // ProfilerStep#N on host threads; a number seen twice keeps its longest slice.
+    // The steps the producer marked (Trace::steps) on host threads; a number seen twice keeps
+    // its longest slice.
     std::map<int, StepSpan> byNumber;
-    for (TrackId tr = 0; tr < tracks.size(); ++tr) {
-        if (ctx.roles[tr] != TrackRole::Host) continue;
-        for (EventId e = tracks[tr].begin; e < tracks[tr].end; ++e) {
-            const Slice& s = sl[e];
-            const std::string& name = t.str(s.name);
-            if (name.size() < 13 || name[0] != 'P') continue;
-            auto n = profilerStepNumber(name);
-            if (!n) continue;
-            StepSpan& sp = byNumber[*n];
-            if (sp.event == kNone || s.dur > sp.end - sp.start)
-                sp = StepSpan{*n, e, s.start, s.end()};
-        }
+    for (const StepMark& m : t.steps()) {
+        const Slice& s = sl[m.event];
+        if (ctx.roles[s.track] != TrackRole::Host) continue;
+        StepSpan& sp = byNumber[m.number];
+        if (sp.event == kNone || s.dur > sp.end - sp.start)
+            sp = StepSpan{m.number, m.event, s.start, s.end()};
     }
     if (byNumber.empty()) return {};
     std::vector<StepSpan> steps;
@@ -186,7 +179,7 @@ std::vector<StepStats> computeSteps(AnalysisContext& ctx, const ProducerModel& m
     model.prepareComputing(ctx, collectives);
     for (TrackId tr = 0; tr < tracks.size(); ++tr) {
         const TrackRole role = ctx.roles[tr];
-        if (role != TrackRole::AscendDevice && role != TrackRole::GpuStream) continue;
+        if (!isStreamRole(role)) continue;
         for (EventId e = tracks[tr].begin; e < tracks[tr].end; ++e) {
             const Slice& s = sl[e];
             if (s.dur <= 0 || !model.isComputing(ctx, e)) continue;

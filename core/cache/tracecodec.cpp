@@ -105,6 +105,8 @@ enum SectionId : std::uint32_t {
     kEventFrames,
     kTrackMaxDur,
     kStackFrames,
+    kKinds,
+    kSteps,
     kSectionCount
 };
 
@@ -240,6 +242,14 @@ std::string encodeMeta(const Trace& t, bool pathIsSource, const std::vector<Trac
     // As JSON text: nlohmann's text parser is iterative (a forged file cannot nest it into a
     // stack overflow, as its recursive CBOR reader could). Throws on invalid UTF-8 (no file).
     w.str(metadata.dump());
+    const RunFacts& f = t.runFacts();
+    w.u8(f.clockBaseNs.has_value());
+    w.i64(f.clockBaseNs.value_or(0));
+    w.u8(f.worldSize.has_value());
+    w.i64(f.worldSize.value_or(0));
+    w.u64(f.devices.size());
+    for (const std::string& d : f.devices)
+        w.str(d);
     w.u64(tracks.size());
     for (const Track& tr : tracks) {
         w.u32(tr.process);
@@ -356,6 +366,8 @@ bool TraceCodec::write(const Trace& t, std::string_view key, std::string_view so
         part(kEventFrames, t.m_eventFrames),
         part(kTrackMaxDur, t.m_trackMaxDur),
         part(kStackFrames, t.m_stackFrames),
+        part(kKinds, t.kinds()),
+        part(kSteps, t.m_steps),
     };
     FileHeader h{};
     std::memcpy(h.magic, kMagic, sizeof kMagic);
@@ -591,6 +603,19 @@ TracePtr TraceCodec::read(std::shared_ptr<const void> owner, const char* data, s
         if (r.failed) return fail("meta section damaged");
         t->m_metadata = nlohmann::json::parse(metadata, nullptr, false);
         if (t->m_metadata.is_discarded()) return fail("metadata damaged");
+        RunFacts& f = t->m_facts;
+        const bool hasBase = r.boolean();
+        const std::int64_t base = r.i64();
+        if (hasBase) f.clockBaseNs = base;
+        const bool hasWorld = r.boolean();
+        const std::int64_t world = r.i64();
+        if (hasWorld) {
+            if (world < 0 || world > INT32_MAX) return fail("world size out of range");
+            f.worldSize = static_cast<int>(world);
+        }
+        const std::uint64_t devices = r.u64();
+        for (std::uint64_t i = 0; i < devices && !r.failed; ++i)
+            f.devices.push_back(r.str());
         const std::uint64_t tracks = r.u64();
         for (std::uint64_t i = 0; i < tracks && !r.failed; ++i) {
             Track tr;
@@ -648,7 +673,7 @@ TracePtr TraceCodec::read(std::shared_ptr<const void> owner, const char* data, s
     };
     if (!copy(kFlows, t->m_flows) || !copy(kFlowOut, t->m_flowOut) || !copy(kFlowIn, t->m_flowIn) ||
         !copy(kEventFrames, t->m_eventFrames) || !copy(kTrackMaxDur, t->m_trackMaxDur) ||
-        !copy(kStackFrames, t->m_stackFrames))
+        !copy(kStackFrames, t->m_stackFrames) || !copy(kSteps, t->m_steps))
         return fail("array section of a wrong size");
     if (sec[kSlices].size() % sizeof(Slice) || sec[kArgsOffsets].size() % 8)
         return fail("array section of a wrong size");
@@ -661,12 +686,24 @@ TracePtr TraceCodec::read(std::shared_ptr<const void> owner, const char* data, s
     const std::span<const std::uint64_t> offsets(
         reinterpret_cast<const std::uint64_t*>(sec[kArgsOffsets].data()),
         sec[kArgsOffsets].size() / 8);
+    const std::span<const SliceKind> kinds(reinterpret_cast<const SliceKind*>(sec[kKinds].data()),
+                                           sec[kKinds].size());
+    if (kinds.size() != slices.size()) return fail("slice kinds of a wrong size");
+    for (SliceKind k : kinds)
+        if (static_cast<std::uint8_t>(k) >= kSliceKindCount) return fail("slice kind unknown");
+    for (std::size_t i = 0; i < t->m_steps.size(); ++i) {
+        const EventId e = t->m_steps[i].event;
+        if (e >= kinds.size() || kinds[e] != SliceKind::Step ||
+            (i > 0 && t->m_steps[i - 1].event >= e))
+            return fail("steps out of order or not steps");
+    }
     if (const char* bad = inconsistency(*t, slices, offsets, sec[kArgsText], t->m_tracks,
                                         t->m_processes, t->m_counters, t->m_flows, t->m_flowOut,
                                         t->m_flowIn, t->m_eventFrames, t->m_stackFrames))
         return fail(bad);
     t->m_backing = std::move(owner);
     t->m_mappedSlices = slices;
+    t->m_mappedKinds = kinds;
     t->m_mappedArgsOffsets = offsets;
     t->m_mappedArgsText = sec[kArgsText];
     // Empty sections point at the map too: a non-null owner marks the trace as mapped even

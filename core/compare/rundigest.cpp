@@ -16,72 +16,6 @@ namespace rs {
 
 namespace {
 
-std::optional<int> positiveInt(const nlohmann::json& v)
-{
-    if (v.is_number_integer() || v.is_number_unsigned()) {
-        const auto n = v.get<long long>();
-        if (n > 0 && n < (1 << 24)) return int(n);
-    } else if (v.is_string()) {
-        // Some writers stringify numbers.
-        const std::string& s = v.get_ref<const std::string&>();
-        if (!s.empty() && s.size() < 9 &&
-            std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); })) {
-            const int n = std::stoi(s);
-            if (n > 0) return n;
-        }
-    }
-    return std::nullopt;
-}
-
-std::optional<int> worldSizeInMetadata(const nlohmann::json& md)
-{
-    if (!md.is_object()) return std::nullopt;
-    for (const char* key : {"distributedInfo", "distributed_args"}) {
-        auto it = md.find(key);
-        if (it == md.end() || !it->is_object()) continue;
-        if (auto w = it->find("world_size"); w != it->end())
-            if (auto n = positiveInt(*w)) return n;
-    }
-    if (auto w = md.find("world_size"); w != md.end())
-        if (auto n = positiveInt(*w)) return n;
-    // torch_npu's parallel_group_info: {"group": {"global_ranks": [0, 1, ...]}, ...}.
-    if (auto g = md.find("parallel_group_info"); g != md.end() && g->is_object()) {
-        int highest = -1;
-        for (const auto& [name, group] : g->items()) {
-            if (!group.is_object()) continue;
-            auto ranks = group.find("global_ranks");
-            if (ranks == group.end() || !ranks->is_array()) continue;
-            for (const auto& r : *ranks)
-                if (r.is_number_integer() && r.get<long long>() >= 0 &&
-                    r.get<long long>() < (1 << 24))
-                    highest = std::max(highest, int(r.get<long long>()));
-        }
-        if (highest >= 0) return highest + 1;
-    }
-    return std::nullopt;
-}
-
-std::optional<int> worldSizeInFile(const std::filesystem::path& file)
-{
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(file, ec);
-    if (ec || size > (4u << 20)) return std::nullopt;
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return std::nullopt;
-    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_discarded()) return std::nullopt;
-    return worldSizeInMetadata(j);
-}
-
-// The run metadata a producer keeps beside its trace (torch_npu: profiler_metadata.json, where
-// frameworks record distributed_args, and profiler_info_N.json).
-std::optional<int> worldSizeBeside(const Producer& producer, const std::string& tracePath)
-{
-    for (const std::string& file : producer.runMetadataFiles(tracePath))
-        if (auto n = worldSizeInFile(file)) return n;
-    return std::nullopt;
-}
-
 int rankOf(const AnalysisReport& r, std::size_t index)
 {
     if (!r.steps.empty() && r.steps.front().rank) return *r.steps.front().rank;
@@ -96,7 +30,7 @@ std::optional<int> worldSizeOfSummaries(const std::vector<ReportPtr>& ranks)
 {
     for (const ReportPtr& r : ranks)
         if (r && r->facts && !r->facts->path.empty())
-            if (auto n = worldSizeBeside(producers::byName(r->facts->producer), r->facts->path))
+            if (auto n = producers::byName(r->facts->producer).worldSizeBeside(r->facts->path))
                 return n;
     return std::nullopt;
 }
@@ -107,24 +41,18 @@ void addOps(const Trace& t, const std::vector<EventId>& collectiveEvents,
             std::unordered_map<std::string, OpDigest>& out)
 {
     const auto sl = t.slices();
+    const auto kinds = t.kinds();
     const StringPool& sp = t.strings();
-    // Kineto's device categories; torch_npu puts every device task on Ascend Hardware streams.
-    std::vector<StrId> deviceCats;
-    for (const char* c : {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"})
-        if (const StrId id = sp.find(c); id != StrId(0xffffffffu)) deviceCats.push_back(id);
     std::vector<TimeNs> ns(sp.size(), 0);
     std::vector<std::uint64_t> count(sp.size(), 0);
     const auto& tracks = t.tracks();
     for (TrackId tr = 0; tr < tracks.size(); ++tr) {
         const Track& track = tracks[tr];
-        if (track.kind == TrackKind::Counter) continue;
-        const bool ascendDevice = track.role == TrackRole::AscendDevice;
+        // The work of device streams (kernels, copies, sets), as the producer classified it.
+        if (track.kind == TrackKind::Counter || !isStreamRole(track.role)) continue;
         for (EventId e = track.begin; e < track.end; ++e) {
             const Slice& s = sl[e];
-            if (s.dur <= 0) continue;
-            if (!ascendDevice &&
-                std::find(deviceCats.begin(), deviceCats.end(), s.cat) == deviceCats.end())
-                continue;
+            if (s.dur <= 0 || !isDeviceWork(kinds[e])) continue;
             if (std::binary_search(collectiveEvents.begin(), collectiveEvents.end(), e)) continue;
             ns[s.name] += s.dur;
             ++count[s.name];
@@ -141,9 +69,7 @@ void addOps(const Trace& t, const std::vector<EventId>& collectiveEvents,
         if (e >= sl.size()) continue;
         // A collective seen only on the host (no device op found) is not device time.
         const Track& track = tracks[sl[e].track];
-        const bool device =
-            std::find(deviceCats.begin(), deviceCats.end(), sl[e].cat) != deviceCats.end() ||
-            track.role == TrackRole::AscendDevice || isCommunicationRole(track.role);
+        const bool device = isDeviceRole(track.role) || isDeviceWork(kinds[e]);
         if (!device) continue;
         const std::string name = collectivePattern(t.str(sl[e].name));
         OpDigest& d = out[name];
@@ -241,11 +167,10 @@ std::string collectivePattern(std::string_view name)
 std::optional<int> worldSizeOf(const std::vector<TracePtr>& rankTraces)
 {
     for (const TracePtr& t : rankTraces)
-        if (t)
-            if (auto n = worldSizeInMetadata(t->metadata())) return n;
+        if (t && t->runFacts().worldSize) return t->runFacts().worldSize;
     for (const TracePtr& t : rankTraces)
         if (t && !t->path().empty())
-            if (auto n = worldSizeBeside(t->producer(), t->path())) return n;
+            if (auto n = t->producer().worldSizeBeside(t->path())) return n;
     return std::nullopt;
 }
 

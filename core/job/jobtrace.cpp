@@ -65,6 +65,7 @@ public:
         s->m_start = t.m_start;
         s->m_end = t.m_end;
         s->m_metadata = t.m_metadata;
+        s->m_facts = t.m_facts;
         s->m_warnings = t.m_warnings;
         s->m_stats = t.m_stats;
         return s;
@@ -96,6 +97,13 @@ public:
             if (s.parent != kNone) s.parent += eBase;
             if (s.args != kNone) s.args += aBase;
             m.m_slices.push_back(s);
+        }
+        // Each rank's kinds and steps as its producer decided them (a job may mix producers).
+        const auto kinds = t.kinds();
+        m.m_kinds.insert(m.m_kinds.end(), kinds.begin(), kinds.end());
+        for (StepMark st : t.m_steps) {
+            st.event += eBase;
+            m.m_steps.push_back(st);
         }
         // Args: append the text; offsets continue from the end of what is there.
         if (!t.argsOffsetsView().empty()) {
@@ -207,6 +215,7 @@ public:
                         std::size_t text)
     {
         m.m_slices.reserve(slices);
+        m.m_kinds.reserve(slices);
         m.m_tracks.reserve(tracks);
         m.m_processes.reserve(procs);
         m.m_argsText.reserve(text);
@@ -228,6 +237,8 @@ public:
         for (StrId i = 0; i < t.m_strings.size(); ++i)
             m->m_strings.intern(t.m_strings.str(i)); // same ids: interned in the same order
         m->m_slices.assign(t.slices().begin(), t.slices().end());
+        m->m_kinds.assign(t.kinds().begin(), t.kinds().end());
+        m->m_steps = t.m_steps;
         m->m_tracks = t.m_tracks;
         m->m_processes = t.m_processes;
         m->m_counters = t.m_counters;

@@ -33,6 +33,24 @@ struct ContentClues {
     bool stringTimestamps = false; // "ts" written as a string (torch_npu writes ns digits)
 };
 
+// What a producer reads, said once: the help texts, the error for a path no producer reads,
+// the file dialogs, the man page and the desktop's MIME types are made from it.
+struct InputKind {
+    std::string what;               // for people: "torch_npu run folder (*_ascend_pt)"
+    std::vector<std::string> globs; // file names it opens ("*.pt.trace.json.gz"); none for a folder
+    // The desktop's MIME type for those files (empty: none of its own, e.g. a plain *.json), its
+    // comment, the type it refines, and XML matches of its content (<magic> children).
+    std::string mimeType, mimeComment, mimeParent, mimeMagic;
+    int mimeWeight = 0; // glob weight (0: the default)
+    bool caseSensitive = false;
+};
+
+// The kind of every slice and the steps (core/slicekind.h), as a producer classifies them.
+struct SliceClasses {
+    std::vector<SliceKind> kinds; // one per slice
+    std::vector<StepMark> steps;  // sorted by event
+};
+
 // One rank's input as a producer reads it.
 struct SourceMatch {
     std::string file;        // the file its reader opens
@@ -70,13 +88,15 @@ public:
     }
     // Resident model bytes a file is projected to need before it is read (the job's budget).
     virtual std::uint64_t projectedModelBytes(const std::string& file) const;
-    // Files beside a trace that hold its run's metadata (torch_npu's profiler_metadata.json,
-    // where frameworks record the world size).
-    virtual std::vector<std::string> runMetadataFiles(const std::string& file) const
+    // The job's size as the run's files beside a trace say it (torch_npu's
+    // profiler_metadata.json, where frameworks record it): for a rank summary, which has no trace.
+    virtual std::optional<int> worldSizeBeside(const std::string& file) const
     {
         (void)file;
-        return {};
+        return std::nullopt;
     }
+    // What it reads, for people and desktops (InputKind).
+    virtual std::vector<InputKind> inputs() const = 0;
 
     // --- Reading -------------------------------------------------------------------------
     // Reads one rank's file into a trace. The default is the JSON reader (streamed, parallel;
@@ -95,6 +115,17 @@ public:
     // --- Model ---------------------------------------------------------------------------
     // The role of every track (indexed by TrackId); called once when the trace is built.
     virtual std::vector<TrackRole> trackRoles(const Trace& trace) const = 0;
+    // The kind of every slice and the training steps; called once when the trace is built,
+    // after the roles are stored (Trace::role). Nothing outside the producer reads its
+    // categories or step names again.
+    virtual void classify(const Trace& trace, SliceClasses& out) const = 0;
+    // What the run states beside its events (clock base, world size, devices); called once when
+    // the trace is built, after classify.
+    virtual RunFacts runFacts(const Trace& trace) const
+    {
+        (void)trace;
+        return {};
+    }
 
     // --- Analysis ------------------------------------------------------------------------
     // Its collectives, copies, computing tasks and call-stack links.

@@ -6,6 +6,8 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <algorithm>
+
 namespace rs {
 
 #define RS_PRODUCER(n) const Producer& n##Producer();
@@ -85,9 +87,38 @@ Resolved resolve(const std::string& path)
             return r;
         }
     }
-    r.error = path + ": a folder with no trace (expected a torch_npu *_ascend_pt folder with "
-                     "ASCEND_PROFILER_OUTPUT/trace_view.json or ascend_pytorch_profiler_N.db)";
+    r.error = path + ": a folder with no trace (Ringscope reads " + inputsSentence() + ")";
     return r;
+}
+
+std::vector<std::string> inputDescriptions()
+{
+    std::vector<std::string> out;
+    for (const Producer* p : all())
+        for (const InputKind& k : p->inputs())
+            if (!k.what.empty()) out.push_back(k.what);
+    return out;
+}
+
+std::vector<std::string> inputGlobs()
+{
+    std::vector<std::string> out;
+    for (const Producer* p : all())
+        for (const InputKind& k : p->inputs())
+            for (const std::string& g : k.globs)
+                if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
+    return out;
+}
+
+std::string inputsSentence()
+{
+    const std::vector<std::string> d = inputDescriptions();
+    std::string out;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+        if (i > 0) out += i + 1 == d.size() ? "; or " : "; ";
+        out += d[i];
+    }
+    return out;
 }
 
 bool isRunFolder(const QDir& dir)

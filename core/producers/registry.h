@@ -31,6 +31,14 @@ struct Resolved {
 };
 Resolved resolve(const std::string& path);
 
+// What the producers read, in list order: each InputKind's text for people (help texts, the
+// error for a path no producer reads), and the file name patterns they open, without repeats
+// (file dialogs).
+std::vector<std::string> inputDescriptions();
+std::vector<std::string> inputGlobs();
+// inputDescriptions() as one sentence part: "A; B; or C".
+std::string inputsSentence();
+
 // A job folder's parts: a folder that is one rank's run, a file that is one rank's trace.
 bool isRunFolder(const QDir& dir);
 bool isRankFile(const QFileInfo& file);

@@ -4,7 +4,6 @@
 #include "core/analysis/producermodel.h"
 #include "core/compare/rundigest.h"
 #include "core/fieldtable.h"
-#include "core/producers/generic/model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -49,8 +48,6 @@ bool statsGroupOnDevice(StatsGroup g)
 
 namespace {
 
-constexpr StrId kNoStr = std::numeric_limits<StrId>::max();
-
 using Range = std::optional<std::pair<TimeNs, TimeNs>>;
 
 // Calls f(e, clippedStart, clippedDur) for the slices of a track in the range, in start order.
@@ -79,25 +76,13 @@ template <class F> void forEachInRange(const Trace& t, TrackId tr, const Range& 
     }
 }
 
-// What the slices of one source are: roles of its tracks, per-name classes computed once per
-// distinct string.
+// The tracks of one source in scope and their roles; what each slice is comes from the model
+// (Trace::kinds, decided by its producer at load).
 class SourceScan {
 public:
     SourceScan(const StatsSource& src, const StatsScope& scope)
-        : m_t(*src.trace), m_roles(analysis::trackRoles(m_t))
+        : m_t(*src.trace), m_roles(analysis::trackRoles(m_t)), m_kinds(m_t.kinds())
     {
-        const StringPool& sp = m_t.strings();
-        auto cats = [&](std::initializer_list<const char*> names) {
-            std::vector<StrId> out;
-            for (const char* n : names)
-                if (const StrId id = sp.find(n); id != kNoStr) out.push_back(id);
-            return out;
-        };
-        m_kernelCats = cats({"kernel", "Kernel"});
-        m_copyCats = cats({"gpu_memcpy", "gpu_memset", "Memcpy", "Memset"});
-        m_opCats = cats({"cpu_op", "user_annotation"});
-        m_pyCat = sp.find("python_function");
-        m_nameClass.assign(sp.size(), -1);
         const TrackId n = TrackId(m_t.tracks().size());
         m_end = std::min(src.trackEnd, n);
         m_begin = std::min(src.trackBegin, m_end);
@@ -122,7 +107,7 @@ public:
     bool busyTrack(TrackId tr, bool device) const
     {
         const TrackRole r = m_roles[tr];
-        return device ? isDeviceRole(r) : (r == TrackRole::Host || r == TrackRole::Cann);
+        return device ? isDeviceRole(r) : isHostRole(r);
     }
     // Tracks a group's members can be on.
     bool groupTrack(TrackId tr, StatsGroup by) const
@@ -131,7 +116,7 @@ public:
         switch (by) {
         case StatsGroup::Kernel:
         case StatsGroup::Memcpy:
-            return r == TrackRole::AscendDevice || r == TrackRole::GpuStream;
+            return isStreamRole(r);
         case StatsGroup::Collective:
             return r == TrackRole::HcclGroup || r == TrackRole::GpuStream;
         case StatsGroup::Op:
@@ -141,60 +126,30 @@ public:
         return false;
     }
 
-    // Whether slice s on a track of groupTrack() belongs to the group (collectives without a
-    // report: by name).
-    bool member(const Slice& s, StatsGroup by)
+    // Whether slice e on a track of groupTrack() belongs to the group (collectives without a
+    // report: by kind).
+    bool member(EventId e, StatsGroup by) const
     {
-        const TrackRole r = m_roles[s.track];
-        const auto has = [](const std::vector<StrId>& v, StrId c) {
-            return std::find(v.begin(), v.end(), c) != v.end();
-        };
+        const SliceKind k = m_kinds[e];
         switch (by) {
         case StatsGroup::Kernel:
-            return r == TrackRole::AscendDevice ? !(cls(s.name) & kAscendCopy)
-                                                : has(m_kernelCats, s.cat);
+            return k == SliceKind::Kernel || k == SliceKind::Collective;
         case StatsGroup::Memcpy:
-            return r == TrackRole::AscendDevice ? bool(cls(s.name) & kAscendCopy)
-                                                : has(m_copyCats, s.cat);
+            return isCopyOrSet(k);
         case StatsGroup::Collective:
-            return r == TrackRole::HcclGroup ? bool(cls(s.name) & kHcom)
-                                             : bool(cls(s.name) & kCollKernel);
+            return k == SliceKind::Collective;
         case StatsGroup::Op:
-            if (cls(s.name) & kStep) return false;
-            return m_opCats.empty() ? s.cat != m_pyCat : has(m_opCats, s.cat);
+            return k == SliceKind::HostOp || k == SliceKind::Annotation;
         case StatsGroup::Step:
-            return cls(s.name) & kStep;
+            return k == SliceKind::Step;
         }
         return false;
     }
 
 private:
-    enum : std::int8_t { kAscendCopy = 1, kHcom = 2, kCollKernel = 4, kStep = 8 };
-    std::int8_t cls(StrId id)
-    {
-        if (id >= m_nameClass.size()) return 0;
-        std::int8_t& c = m_nameClass[id];
-        if (c < 0) {
-            const std::string& n = m_t.str(id);
-            const std::uint8_t nc = analysis::genericModel().classifyName(n);
-            c = 0;
-            // The runtime's copy and set tasks on an Ascend stream (aclrtMemcpyAsync's
-            // MEMCPY_ASYNC); kernels named "..._MemSet" are compute kernels.
-            if (analysis::startsWith(n, "MEMCPY") || analysis::startsWith(n, "MEMSET") ||
-                analysis::startsWith(n, "Memcpy") || analysis::startsWith(n, "Memset"))
-                c |= kAscendCopy;
-            if (nc & analysis::kNcHcom) c |= kHcom;
-            if (nc & analysis::kNcCollKernel) c |= kCollKernel;
-            if (analysis::profilerStepNumber(n)) c |= kStep;
-        }
-        return c;
-    }
-
     const Trace& m_t;
     std::vector<TrackRole> m_roles;
-    std::vector<StrId> m_kernelCats, m_copyCats, m_opCats;
-    StrId m_pyCat = kNoStr;
-    std::vector<std::int8_t> m_nameClass;
+    std::span<const SliceKind> m_kinds;
     std::vector<std::uint8_t> m_inScope;
     TrackId m_begin = 0, m_end = 0;
 };
@@ -231,7 +186,7 @@ void scanSource(SourceScan& scan, const StatsSource& src, const StatsOptions& o,
         if (!scan.inScope(tr) || !scan.groupTrack(tr, o.by)) continue;
         forEachInRange(t, tr, range, [&](EventId e, TimeNs cs, TimeNs cd) {
             const Slice& s = t.slice(e);
-            if (!scan.member(s, o.by)) return;
+            if (!scan.member(e, o.by)) return;
             if (o.by == StatsGroup::Collective)
                 f(e, cs, cd, collectiveName(analysis::kindFromName(t.str(s.name)), t.str(s.name)));
             else

@@ -2,10 +2,13 @@
 // so the page lists every subcommand and option the binary has (new subcommands included, as
 // soon as `ringscope --help` names them) and cannot drift from it.
 //   Usage: ringscope_genman RINGSCOPE TEMPLATE OUT VERSION DATE
-// The template's @VERSION@, @DATE@, @SYNOPSIS@ and @COMMANDS@ are replaced. Subcommands are
+// The template's @VERSION@, @DATE@, @SYNOPSIS@, @COMMANDS@ and @INPUTS@ (what the producers
+// read, core/producers/registry.h) are replaced. Subcommands are
 // the words after "ringscope " that start the lines of `ringscope --help`; each one's
 // `ringscope SUB --help` (QCommandLineParser's layout: "Usage:", description, "Options:",
 // "Arguments:") becomes a COMMANDS subsection. A section it does not know is kept verbatim.
+
+#include "core/producers/registry.h"
 
 #include <QFile>
 #include <QProcess>
@@ -267,6 +270,12 @@ int main(int argc, char** argv)
     page.replace(QStringLiteral("@DATE@"), QString::fromLocal8Bit(argv[5]));
     page.replace(QStringLiteral("@SYNOPSIS@\n"), synopsis);
     page.replace(QStringLiteral("@COMMANDS@\n"), commands);
+    QString inputs =
+        QStringLiteral(".TP\na trace\nwhat one of the producers Ringscope knows wrote:\n.RS\n");
+    for (const std::string& what : rs::producers::inputDescriptions())
+        inputs += QStringLiteral(".IP \\(bu 2\n%1\n").arg(roffText(QString::fromStdString(what)));
+    inputs += QStringLiteral(".RE\n");
+    page.replace(QStringLiteral("@INPUTS@\n"), inputs);
     QFile out(QString::fromLocal8Bit(argv[3]));
     if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) || out.write(page.toUtf8()) < 0) {
         std::fprintf(stderr, "ringscope_genman: cannot write %s\n", argv[3]);

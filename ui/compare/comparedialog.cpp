@@ -1,4 +1,5 @@
 #include "ui/compare/comparedialog.h"
+#include "ui/appidentity.h"
 
 #include "ui/compare/comparewindow.h"
 #include "ui/compare/scalingview.h"
@@ -124,10 +125,9 @@ CompareDialog::CompareDialog(const QString& before, QWidget* parent) : QDialog(p
 QString CompareDialog::browse(bool folder, const QString& start)
 {
     const QString dir = start.isEmpty() ? QString() : QFileInfo(start).absolutePath();
-    return folder ? QFileDialog::getExistingDirectory(this, tr("Choose a run folder"), dir)
-                  : QFileDialog::getOpenFileName(
-                        this, tr("Choose a trace"), dir,
-                        tr("Traces (*.json *.json.gz *.gz *.db);;All files (*)"));
+    return folder
+               ? QFileDialog::getExistingDirectory(this, tr("Choose a run folder"), dir)
+               : QFileDialog::getOpenFileName(this, tr("Choose a trace"), dir, traceFileFilter());
 }
 
 void CompareDialog::updateOk()

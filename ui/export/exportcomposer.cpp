@@ -613,10 +613,10 @@ void ExportComposer::paintCallStack(QPainter& p, const QRectF& area, EventId e)
     if (stack.empty()) stack = callStack(*m_trace, c ? c->event : e, 64);
     // A ProfilerStep slice encloses the op but is no frame of its call (the step plot beside
     // highlights the step).
-    static const QRegularExpression stepName(QStringLiteral("^ProfilerStep#\\d+$"));
     stack.erase(std::remove_if(stack.begin(), stack.end(),
                                [&](const StackEntry& s) {
-                                   return s.event != e && stepName.match(qs(s.text)).hasMatch();
+                                   return s.event != e && s.event < m_trace->slices().size() &&
+                                          m_trace->kind(s.event) == SliceKind::Step;
                                }),
                 stack.end());
     if (c && !c->verdict.empty()) {

@@ -5,7 +5,6 @@
 #include "ui/widgets/elidedlabel.h"
 
 #include <QHeaderView>
-#include <QRegularExpression>
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -113,10 +112,10 @@ void CallStackPane::refresh()
     }
     m_entries = m_provider ? m_provider(*m_trace, m_event) : basicChain(*m_trace, m_event);
     // A ProfilerStep slice encloses the op but is no frame of its call: named in the header.
-    static const QRegularExpression stepName(QStringLiteral("^ProfilerStep#\\d+$"));
     QString step;
     const auto notFrame = [&](const StackEntry& s) {
-        if (s.event == m_event || !stepName.match(QString::fromStdString(s.text)).hasMatch())
+        if (s.event == m_event || s.event >= m_trace->slices().size() ||
+            m_trace->kind(s.event) != SliceKind::Step)
             return false;
         if (step.isEmpty()) step = QString::fromStdString(s.text);
         return true;

@@ -34,8 +34,8 @@ public:
     void setTrace(TracePtr trace);
     void setEvent(EventId e);
     EventId event() const { return m_event; }
-    // The frames shown: enclosing ProfilerStep#N slices are left out (a step is no frame of
-    // the call; the header names it).
+    // The frames shown: enclosing steps (slices of kind Step) are left out (a step is no frame
+    // of the call; the header names it).
     const std::vector<StackEntry>& entries() const { return m_entries; }
     QTreeWidget* tree() const { return m_tree; }
     QString text() const;

@@ -492,7 +492,7 @@ std::vector<CompactPicks> compactPicks(const Trace& trace, const AnalysisReport*
             comm[g].offer(t, 1e12 + collectives[t]);
         else if (isCommunicationRole(role))
             comm[g].offer(t, role == TrackRole::HcclGroup ? 1 : 0);
-        if (role == TrackRole::AscendDevice || role == TrackRole::GpuStream) {
+        if (isStreamRole(role)) {
             double busy = 0; // top-level time: nested slices would count twice
             for (const Slice& s : trace.trackSlices(t))
                 if (s.parent == kNone) busy += static_cast<double>(s.dur);

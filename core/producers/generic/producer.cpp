@@ -5,8 +5,10 @@
 
 #include "core/producers/producer.h"
 #include "core/analysis/producermodel.h"
+#include "core/producers/classify.h"
 #include "core/producers/generic/model.h"
 #include "core/producers/roles.h"
+#include "core/producers/runfacts.h"
 #include "core/producers/torchnpu/runfolder.h"
 
 #include <QFileInfo>
@@ -45,6 +47,24 @@ public:
             if (tracks[t].kind != TrackKind::Counter) roles[t] = torchnpu::threadRole(trace, t);
         producers::markDeviceCounters(trace, roles);
         return roles;
+    }
+
+    std::vector<InputKind> inputs() const override
+    {
+        InputKind k;
+        k.what = "any Chrome Trace Event Format file (*.json, *.json.gz)";
+        k.globs = {"*.json", "*.json.gz"};
+        return {k};
+    }
+
+    void classify(const Trace& trace, SliceClasses& out) const override
+    {
+        producers::ChromeTraceKinds(trace).classify(out);
+    }
+
+    RunFacts runFacts(const Trace& trace) const override
+    {
+        return producers::chromeTraceFacts(trace);
     }
 
     const analysis::ProducerModel& analysis() const override { return analysis::genericModel(); }

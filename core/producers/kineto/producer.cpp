@@ -4,8 +4,10 @@
 
 #include "core/producers/producer.h"
 #include "core/analysis/producermodel.h"
+#include "core/producers/classify.h"
 #include "core/producers/kineto/model.h"
 #include "core/producers/roles.h"
+#include "core/producers/runfacts.h"
 
 #include <limits>
 
@@ -43,6 +45,43 @@ public:
                 roles[t] = producers::roleFromCategories(trace, t);
         producers::markDeviceCounters(trace, roles);
         return roles;
+    }
+
+    std::vector<InputKind> inputs() const override
+    {
+        InputKind json;
+        json.what = "PyTorch Kineto trace (*.pt.trace.json[.gz]; NCCL, RCCL)";
+        json.globs = {"*.pt.trace.json"};
+        json.mimeType = "application/x-kineto-trace+json";
+        json.mimeComment = "PyTorch Kineto trace";
+        json.mimeParent = "application/json";
+        // Weight 60 beats the default 50 of *.json even where a desktop ignores the
+        // longest-glob rule. The magic (a "schemaVersion" key followed by Kineto's own keys)
+        // names a trace whose file name says nothing, e.g. one saved without an extension.
+        json.mimeWeight = 60;
+        json.mimeMagic =
+            R"(<match type="string" value="&quot;schemaVersion&quot;" offset="0:64">
+        <match type="string" value="&quot;deviceProperties&quot;" offset="0:256"/>
+        <match type="string" value="&quot;distributedInfo&quot;" offset="0:256"/>
+        <match type="string" value="&quot;traceEvents&quot;" offset="0:4096"/>
+      </match>)";
+        InputKind gz;
+        gz.globs = {"*.pt.trace.json.gz"};
+        gz.mimeType = "application/x-kineto-trace+gzip";
+        gz.mimeComment = "PyTorch Kineto trace (gzip-compressed)";
+        gz.mimeParent = "application/gzip";
+        gz.mimeWeight = 60;
+        return {json, gz};
+    }
+
+    void classify(const Trace& trace, SliceClasses& out) const override
+    {
+        producers::ChromeTraceKinds(trace).classify(out);
+    }
+
+    RunFacts runFacts(const Trace& trace) const override
+    {
+        return producers::chromeTraceFacts(trace);
     }
 
     const analysis::ProducerModel& analysis() const override { return analysis::kinetoModel(); }

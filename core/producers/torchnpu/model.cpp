@@ -13,6 +13,15 @@ namespace rs::analysis {
 
 namespace {
 
+// The HCCL tasks of each op, kept in the analysis context from findCollectives to
+// finishCommunication.
+using HcclTasksByOp = std::unordered_map<EventId, std::vector<HcclTask>>;
+HcclTasksByOp& hcclTasksOf(AnalysisContext& ctx)
+{
+    if (!ctx.producerData.has_value()) ctx.producerData = HcclTasksByOp{};
+    return std::any_cast<HcclTasksByOp&>(ctx.producerData);
+}
+
 class TorchNpuModel final : public ProducerModel {
 public:
     std::uint8_t classifyName(std::string_view n) const override { return torchNpuNameClass(n); }
@@ -152,7 +161,7 @@ void addHcclOp(AnalysisContext& ctx, EventId e, const std::string& group,
     std::stable_sort(hccl.begin(), hccl.end(),
                      [](const HcclTask& a, const HcclTask& b) { return a.start < b.start; });
     hcclCommFigures(hccl, opt, c);
-    if (!hccl.empty()) ctx.hcclTasks.emplace(e, std::move(hccl));
+    if (!hccl.empty()) hcclTasksOf(ctx).emplace(e, std::move(hccl));
     out.push_back(std::move(c));
 }
 
@@ -297,8 +306,9 @@ void hcclFinishCommunication(AnalysisContext& ctx, AnalysisReport& rep)
 {
     std::vector<HcclOpTasks> ops;
     for (const Collective& c : rep.collectives) {
-        auto it = ctx.hcclTasks.find(c.event);
-        if (it != ctx.hcclTasks.end()) ops.push_back({&c, &it->second});
+        const HcclTasksByOp& tasks = hcclTasksOf(ctx);
+        auto it = tasks.find(c.event);
+        if (it != tasks.end()) ops.push_back({&c, &it->second});
     }
     rep.matrix = hcclMatrix(ops);
 }

@@ -5,6 +5,7 @@
 // are also used by the generic model that combines every producer's conventions.
 
 #include "core/analysis/producermodel.h"
+#include "core/producers/torchnpu/hcclcomm.h"
 
 namespace rs::analysis {
 

@@ -5,6 +5,8 @@
 
 #include "core/producers/producer.h"
 #include "core/analysis/producermodel.h"
+#include "core/producers/classify.h"
+#include "core/producers/runfacts.h"
 #include "core/producers/torchnpu/model.h"
 #include "core/producers/torchnpu/runfolder.h"
 
@@ -49,9 +51,22 @@ public:
                d.exists(kTraceFile);
     }
 
-    std::vector<std::string> runMetadataFiles(const std::string& file) const override
+    std::optional<int> worldSizeBeside(const std::string& file) const override
     {
-        return torchnpu::runMetadataFiles(file);
+        return producers::worldSizeInFiles(torchnpu::runMetadataFiles(file));
+    }
+
+    std::vector<InputKind> inputs() const override
+    {
+        InputKind k;
+        k.what = "torch_npu run folder (*_ascend_pt) or its ASCEND_PROFILER_OUTPUT/trace_view.json";
+        // torch_npu always writes this name, in ASCEND_PROFILER_OUTPUT/.
+        k.globs = {kTraceFile};
+        k.mimeType = "application/x-torch-npu-trace+json";
+        k.mimeComment = "Ascend PyTorch Profiler trace";
+        k.mimeParent = "application/json";
+        k.caseSensitive = true;
+        return {k};
     }
 
     bool recognises(const Trace& trace, const ContentClues& clues) const override
@@ -70,6 +85,16 @@ public:
     std::vector<TrackRole> trackRoles(const Trace& trace) const override
     {
         return torchnpu::roles(trace);
+    }
+
+    void classify(const Trace& trace, SliceClasses& out) const override
+    {
+        producers::ChromeTraceKinds(trace).classify(out);
+    }
+
+    RunFacts runFacts(const Trace& trace) const override
+    {
+        return producers::chromeTraceFacts(trace);
     }
 
     const analysis::ProducerModel& analysis() const override { return analysis::torchNpuModel(); }

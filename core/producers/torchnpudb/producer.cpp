@@ -5,6 +5,8 @@
 
 #include "core/producers/producer.h"
 #include "core/analysis/producermodel.h"
+#include "core/producers/classify.h"
+#include "core/producers/runfacts.h"
 #include "core/producers/torchnpu/model.h"
 #include "core/producers/torchnpu/runfolder.h"
 #include "core/producers/torchnpudb/dbreader.h"
@@ -76,9 +78,17 @@ public:
         return static_cast<std::uint64_t>(std::max<qint64>(size, 0)) * 5;
     }
 
-    std::vector<std::string> runMetadataFiles(const std::string& file) const override
+    std::optional<int> worldSizeBeside(const std::string& file) const override
     {
-        return torchnpu::runMetadataFiles(file);
+        return producers::worldSizeInFiles(torchnpu::runMetadataFiles(file));
+    }
+
+    std::vector<InputKind> inputs() const override
+    {
+        InputKind k;
+        k.what = "torch_npu database export: ascend_pytorch_profiler_N.db, or its run folder";
+        k.globs = {"ascend_pytorch_profiler*.db"};
+        return {k};
     }
 
     LoadResult read(const SourceMatch& source, const LoadOptions& options,
@@ -90,6 +100,13 @@ public:
     std::vector<TrackRole> trackRoles(const Trace& trace) const override
     {
         return torchnpu::roles(trace);
+    }
+
+    // The reader names rows as the text export names its events, so the text export's
+    // conventions classify them.
+    void classify(const Trace& trace, SliceClasses& out) const override
+    {
+        producers::ChromeTraceKinds(trace).classify(out);
     }
 
     const analysis::ProducerModel& analysis() const override { return analysis::torchNpuModel(); }
