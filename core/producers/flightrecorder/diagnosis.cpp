@@ -254,7 +254,6 @@ private:
     {
         return m_byRank.at(rank)->entries[index];
     }
-    std::string label(int gid) const { return m_out.info.groups[std::size_t(gid)].label(); }
 
     void collectRanks(const std::vector<Dump>& dumps)
     {

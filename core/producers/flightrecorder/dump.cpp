@@ -286,12 +286,16 @@ std::string expected(const char* what, const json& v)
     return std::string("expected ") + what + ", found " + typeText(v);
 }
 
+// Members of one group: more than any job has is a damaged or hostile file.
+constexpr std::size_t kMaxGroupRanks = std::size_t(1) << 20;
+
 // "[0, 1, 2]" (2.x writes the ranks as text) or a list of ints (1.x).
 std::optional<std::vector<int>> readRanks(const json& v)
 {
     std::vector<int> out;
     auto push = [&](std::int64_t r) {
-        if (r < 0 || r > std::numeric_limits<int>::max()) return false;
+        if (r < 0 || r > std::numeric_limits<int>::max() || out.size() >= kMaxGroupRanks)
+            return false;
         out.push_back(int(r));
         return true;
     };
@@ -465,7 +469,10 @@ private:
 
     void readStatus(const json& pgStatus)
     {
-        for (const auto& [key, s] : pgStatus.items()) {
+        for (const auto& item : pgStatus.items()) {
+            // Not a structured binding: clang 14 cannot capture one in the lambda below.
+            const std::string& key = item.key();
+            const json& s = item.value();
             const std::string where = "pg_status." + key;
             std::int64_t pgId = 0;
             const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), pgId);
