@@ -164,6 +164,11 @@ bool validUtf8(const unsigned char* s, std::size_t n)
     return true;
 }
 
+std::string byteCount(std::uint64_t n)
+{
+    return std::to_string(n) + (n == 1 ? " byte" : " bytes");
+}
+
 std::string hexByte(std::uint8_t b)
 {
     static const char digits[] = "0123456789abcdef";
@@ -458,9 +463,9 @@ private:
     const std::uint8_t* take(std::uint64_t n)
     {
         if (n > m_size - m_pos)
-            fail(PickleError::Truncated, opText() + " needs " + std::to_string(n) +
-                                             " bytes but only " + std::to_string(m_size - m_pos) +
-                                             " are left: the file is truncated");
+            fail(PickleError::Truncated, opText() + " needs " + byteCount(n) + ", only " +
+                                             std::to_string(m_size - m_pos) +
+                                             " left: the file is truncated");
         const std::uint8_t* p = m_p + m_pos;
         m_pos += n;
         return p;
@@ -478,10 +483,9 @@ private:
     {
         const std::uint64_t n = le(bytes);
         if (n > m_size - m_pos)
-            fail(PickleError::Truncated,
-                 opText() + " announces " + std::to_string(n) + " bytes but only " +
-                     std::to_string(m_size - m_pos) +
-                     " are left: the file is truncated or the length is wrong");
+            fail(PickleError::Truncated, opText() + " announces " + byteCount(n) + ", only " +
+                                             std::to_string(m_size - m_pos) +
+                                             " left: the file is truncated or the length is wrong");
         return n;
     }
 
