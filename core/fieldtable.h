@@ -241,8 +241,7 @@ template <> struct Value<std::string> {
     }
 };
 template <class T>
-requires std::is_integral_v<T>
-struct Value<std::optional<T>> {
+requires(std::is_integral_v<T> && !std::is_same_v<T, bool>) struct Value<std::optional<T>> {
     static bool isDefault(const std::optional<T>& v) { return !v; }
     static void write(JsonWriter& w, const std::optional<T>& v)
     {
@@ -255,6 +254,25 @@ struct Value<std::optional<T>> {
                      std::string_view k)
     {
         rd.optInteger(v, at, k);
+    }
+};
+template <> struct Value<std::optional<bool>> {
+    static bool isDefault(const std::optional<bool>& v) { return !v; }
+    static void write(JsonWriter& w, const std::optional<bool>& v)
+    {
+        if (v)
+            w.boolean(*v);
+        else
+            w.null();
+    }
+    static void read(JsonFieldReader& rd, std::optional<bool>& v, const JsonPath& at,
+                     std::string_view k)
+    {
+        if (rd.isNull()) return rd.skip();
+        bool x = false;
+        const std::uint64_t before = rd.bad;
+        rd.flag(x, at, k);
+        if (rd.bad == before) v = x;
     }
 };
 template <> struct Value<std::optional<std::string>> {

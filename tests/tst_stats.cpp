@@ -269,7 +269,8 @@ private slots:
         run = test::runProcess(ringscope(), {"stats", dir.path(), "--by", "memcpy", "--csv"});
         QVERIFY2(run.code == 0, qPrintable(run.describe()));
         QStringList lines = run.out.split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.value(0), QString("name,count,total_ns,mean_ns,min_ns,max_ns,percent"));
+        QCOMPARE(lines.value(0),
+                 QString("name,count,total_ns,mean_ns,min_ns,max_ns,percent,internal"));
         QCOMPARE(lines.size(), 3);
         QVERIFY2(lines[1].startsWith("Memcpy DtoD (Device -> Device),2,8000,"),
                  qPrintable(lines[1]));
@@ -308,6 +309,61 @@ private slots:
         }
         run = test::runProcess(ringscope(), {"--help"});
         QVERIFY(run.out.contains("ringscope stats PATH"));
+    }
+
+    // Issue 43.4: by memcpy, a collective's own copies (HCCL's Memcpy tasks on the Plane
+    // threads) are listed, apart from the ordinary copies; every count is the Plane tasks'.
+    void memcpySplitsCollectiveCopies()
+    {
+        RS_REQUIRE_PUBLIC_TRACES();
+        LoadResult lr = loadTrace(
+            test::publicTrace("ascend_torchnpu_level1_2rank/rank0_ascend_pt").toStdString());
+        QVERIFY(lr.trace);
+        const Trace& t = *lr.trace;
+        const ReportPtr report = analyze(lr.trace);
+        StatsOptions o;
+        o.by = StatsGroup::Memcpy;
+        const StatsTable copies = computeStats(t, report.get(), o);
+        const StatsRow *internal = nullptr, *ordinary = nullptr;
+        for (const StatsRow& r : copies.rows) {
+            QVERIFY(r.internal.has_value());
+            if (r.name == "Memcpy" && *r.internal) internal = &r;
+            if (r.name == "MEMCPY_ASYNC" && !*r.internal) ordinary = &r;
+        }
+        QVERIFY(internal && ordinary);
+        // SOURCES.md: 36 Memcpy tasks on the Plane threads, 9 in each of the 4 hcom ops; the
+        // report's internal copies are the same tasks.
+        QCOMPARE(internal->count, std::uint64_t(36));
+        std::uint64_t inReport = 0;
+        TimeNs reportNs = 0;
+        for (const Collective& c : report->collectives) {
+            inReport += c.copies.size();
+            for (const InternalCopy& ic : c.copies)
+                reportNs += ic.dur;
+        }
+        QCOMPARE(internal->count, inReport);
+        QCOMPARE(internal->totalNs, reportNs);
+        QCOMPARE(statsOccurrences(std::span<const StatsSource>(), o, "Memcpy").size(),
+                 std::size_t(0));
+        StatsSource src;
+        src.trace = &t;
+        src.report = report.get();
+        QCOMPARE(
+            statsOccurrences(std::span<const StatsSource>(&src, 1), o, "Memcpy", {}, true).size(),
+            std::size_t(36));
+        QCOMPARE(
+            statsOccurrences(std::span<const StatsSource>(&src, 1), o, "Memcpy", {}, false).size(),
+            std::size_t(0));
+        // The outputs say which rows are inside collectives; other groups keep their columns.
+        QVERIFY(statsJson(copies).find("\"internal\": true") != std::string::npos);
+        QVERIFY(statsToCsv(copies).starts_with(
+            "name,count,total_ns,mean_ns,min_ns,max_ns,percent,internal\n"));
+        QVERIFY(statsToText(copies).find("in collective") != std::string::npos);
+        o.by = StatsGroup::Kernel;
+        const StatsTable kernels = computeStats(t, report.get(), o);
+        QVERIFY(statsJson(kernels).find("internal") == std::string::npos);
+        QVERIFY(
+            statsToCsv(kernels).starts_with("name,count,total_ns,mean_ns,min_ns,max_ns,percent\n"));
     }
 
     // The ranged engine against a brute-force scan over every slice of a real trace.

@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 
@@ -95,6 +96,13 @@ public:
         }
         for (TrackId tr = m_begin; tr < m_end; ++tr)
             if (m_t.tracks()[tr].kind == TrackKind::Counter) m_inScope[tr] = 0;
+        // The copies the analysis found inside collectives (Kineto's cudaMemcpyAsync inside
+        // vllm::all_reduce, HCCL's Memcpy tasks).
+        if (src.report)
+            for (const Collective& c : src.report->collectives)
+                for (const InternalCopy& ic : c.copies)
+                    m_internal.push_back(ic.event);
+        std::sort(m_internal.begin(), m_internal.end());
     }
 
     const Trace& trace() const { return m_t; }
@@ -115,8 +123,9 @@ public:
         const TrackRole r = m_roles[tr];
         switch (by) {
         case StatsGroup::Kernel:
-        case StatsGroup::Memcpy:
             return isStreamRole(r);
+        case StatsGroup::Memcpy: // a collective's own copies too (HCCL's Memcpy tasks)
+            return isStreamRole(r) || r == TrackRole::HcclPlane;
         case StatsGroup::Collective:
             return r == TrackRole::HcclGroup || r == TrackRole::GpuStream;
         case StatsGroup::Op:
@@ -146,10 +155,18 @@ public:
         return false;
     }
 
+    // A copy inside a collective: one the analysis found there, or a collective's own task.
+    bool internalCopy(EventId e) const
+    {
+        return m_roles[m_t.slice(e).track] == TrackRole::HcclPlane ||
+               std::binary_search(m_internal.begin(), m_internal.end(), e);
+    }
+
 private:
     const Trace& m_t;
     std::vector<TrackRole> m_roles;
     std::span<const SliceKind> m_kinds;
+    std::vector<EventId> m_internal; // sorted
     std::vector<std::uint8_t> m_inScope;
     TrackId m_begin = 0, m_end = 0;
 };
@@ -276,26 +293,27 @@ StatsTable computeStats(std::span<const StatsSource> sources, const StatsOptions
     table.by = options.by;
     table.perRank = options.perRank;
     table.range = options.scope.range;
-    // (rank or INT_MIN, name) -> figures.
-    std::map<std::pair<int, std::string>, Acc> rows;
+    // (rank or INT_MIN, name, internal copy) -> figures.
+    std::map<std::tuple<int, std::string, bool>, Acc> rows;
+    const bool copies = options.by == StatsGroup::Memcpy;
     std::map<int, TimeNs> busyByRank;
     for (std::size_t i = 0; i < sources.size(); ++i) {
         const StatsSource& src = sources[i];
         if (!src.trace) continue;
         SourceScan scan(src, options.scope);
         const int rk = options.perRank ? rankKey(src, i) : std::numeric_limits<int>::min();
-        std::unordered_map<StrId, Acc> byName;
+        std::map<std::pair<StrId, bool>, Acc> byName;
         std::unordered_map<std::string, Acc> byText;
-        scanSource(scan, src, options, [&](EventId, TimeNs, TimeNs cd, const auto& key) {
+        scanSource(scan, src, options, [&](EventId e, TimeNs, TimeNs cd, const auto& key) {
             if constexpr (std::is_same_v<std::decay_t<decltype(key)>, std::string>)
                 byText[key].add(cd);
             else
-                byName[key].add(cd);
+                byName[{key, copies && scan.internalCopy(e)}].add(cd);
         });
         for (const auto& [id, a] : byName)
-            rows[{rk, src.trace->str(id)}].add(a);
+            rows[{rk, src.trace->str(id.first), id.second}].add(a);
         for (const auto& [text, a] : byText)
-            rows[{rk, text}].add(a);
+            rows[{rk, text, false}].add(a);
         const TimeNs busy = busyTime(scan, options);
         busyByRank[rankKey(src, i)] += busy;
         table.busyNs += busy;
@@ -305,21 +323,23 @@ StatsTable computeStats(std::span<const StatsSource> sources, const StatsOptions
     table.rows.reserve(rows.size());
     for (const auto& [key, a] : rows) {
         StatsRow row;
-        row.name = key.second;
-        if (options.perRank) row.rank = key.first;
+        row.name = std::get<1>(key);
+        if (options.perRank) row.rank = std::get<0>(key);
+        if (copies) row.internal = std::get<2>(key);
         row.count = a.count;
         row.totalNs = a.total;
         row.minNs = a.count ? a.min : 0;
         row.maxNs = a.max;
         row.meanNs = a.count ? double(a.total) / double(a.count) : 0.0;
-        const TimeNs base = options.perRank ? busyByRank[key.first] : table.busyNs;
+        const TimeNs base = options.perRank ? busyByRank[std::get<0>(key)] : table.busyNs;
         row.percent = base > 0 ? 100.0 * double(a.total) / double(base) : 0.0;
         table.rows.push_back(std::move(row));
     }
     std::sort(table.rows.begin(), table.rows.end(), [](const StatsRow& a, const StatsRow& b) {
         if (a.totalNs != b.totalNs) return a.totalNs > b.totalNs;
         if (a.name != b.name) return a.name < b.name;
-        return a.rank < b.rank;
+        if (a.rank != b.rank) return a.rank < b.rank;
+        return a.internal < b.internal;
     });
     return table;
 }
@@ -336,7 +356,7 @@ StatsTable computeStats(const Trace& trace, const AnalysisReport* report,
 
 std::vector<StatsOccurrence> statsOccurrences(std::span<const StatsSource> sources,
                                               const StatsOptions& options, const std::string& name,
-                                              std::optional<int> rank)
+                                              std::optional<int> rank, std::optional<bool> internal)
 {
     std::vector<StatsOccurrence> out;
     for (std::size_t i = 0; i < sources.size(); ++i) {
@@ -349,7 +369,7 @@ std::vector<StatsOccurrence> statsOccurrences(std::span<const StatsSource> sourc
             if constexpr (std::is_same_v<std::decay_t<decltype(key)>, std::string>)
                 match = key == name;
             else
-                match = key == id;
+                match = key == id && (!internal || scan.internalCopy(e) == *internal);
             if (match) out.push_back({i, e, cs, cd});
         });
     }
@@ -375,6 +395,19 @@ constexpr auto kRowFields = std::to_array<Field<StatsRow>>({
     member<&StatsRow::rank>("rank", Extra),
 });
 static_assert(plainKeys(kRowFields));
+// By memcpy, whether a row's copies are inside a collective.
+constexpr auto kCopyRowFields = std::to_array<Field<StatsRow>>({
+    member<&StatsRow::name>("name", Output),
+    member<&StatsRow::count>("count", Output),
+    member<&StatsRow::totalNs>("total_ns", Output),
+    member<&StatsRow::meanNs>("mean_ns", Output),
+    member<&StatsRow::minNs>("min_ns", Output),
+    member<&StatsRow::maxNs>("max_ns", Output),
+    member<&StatsRow::percent>("percent", Output),
+    member<&StatsRow::internal>("internal", Output),
+    member<&StatsRow::rank>("rank", Extra),
+});
+static_assert(plainKeys(kCopyRowFields));
 
 } // namespace
 
@@ -400,8 +433,12 @@ std::string statsJson(const StatsTable& table)
     }
     w.key("rows");
     const WriteContext ctx{static_cast<Flag>(table.perRank ? Output | Extra : Output)};
-    w.array(table.rows.size(),
-            [&](std::size_t i) { writeObject(w, table.rows[i], kRowFields, ctx); });
+    w.array(table.rows.size(), [&](std::size_t i) {
+        if (table.by == StatsGroup::Memcpy)
+            writeObject(w, table.rows[i], kCopyRowFields, ctx);
+        else
+            writeObject(w, table.rows[i], kRowFields, ctx);
+    });
     w.endObject();
     return text;
 }
@@ -453,12 +490,15 @@ std::string cut(const std::string& s, std::size_t max)
 std::string statsToCsv(const StatsTable& table)
 {
     std::ostringstream o;
+    const bool copies = table.by == StatsGroup::Memcpy;
     if (table.perRank) o << "rank,";
-    o << "name,count,total_ns,mean_ns,min_ns,max_ns,percent\n";
+    o << "name,count,total_ns,mean_ns,min_ns,max_ns,percent" << (copies ? ",internal" : "") << "\n";
     for (const StatsRow& r : table.rows) {
         if (table.perRank) o << (r.rank ? std::to_string(*r.rank) : "") << ",";
         o << csvField(r.name) << "," << r.count << "," << r.totalNs << "," << fixed(r.meanNs, 1)
-          << "," << r.minNs << "," << r.maxNs << "," << fixed(r.percent, 4) << "\n";
+          << "," << r.minNs << "," << r.maxNs << "," << fixed(r.percent, 4);
+        if (copies) o << "," << (r.internal.value_or(false) ? "true" : "false");
+        o << "\n";
     }
     return o.str();
 }
@@ -481,6 +521,8 @@ std::string statsToText(const StatsTable& table)
     if (table.perRank) head.push_back("rank");
     for (const char* h : {"name", "count", "total", "mean", "min", "max", "percent"})
         head.push_back(h);
+    const bool copies = table.by == StatsGroup::Memcpy;
+    if (copies) head.push_back("where");
     cells.push_back(head);
     for (const StatsRow& r : table.rows) {
         std::vector<std::string> c;
@@ -492,6 +534,7 @@ std::string statsToText(const StatsTable& table)
         c.push_back(formatDuration(r.minNs));
         c.push_back(formatDuration(r.maxNs));
         c.push_back(fixed(r.percent, 1) + " %");
+        if (copies) c.push_back(r.internal.value_or(false) ? "in collective" : "ordinary");
         cells.push_back(std::move(c));
     }
     std::vector<std::size_t> w(head.size(), 0);

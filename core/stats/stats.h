@@ -55,6 +55,9 @@ struct StatsOptions {
 struct StatsRow {
     std::string name;        // a collective: "AllReduce hcom_allReduce__#_#_#" (kind, name pattern)
     std::optional<int> rank; // with perRank
+    // By memcpy: a copy inside a collective (a collective's own copy task, or one the analysis
+    // found in it), listed apart from the ordinary copies of the same name.
+    std::optional<bool> internal;
     std::uint64_t count = 0;
     TimeNs totalNs = 0, minNs = 0, maxNs = 0;
     double meanNs = 0;
@@ -83,7 +86,8 @@ struct StatsOccurrence {
 };
 std::vector<StatsOccurrence> statsOccurrences(std::span<const StatsSource> sources,
                                               const StatsOptions& options, const std::string& name,
-                                              std::optional<int> rank = std::nullopt);
+                                              std::optional<int> rank = std::nullopt,
+                                              std::optional<bool> internal = std::nullopt);
 
 // Output of `ringscope stats`: {"by", "busy_ns", "range", "rows": [{name, count, total_ns,
 // mean_ns, min_ns, max_ns, percent[, rank]}]} in this order, two spaces of indent, without a

@@ -83,7 +83,10 @@ QVariant StatsTableModel::data(const QModelIndex& index, int role) const
     case Rank:
         return r.rank ? QString::number(*r.rank) : QString();
     case Name:
-        return QString::fromStdString(r.name);
+        // By memcpy a collective's internal copies are listed apart from the ordinary ones.
+        return r.internal.value_or(false)
+                   ? tr("%1 (in collective)").arg(QString::fromStdString(r.name))
+                   : QString::fromStdString(r.name);
     case Count:
         return QString::fromStdString(formatCount(r.count));
     case Total:

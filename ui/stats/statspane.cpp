@@ -576,7 +576,7 @@ void StatsPane::showOccurrences(int viewRow)
     if (viewRow < 0 || viewRow >= m_proxy->rowCount()) return;
     const StatsRow& r = m_model->row(m_proxy->mapToSource(m_proxy->index(viewRow, 0)).row());
     const std::vector<StatsSource> src = sources();
-    m_occurrences = statsOccurrences(src, options(), r.name, r.rank);
+    m_occurrences = statsOccurrences(src, options(), r.name, r.rank, r.internal);
     m_occName = r.name;
     m_occurrence = -1;
     m_occList->blockSignals(true);
