@@ -1267,6 +1267,36 @@ void TraceBuilder::bindFlows(const std::vector<EventId>& newIndex)
     m_flows.shrink_to_fit();
 }
 
+void TraceBuilder::addImpliedFlows(const ImpliedFlows& implied)
+{
+    Trace& tr = *m_trace;
+    const std::size_t n = tr.m_slices.size();
+    if (implied.links.empty()) return;
+    const StrId cat = tr.m_strings.intern(implied.category);
+    std::size_t added = 0;
+    for (const ImpliedFlow& l : implied.links) {
+        if (l.from >= n || l.to >= n || l.from == l.to) continue;
+        Flow f;
+        f.from = l.from;
+        f.to = l.to;
+        f.cat = cat;
+        f.name = cat;
+        f.id = l.id;
+        tr.m_slices[l.from].flags |= kSliceFlowOut;
+        tr.m_slices[l.to].flags |= kSliceFlowIn;
+        const auto i = static_cast<std::uint32_t>(tr.m_flows.size());
+        tr.m_flows.push_back(f);
+        tr.m_flowOut.emplace_back(f.from, i);
+        tr.m_flowIn.emplace_back(f.to, i);
+        ++added;
+    }
+    if (!added) return;
+    std::sort(tr.m_flowOut.begin(), tr.m_flowOut.end());
+    std::sort(tr.m_flowIn.begin(), tr.m_flowIn.end());
+    addWarning(std::to_string(added) + " " + implied.category +
+               " flow(s) the trace's flow events do not give were linked " + implied.how);
+}
+
 std::uint32_t TraceBuilder::frameFor(const std::string& idText)
 {
     auto it = m_frameIndex.find(idText);
@@ -1459,6 +1489,7 @@ std::shared_ptr<Trace> TraceBuilder::finish()
         classes.kinds.resize(n, SliceKind::Other);
         tr.m_kinds = std::move(classes.kinds);
         tr.m_steps = std::move(classes.steps);
+        addImpliedFlows(tr.m_producer->impliedFlows(tr));
         tr.m_facts = tr.m_producer->runFacts(tr);
     }
 

@@ -11,6 +11,8 @@
 
 namespace rs {
 
+struct ImpliedFlows;
+
 // Builds an immutable Trace from events (TraceEvent: the JSON tokenizer's, a database
 // reader's), in any order: fed directly
 // (addEvent, then finish), or piece by piece through partial builders it absorbs in text
@@ -174,6 +176,8 @@ private:
     void nestSlices(TrackId from, TrackId to);
     template <typename Less> void sortFlowSteps(const Less& flowLess);
     void bindFlows(const std::vector<EventId>& newIndex);
+    // Flows a producer knows from other fields (Producer::impliedFlows), after the bound ones.
+    void addImpliedFlows(const ImpliedFlows& implied);
     void resolveStackFrames(const std::vector<EventId>& newIndex);
     void cutFrameCycles();
     std::uint32_t frameFor(const std::string& idText);

@@ -26,7 +26,8 @@ std::uint64_t hash64(const void* data, std::size_t size, std::uint64_t seed = 0)
 class TraceCodec {
 public:
     // Bumped whenever the layout or the meaning of a field changes: older files are rejected.
-    static constexpr std::uint32_t kVersion = 2; // 2: slice kinds, steps and run facts
+    static constexpr std::uint32_t kVersion =
+        3; // 2: slice kinds, steps and run facts; 3: flows implied by correlation ids
     // Byte order, pointer size and the in-memory layout of the arrays used in place: a file of
     // another machine (or another build whose Slice differs) is rejected.
     static std::uint64_t archTag();

@@ -51,6 +51,18 @@ struct SliceClasses {
     std::vector<StepMark> steps;  // sorted by event
 };
 
+// A link between two slices that the trace's flow events do not give, which the producer knows
+// from other fields (Kineto: a GPU kernel and the runtime call with its correlation id).
+struct ImpliedFlow {
+    EventId from = 0, to = 0;
+    std::uint64_t id = 0; // shown as the flow's id (the correlation id)
+};
+struct ImpliedFlows {
+    std::string category; // the flows' category, as the producer's own flows name it
+    std::string how;      // for the load's note: "by correlation id"
+    std::vector<ImpliedFlow> links;
+};
+
 // One rank's input as a producer reads it.
 struct SourceMatch {
     std::string file;        // the file its reader opens
@@ -119,6 +131,13 @@ public:
     // after the roles are stored (Trace::role). Nothing outside the producer reads its
     // categories or step names again.
     virtual void classify(const Trace& trace, SliceClasses& out) const = 0;
+    // Links the flow events do not give (ImpliedFlow), added to the model as flows: called once
+    // when the trace is built, after classify. Cheap when the flows are whole.
+    virtual ImpliedFlows impliedFlows(const Trace& trace) const
+    {
+        (void)trace;
+        return {};
+    }
     // What the run states beside its events (clock base, world size, devices); called once when
     // the trace is built, after classify.
     virtual RunFacts runFacts(const Trace& trace) const

@@ -7,6 +7,7 @@
 #include "core/analysis/producermodel.h"
 #include "core/producers/classify.h"
 #include "core/producers/generic/model.h"
+#include "core/producers/kineto/correlation.h"
 #include "core/producers/roles.h"
 #include "core/producers/runfacts.h"
 #include "core/producers/torchnpu/runfolder.h"
@@ -60,6 +61,11 @@ public:
     void classify(const Trace& trace, SliceClasses& out) const override
     {
         producers::ChromeTraceKinds(trace).classify(out);
+    }
+
+    ImpliedFlows impliedFlows(const Trace& trace) const override
+    {
+        return kineto::launchFlowsByCorrelation(trace);
     }
 
     RunFacts runFacts(const Trace& trace) const override

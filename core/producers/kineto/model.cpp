@@ -4,6 +4,8 @@
 
 #include "core/producers/kineto/model.h"
 
+#include "core/producers/kineto/correlation.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -117,23 +119,6 @@ std::string algorithmFromKernel(std::string_view n)
         pos = next + 1;
     }
     return alg;
-}
-
-std::optional<std::uint64_t> correlationOf(const Trace& t, EventId e)
-{
-    // A text search, not a JSON parse: this runs on many launch calls.
-    const std::string_view a = t.argsText(e);
-    const std::size_t k = a.find("\"correlation\"");
-    if (k == std::string_view::npos) return std::nullopt;
-    std::size_t i = a.find(':', k);
-    if (i == std::string_view::npos) return std::nullopt;
-    ++i;
-    while (i < a.size() && (a[i] == ' ' || a[i] == '"'))
-        ++i;
-    std::uint64_t v = 0;
-    auto [p, ec] = std::from_chars(a.data() + i, a.data() + a.size(), v);
-    if (ec != std::errc() || p == a.data() + i) return std::nullopt;
-    return v;
 }
 
 // Outermost collective host op enclosing h (h included), or kNone.
@@ -292,7 +277,7 @@ void addKinetoLaunches(AnalysisContext& ctx)
         if (ctx.roles[tr] != TrackRole::GpuStream) continue;
         for (EventId e = tracks[tr].begin; e < tracks[tr].end; ++e) {
             if (!(ctx.classOf(sl[e].name) & kNcCollKernel) || !ctx.launchesOf(e).empty()) continue;
-            if (auto c = correlationOf(t, e)) want.emplace_back(*c, e);
+            if (auto c = kineto::correlationOf(t, e)) want.emplace_back(*c, e);
         }
     }
     if (want.empty()) return;
@@ -303,7 +288,7 @@ void addKinetoLaunches(AnalysisContext& ctx)
         for (EventId e = tracks[tr].begin; e < tracks[tr].end; ++e) {
             if (sl[e].cat != catRuntime || t.str(sl[e].name).find("Launch") == std::string::npos)
                 continue;
-            auto c = correlationOf(t, e);
+            auto c = kineto::correlationOf(t, e);
             if (!c) continue;
             auto it = std::lower_bound(want.begin(), want.end(), std::make_pair(*c, 0u));
             for (; it != want.end() && it->first == *c; ++it)

@@ -5,6 +5,7 @@
 #include "core/producers/producer.h"
 #include "core/analysis/producermodel.h"
 #include "core/producers/classify.h"
+#include "core/producers/kineto/correlation.h"
 #include "core/producers/kineto/model.h"
 #include "core/producers/roles.h"
 #include "core/producers/runfacts.h"
@@ -77,6 +78,11 @@ public:
     void classify(const Trace& trace, SliceClasses& out) const override
     {
         producers::ChromeTraceKinds(trace).classify(out);
+    }
+
+    ImpliedFlows impliedFlows(const Trace& trace) const override
+    {
+        return kineto::launchFlowsByCorrelation(trace);
     }
 
     RunFacts runFacts(const Trace& trace) const override
