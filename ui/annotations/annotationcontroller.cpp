@@ -532,13 +532,10 @@ QString AnnotationController::exportFileName(const QString& suffix, double scale
     const EventId e = m_view ? m_view->selectedEvent() : kNone;
     if (m_report && t && e != kNone && e < t->slices().size()) {
         const Collective* c = m_report->collectiveOf(e);
-        const EventId main = c ? c->event : e;
-        const Finding* finding = nullptr;
-        for (const Finding& f : m_report->findings)
-            if (std::find(f.events.begin(), f.events.end(), main) != f.events.end()) {
-                finding = &f;
-                break;
-            }
+        // The finding the picture tells (the Details pane's and the root cause panel's).
+        const int index = flagged::findingOf(*m_report, e);
+        const Finding* finding =
+            index >= 0 ? &m_report->findings[static_cast<std::size_t>(index)] : nullptr;
         if (job && c && c->rank) parts << QStringLiteral("rank%1").arg(*c->rank);
         if (c && c->step) parts << QStringLiteral("step%1").arg(*c->step);
         if (finding) parts << qs(finding->rule);
