@@ -326,6 +326,7 @@ private slots:
         QCOMPARE(first->text(FindingsPane::TitleColumn), QString::fromStdString(f1.title));
         QCOMPARE(first->text(FindingsPane::RankColumn), QStringLiteral("3"));
         QCOMPARE(pane.itemOf(3)->parent(), group);
+        QVERIFY(group->isExpanded()); // errors open
         QCOMPARE(pane.itemOf(1)->text(FindingsPane::RankColumn), QStringLiteral("—"));
         QVERIFY(
             pane.tree()->topLevelItem(1)->text(0).contains(QStringLiteral("unaligned-transfer")));

@@ -274,6 +274,8 @@ private slots:
         FindingsPane* pane = w.findingsPane();
         QTreeWidget* tree = pane->tree();
         QVERIFY(pane->count() > 0);
+        tree->expandAll(); // long groups open folded
+        QCoreApplication::processEvents();
         QCoreApplication::processEvents();
         QHeaderView* h = tree->header();
         QCOMPARE(h->sectionResizeMode(FindingsPane::TitleColumn), QHeaderView::Stretch);

@@ -293,10 +293,8 @@ void CommMatrixView::rebuild()
         m_scale->setLabel(tr("transport"));
     } else {
         m_scale->axis()->setTicker(QSharedPointer<QCPAxisTicker>::create());
-        // Two significant digits: a narrow range around the median must not widen the scale's
-        // labels (and shrink the cells below their values' width).
-        m_scale->axis()->setNumberFormat(QStringLiteral("g"));
-        m_scale->axis()->setNumberPrecision(metric == Metric::Gbps ? 2 : 3);
+        m_scale->axis()->setNumberFormat(QStringLiteral("gb"));
+        m_scale->axis()->setNumberPrecision(6);
         if (metric == Metric::Utilization) {
             // Against the peak: 100% is the reference, whatever the busiest link reaches.
             m_map->setDataRange(QCPRange(0, std::max(100.0, maxValue)));
@@ -304,11 +302,19 @@ void CommMatrixView::rebuild()
         } else if ((metric == Metric::Gbps || metric == Metric::Bytes) &&
                    std::isfinite(m_linkMedian)) {
             m_map->setDataRange(QCPRange(m_linkMedian - m_linkSpread, m_linkMedian + m_linkSpread));
+            // Three ticks with the decimals their step needs: a narrow range around the median
+            // must neither repeat a label nor widen the scale (and shrink the cells below their
+            // values' width).
+            m_scale->axis()->ticker()->setTickCount(3);
+            const double step = 2 * m_linkSpread / 3;
+            const int decimals = std::clamp(int(std::ceil(-std::log10(step))), 0, 6);
+            m_scale->axis()->setNumberFormat(QStringLiteral("f"));
+            m_scale->axis()->setNumberPrecision(decimals);
             // The middle of the scale is the links' median: its title says so, briefly (a
             // long title squeezed the heatmap).
             m_scale->setLabel(metric == Metric::Gbps
-                                  ? tr("GB/s, median %1").arg(QString::number(m_linkMedian, 'f', 1))
-                                  : tr("MB, median %1").arg(QString::number(m_linkMedian, 'f', 0)));
+                                  ? tr("GB/s, median %1").arg(QString::number(m_linkMedian, 'g', 3))
+                                  : tr("MB, median %1").arg(QString::number(m_linkMedian, 'g', 3)));
         } else {
             m_map->setDataRange(QCPRange(0, maxValue > 0 ? maxValue : 1));
             m_scale->setLabel(metric == Metric::Bytes ? tr("MB") : tr("GB/s"));

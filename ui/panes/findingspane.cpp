@@ -258,8 +258,9 @@ void FindingsPane::setReport(ReportPtr report)
                                                                    : "\n" + f.recommendation)));
             item->setData(0, Qt::UserRole, static_cast<int>(i));
         }
-        // Errors and warnings open; a long list of notes stays folded under its count.
-        group->setExpanded(worst != Severity::Info || list.size() <= 3);
+        // Errors open; a long list of warnings or notes (one per rank, say) stays folded under
+        // its count, so the errors are not pushed out of sight. A highlight unfolds its group.
+        group->setExpanded(worst == Severity::Error || list.size() <= 3);
     }
     // NOLINTEND(clang-analyzer-cplusplus.NewDeleteLeaks)
     updateSeverityColors();
