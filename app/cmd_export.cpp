@@ -56,13 +56,6 @@ std::optional<TimeNs> parseTime(const QString& text)
     return static_cast<TimeNs>(std::llround(v));
 }
 
-// A span around [a, b] with some context on both sides, so the flagged op is not at the edge.
-std::pair<TimeNs, TimeNs> padded(TimeNs a, TimeNs b, const Trace& t)
-{
-    const TimeNs pad = std::max<TimeNs>((b - a) / 2, 1000);
-    return {std::max(t.startNs(), a - pad), std::min(std::max(t.endNs(), b), b + pad)};
-}
-
 } // namespace
 
 int exportImage(const QStringList& args)
@@ -80,17 +73,23 @@ int exportImage(const QStringList& args)
                       "Time range START:END from the trace start, in ns or with a unit "
                       "(1.2s:1.6s, 1200ms:1600ms). Absolute trace times are accepted too.",
                       "START:END"});
-    parser.addOption({"finding", "Zoom on finding N (1 = the most severe).", "N"});
+    parser.addOption({"finding",
+                      "Show finding N (1 = the most severe): its step over every "
+                      "rank, framed whole.",
+                      "N"});
     parser.addOption({"step", "Show ProfilerStep#N.", "N"});
     parser.addOption({"width", "Width in pixels (default 1600).", "PX"});
     parser.addOption({"height", "Height in pixels (default: what the tracks need).", "PX"});
     parser.addOption({"scale", "PNG pixels per pixel: 1 or 2 (HiDPI, slides).", "X"});
     parser.addOption({"annotate-findings",
                       "Label the anomalous collectives, their extra Memcpy and the source "
-                      "frame."});
-    parser.addOption({"composite", "The report: timeline + step plot + call stack of the event "
-                                   "of --finding N (of --step N: its anomalous collective; "
-                                   "else the top finding in the range)."});
+                      "frame. Under the timeline, either way: the step plot and the root cause "
+                      "(the finding's words, the source frame, the fix, the call stack)."});
+    parser.addOption({"composite",
+                      "The report page: timeline (every rank) + step plot + root cause of "
+                      "--finding N (of --step N: its anomalous collective; else the top "
+                      "finding in the range)."});
+    parser.addOption({"no-story", "The timeline alone: no step plot and root cause under it."});
     parser.addOption(
         {"view", "A plot instead of the timeline: steps, distribution or matrix.", "VIEW"});
     parser.addOption({"title", "Title of the picture (default: the trace file name).", "TEXT"});
@@ -207,6 +206,7 @@ int exportImage(const QStringList& args)
     options.scale = scale;
     options.title = parser.value("title");
     options.dark = dark;
+    options.story = !parser.isSet("no-story");
     // A job grows to show every rank's tracks (the size limit stays), unless --height is set.
     if (session) options.maxAutoHeight = 20000;
     if (parser.isSet("range")) {
@@ -226,12 +226,26 @@ int exportImage(const QStringList& args)
                                   .arg(findingNo)
                                   .arg(report->findings.size()));
         const Finding& f = report->findings[static_cast<std::size_t>(findingNo - 1)];
-        std::tie(options.t0, options.t1) = padded(f.start, std::max(f.end, f.start + 1), *trace);
+        // Its step whole (every rank's), not a sliver around the op.
+        std::tie(options.t0, options.t1) = findingRange(*report, f);
         if (!f.events.empty()) options.focus = f.events.front();
     } else if (parser.isSet("step")) {
-        const StepStats* step = nullptr;
-        for (const StepStats& s : report->steps)
-            if (s.step == stepNo) step = &s;
+        // Every rank's step of that number (a job's), framed whole.
+        std::optional<StepStats> step;
+        for (const StepStats& s : report->steps) {
+            if (s.step != stepNo) continue;
+            if (!step) {
+                step = s;
+                continue;
+            }
+            step->start = std::min(step->start, s.start);
+            step->end = std::max(step->end, s.end);
+            if (s.busyEnd > s.busyStart) {
+                step->busyStart =
+                    step->busyStart ? std::min(step->busyStart, s.busyStart) : s.busyStart;
+                step->busyEnd = std::max(step->busyEnd, s.busyEnd);
+            }
+        }
         if (!step) {
             QStringList have;
             for (const StepStats& s : report->steps)
@@ -264,12 +278,12 @@ int exportImage(const QStringList& args)
         for (ProcessId p = 0; p < ranks.size(); ++p)
             ranks[p] = std::max(0, session->job.blockOfProcess(p));
         composer.renderer().setProcessRanks(std::move(ranks));
-        if (!parser.isSet("composite")) {
-            const QString note = composer.fitRanksToHeight();
-            if (!note.isEmpty())
-                std::cerr << "ringscope export: " << note.toStdString() << ", to show all "
-                          << session->job.rankCount() << " ranks\n";
-        }
+        composer.setRankReports(session->perRank);
+        // Every rank, on the timeline picture and in the report page alike.
+        const QString note = composer.fitRanksToHeight(parser.isSet("composite"));
+        if (!note.isEmpty())
+            std::cerr << "ringscope export: " << note.toStdString() << ", to show all "
+                      << session->job.rankCount() << " ranks\n";
     }
     QString error;
     const bool ok = parser.isSet("composite") ? composer.writeComposite(out, &error)

@@ -5,6 +5,7 @@
 
 #include "core/analysis/analyzer.h"
 #include "core/analysis/reportjson.h"
+#include "core/analysis/rules/rules.h"
 #include "tests/support/reportoracle.h"
 #include "tests/testutil.h"
 
@@ -487,6 +488,30 @@ private slots:
         ReportPtr rep2 = analyzeText(f.text(), o);
         for (const Finding& fi : rep2->findings)
             QVERIFY(fi.rule != "link-underutilized");
+    }
+
+    // Issue 43.5: a link with no traffic worth the name (under kLinkMinBytes of bandwidth-bound
+    // transfers over the trace) gets no warning, however slow its one transfer.
+    void noWarningUnderTheSizeFloor()
+    {
+        Fx f = hcclFixture({{0, 1}});
+        f.x(1, 0, "hcom_allReduce__100_0_1", 1000, 5000,
+            {{"alg_type", "RING"}, {"data_type", "FP32"}, {"count", 1 << 20}});
+        // One 5.4 MB transfer (bandwidth-bound) at a third of HCCS's peak: under the floor.
+        f.task(1, "Memcpy", 1000, 900, 0, 1, "SDMA", 5'400'000, "HCCS");
+        QVERIFY(5'400'000 < analysis::rules::kLinkMinBytes);
+        ReportPtr rep = analyzeText(f.text());
+        QVERIFY(rep);
+        for (const Finding& fi : rep->findings)
+            QVERIFY2(fi.rule != "link-underutilized", fi.title.c_str());
+        // Two of them reach it: warned.
+        f.x(1, 0, "hcom_allReduce__100_1_1", 11000, 5000,
+            {{"alg_type", "RING"}, {"data_type", "FP32"}, {"count", 1 << 20}});
+        f.task(1, "Memcpy", 11000, 900, 0, 1, "SDMA", 5'400'000, "HCCS");
+        bool warned = false;
+        for (const Finding& fi : analyzeText(f.text())->findings)
+            warned = warned || fi.rule == "link-underutilized";
+        QVERIFY(warned);
     }
 
     void smallPacketsRule()

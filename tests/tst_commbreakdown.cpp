@@ -6,6 +6,7 @@
 #include "core/analysis/analyzer.h"
 #include "core/traceloader.h"
 #include "tests/testutil.h"
+#include "ui/comm/commmatrixmodel.h"
 #include "ui/comm/commmatrixview.h"
 #include "ui/mainwindow.h"
 #include "ui/panes/commbreakdown.h"
@@ -14,6 +15,8 @@
 #include "ui/theme/theme.h"
 #include "ui/timeline/timelineview.h"
 
+#include <QLocale>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -38,6 +41,12 @@ ReportPtr seedReport(bool kineto, int rank = 0)
     LoadResult lr = test::loadText(gen::seedCaseTrace(o, rank));
     if (!lr.complete()) qWarning("seed trace: %s", lr.message.c_str());
     return analyze(lr.trace);
+}
+
+// The idle part of the bar: communication.json's idle time less the internal memcpy.
+TimeNs idleOf(const Collective& c)
+{
+    return c.timeInfo->idleNs - c.timeInfo->memcpyNs;
 }
 
 bool disjoint(const std::vector<QRect>& rects)
@@ -69,19 +78,22 @@ void checkReport(const ReportPtr& rep)
         if (c.timeInfo) {
             const CommTimeInfo& t = *c.timeInfo;
             const auto& s = b->segments();
-            QCOMPARE(s.size(), std::size_t(4));
+            QCOMPARE(s.size(), std::size_t(5));
             QCOMPARE(s[0].name, QStringLiteral("transit"));
             QCOMPARE(s[0].ns, t.transitNs);
             QCOMPARE(s[1].ns + s[2].ns, t.waitNs);
             QCOMPARE(s[2].name, QStringLiteral("synchronization"));
             QCOMPARE(s[2].ns, t.synchronizationNs);
-            QCOMPARE(s[3].ns, t.idleNs);
-            QCOMPARE(s[0].ns + s[1].ns + s[2].ns + s[3].ns, t.elapseNs);
+            // communication.json's idle time: the internal memcpy and the rest.
+            QCOMPARE(s[3].name, QStringLiteral("internal memcpy"));
+            QCOMPARE(s[3].ns, t.memcpyNs);
+            QCOMPARE(s[3].ns + s[4].ns, t.idleNs);
+            QCOMPARE(s[0].ns + s[1].ns + s[2].ns + s[3].ns + s[4].ns, t.elapseNs);
             // Widths in proportion (to a pixel of rounding), the bar filled exactly.
             const int w = 600;
             const CommBreakdown::Layout lay = b->layoutFor(w);
             int sum = 0;
-            for (std::size_t i = 0; i < 4; ++i) {
+            for (std::size_t i = 0; i < s.size(); ++i) {
                 const double want = double(s[i].ns) / double(t.elapseNs) * w;
                 QVERIFY2(std::abs(lay.segments[i].width() - want) <= 1.0,
                          qPrintable(QString::number(lay.segments[i].width()) + " vs " +
@@ -151,6 +163,78 @@ private slots:
         checkReport(seedReport(false, 1));
     }
 
+    // Issue 43.3: the flagged AllReduce's 200 ms extra copy is a part of the bar of its own,
+    // not "idle"; the memcpy figures read the same in Details, the bar and the matrix's self
+    // cell (docs/comm-health.md), bytes with thousands separators, "elapsed".
+    void memcpyOneDefinitionAcrossPanes()
+    {
+        gen::SeedCaseOptions o;
+        o.ranks = 8;
+        o.steps = 3;
+        o.badSteps = {1};
+        LoadResult lr = test::loadText(gen::seedCaseTrace(o, o.badRank));
+        QVERIFY(lr.complete());
+        const ReportPtr rep = analyze(lr.trace);
+        const Collective* bad = nullptr;
+        for (const Collective& c : rep->collectives)
+            if (c.anomalous) bad = &c;
+        QVERIFY(bad && bad->timeInfo);
+        const CommTimeInfo& t = *bad->timeInfo;
+        // The extra copy runs while the master plane idles: nearly all of the idle time.
+        QVERIFY2(t.memcpyNs >= bad->extraMemcpyNs - 1'000'000 && t.memcpyNs <= t.idleNs,
+                 qPrintable(QStringLiteral("memcpy %1 idle %2 extra %3")
+                                .arg(t.memcpyNs)
+                                .arg(t.idleNs)
+                                .arg(bad->extraMemcpyNs)));
+        // A normal op of the same rank: its small local copies only.
+        for (const Collective& c : rep->collectives)
+            if (!c.anomalous && c.timeInfo) QVERIFY(c.timeInfo->memcpyNs < 5'000'000);
+        DetailsPane pane;
+        pane.resize(900, 500);
+        pane.setTrace(rep->trace);
+        pane.setReport(rep);
+        pane.setEvent(bad->event);
+        const QString text = pane.text();
+        // Within the rank: the extra copy, the local copy and the copy out.
+        std::uint64_t localBytes = 0;
+        int local = 0;
+        for (const InternalCopy& cp : bad->copies)
+            if (cp.local) {
+                localBytes += cp.bytes;
+                ++local;
+            }
+        QCOMPARE(local, 3);
+        const QString bytes = QLocale(QLocale::English).toString(qulonglong(bad->memcpyBytes));
+        QVERIFY2(
+            text.contains(QStringLiteral("Internal memcpy: %1 tasks, %2, %3 B")
+                              .arg(bad->memcpyCount)
+                              .arg(QString::fromStdString(formatDuration(bad->memcpyNs)), bytes)),
+            qPrintable(text));
+        QVERIFY2(
+            text.contains(QStringLiteral("within the rank: 3 tasks, 203 ms, %1 B")
+                              .arg(QLocale(QLocale::English).toString(qulonglong(localBytes)))),
+            qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("internal memcpy %1")
+                                   .arg(QString::fromStdString(formatDuration(t.memcpyNs)))),
+                 qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("elapsed")));
+        QVERIFY(!text.contains(QRegularExpression(QStringLiteral("\\belapse\\b"))));
+        QVERIFY(!text.contains(QString::number(bad->memcpyBytes))); // never without separators
+        // The matrix's self cell for this op's step: the same copies (plus the op's 4-byte
+        // Reduce_Inline flag write, as communication_matrix.json counts the self link).
+        CommMatrixModel m;
+        m.setReports({rep});
+        m.setScope(bad->step, QString(), QString());
+        const CommCell* self = m.cell(0, 0);
+        QVERIFY(self && CommMatrixModel::isSelf(*self));
+        QVERIFY2(self->bytes >= localBytes && self->bytes <= localBytes + 16,
+                 qPrintable(QString::number(self->bytes)));
+        const QString tip = m.tooltip(*self);
+        QVERIFY2(tip.contains(QLocale(QLocale::English).toString(qulonglong(self->bytes)) + " B"),
+                 qPrintable(tip));
+        QVERIFY(tip.contains(QStringLiteral("203 ms")));
+    }
+
     void kinetoLinkRow()
     {
         const ReportPtr rep = seedReport(true);
@@ -217,11 +301,11 @@ private slots:
         const ReportPtr rep = seedReport(false, 1);
         const Collective* widest = nullptr;
         for (const Collective& c : rep->collectives)
-            if (c.timeInfo && (!widest || c.timeInfo->idleNs * widest->timeInfo->elapseNs >
-                                              widest->timeInfo->idleNs * c.timeInfo->elapseNs))
+            if (c.timeInfo && (!widest || idleOf(c) * widest->timeInfo->elapseNs >
+                                              idleOf(*widest) * c.timeInfo->elapseNs))
                 widest = &c;
         // Wide enough to sample (over 1% of the op: 7 px of the 700 px pane).
-        QVERIFY(widest && widest->timeInfo->idleNs * 100 > widest->timeInfo->elapseNs);
+        QVERIFY(widest && idleOf(*widest) * 100 > widest->timeInfo->elapseNs);
         DetailsPane pane;
         pane.resize(700, 400);
         pane.setTrace(rep->trace);
@@ -232,14 +316,14 @@ private slots:
         CommBreakdown* b = pane.commBreakdown();
         auto idleInk = [&] {
             const QImage img = b->grab().toImage();
-            const QRect r = b->layoutFor(b->width()).segments[3];
+            const QRect r = b->layoutFor(b->width()).segments[4];
             return img.pixelColor(r.center() * img.devicePixelRatio());
         };
         QCOMPARE(idleInk(), ThemePalette::light().breakdownIdle);
         applyTheme(Theme::Dark);
         QCoreApplication::processEvents();
         QCOMPARE(idleInk(), ThemePalette::dark().breakdownIdle);
-        QCOMPARE(b->segments()[3].color, ThemePalette::dark().breakdownIdle);
+        QCOMPARE(b->segments()[4].color, ThemePalette::dark().breakdownIdle);
         applyTheme(Theme::Light);
         QCoreApplication::processEvents();
         QCOMPARE(idleInk(), ThemePalette::light().breakdownIdle);

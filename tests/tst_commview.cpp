@@ -11,6 +11,7 @@
 #include "ui/job/jobsession.h"
 #include "ui/mainwindow.h"
 #include "ui/plots/plotexport.h"
+#include "ui/theme/theme.h"
 #include "ui/timeline/timelineview.h"
 
 #include <qcustomplot.h>
@@ -260,9 +261,11 @@ private slots:
             for (int b : m->ranks())
                 if (a != b && m->cell(a, b)) links = std::max(links, m->cell(a, b)->bytes);
         QVERIFY(self->bytes > links);
-        // ...but not on the scale: its top is the busiest link.
-        QVERIFY2(std::abs(view.scaleUpper() - double(links) / 1e6) < 1e-6,
-                 qPrintable(QString::number(view.scaleUpper())));
+        // ...but not on the links' scale: it is centred on their median (every link of the
+        // seed job carries the same), the self cell far above its top.
+        QVERIFY2(std::abs(view.linkMedian() - double(links) / 1e6) < 1e-6,
+                 qPrintable(QString::number(view.linkMedian())));
+        QVERIFY(view.scaleUpper() < double(self->bytes) / 1e6);
         const int i = m->indexOfRank(o.badRank);
         QVERIFY(std::isnan(view.colorMap()->data()->cell(i, i)));
         bool labelled = false;
@@ -277,6 +280,66 @@ private slots:
         // Its transfers are still listed when clicked.
         QVERIFY(view.selectCell(o.badRank, o.badRank));
         QVERIFY(view.transferList()->topLevelItemCount() > 0);
+    }
+
+    // Issue 43.10: in GB/s the ramp diverges around the links' median: equal links are one
+    // neutral colour (not all red), the slow link red; the copying rank's self cell stands out
+    // among the self cells (its own scale around their median).
+    void gbpsDivergesAroundTheMedian()
+    {
+        auto rep = std::make_shared<AnalysisReport>();
+        const int n = 4;
+        for (int a = 0; a < n; ++a)
+            for (int b = 0; b < n; ++b) {
+                MatrixEntry m;
+                m.rank = 0;
+                m.step = 1;
+                m.opGroup = "allreduce-total";
+                m.group = "g";
+                m.src = a;
+                m.dst = b;
+                m.transport = a == b ? "LOCAL" : "HCCS";
+                m.bytes = 100'000'000;
+                // Every link 10 GB/s but 1 -> 2 (5 GB/s); rank 3's own copies slow too.
+                m.ns = (a == 1 && b == 2) || (a == 3 && b == 3) ? 20'000'000 : 10'000'000;
+                m.gbps = double(m.bytes) / double(m.ns);
+                rep->matrix.push_back(m);
+            }
+        CommMatrixView view;
+        view.resize(1200, 700);
+        view.setReports({rep});
+        view.setMetric(CommMatrixModel::Metric::Gbps);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(view.linkMedian(), 10.0);
+        QCPColorMap* map = view.colorMap();
+        const QCPRange range = map->dataRange();
+        QVERIFY(std::abs((range.lower + range.upper) / 2 - 10.0) < 1e-9);
+        auto colour = [&](int src, int dst) {
+            const CommMatrixModel* m = view.model();
+            return map->gradient().color(
+                map->data()->cell(m->indexOfRank(dst), m->indexOfRank(src)), range);
+        };
+        const QColor middle = map->gradient().color(10.0, range);
+        QCOMPARE(colour(0, 1), middle);
+        QCOMPARE(colour(2, 3), middle);
+        const ThemePalette& pal = currentPalette();
+        QCOMPARE(colour(1, 2), map->gradient().color(range.lower, range));
+        QVERIFY(colour(1, 2) != middle);
+        QCOMPARE(map->gradient().color(range.lower, range), pal.heatHigh); // slow: red
+        // Equal links only: every link the neutral middle (not all red).
+        for (MatrixEntry& m : rep->matrix)
+            if (m.src != m.dst) m.ns = 10'000'000;
+        view.setReports({rep});
+        view.setMetric(CommMatrixModel::Metric::Gbps);
+        const QCPRange even = map->dataRange();
+        QCOMPARE(map->gradient().color(map->data()->cell(0, 1), even),
+                 map->gradient().color(10.0, even));
+        const QColor calm = map->gradient().color(10.0, even);
+        QVERIFY(std::abs(calm.red() - pal.transportLocal.red()) +
+                    std::abs(calm.green() - pal.transportLocal.green()) +
+                    std::abs(calm.blue() - pal.transportLocal.blue()) <
+                12);
     }
 
     void seedJobGlobalRanks()
@@ -422,7 +485,9 @@ private slots:
             QVERIFY(ar->margins().bottom() >= tick.height() + lab.height());
             // Visible cell labels lie inside their cells.
             const double cw = double(ar->rect().width()) / 8, ch = double(ar->rect().height()) / 8;
-            QVERIFY(view.visibleCellLabels() > 0);
+            QVERIFY2(view.visibleCellLabels() > 0,
+                     qPrintable(
+                         QStringLiteral("metric %1: cells %2x%3 px").arg(int(m)).arg(cw).arg(ch)));
             for (QCPItemText* t : view.cellLabels()) {
                 if (!t->visible()) continue;
                 // A self cell's label has two lines ("self", its value).

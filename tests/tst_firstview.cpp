@@ -193,8 +193,10 @@ private slots:
                                                       .arg(double(span) / 1e6)));
     }
 
-    // Issue 26.5: a Kineto trace whose host threads fill the first screen opens with its GPU
-    // streams in view, on their busiest span.
+    // Issue 26.5 and 43.8: a Kineto trace whose host threads fill the first screen opens at
+    // the top of its first process, the host groups above the GPU streams folded so that the
+    // streams are in view, on their busiest span; the ruler's corner says when that span is
+    // less than the trace's.
     void kinetoOpensOnTheDeviceTracks()
     {
         RS_REQUIRE_PUBLIC_TRACES();
@@ -219,10 +221,28 @@ private slots:
             device += r.top() >= g.plotRect().top() && r.bottom() <= g.plotRect().bottom() + 1;
         }
         QVERIFY2(device >= 2, "the GPU streams are on the first screen");
+        // The top of the first process: nothing scrolled off, its header the first row.
+        QCOMPARE(tl->scrollY(), 0.0);
+        QCOMPARE(g.layout->rows().front().kind, RowKind::ProcessHeader);
+        QVERIFY(g.rowRect(0).top() >= g.plotRect().top() - 0.5);
+        // Some host group folded to get there, and a click on it unfolds it.
+        bool folded = false;
+        for (ProcessId p = 0; p < t.processes().size(); ++p)
+            folded = folded || tl->renderer().isCollapsed(p);
+        QVERIFY(folded);
         // Horizontally on the device activity, which the view shows whole.
         const auto act = tl->renderer().index()->activity();
         QVERIFY(act);
         QVERIFY(tl->visibleStart() <= act->first && tl->visibleEnd() >= act->second);
+        // The activity is less than the span here: said in the ruler's corner until the view
+        // moves; 0 shows everything.
+        if (t.endNs() - t.startNs() > (act->second - act->first) * 21 / 20) {
+            QVERIFY2(tl->activityNote().startsWith(QStringLiteral("activity ")),
+                     qPrintable(tl->activityNote()));
+            QVERIFY(tl->activityNote().endsWith(QStringLiteral("0: all")));
+            tl->showAll();
+            QVERIFY(tl->activityNote().isEmpty());
+        }
     }
 };
 

@@ -214,8 +214,11 @@ private slots:
         QSettings().remove(QStringLiteral("view/jobCompact"));
     }
 
-    // 26.4: N / P say "k of n", name the rank (and when they moved to another one), and
-    // highlight the finding in the Findings list.
+    // 26.4 and 43.2: causes and waiters are counted and walked apart. N / P go through the
+    // causes (the rank that copies), Shift+N / Shift+P through every flagged op; the chip and
+    // the status bar say which it is ("cause 1 of 2", "waiting 3 of 14"), what it does ("cause:
+    // rank 0 copies its input", "waits 200 ms for rank 0"), and the Findings pane highlights
+    // its finding.
     void nextPreviousSayWhereTheyAre()
     {
         MainWindow w;
@@ -224,52 +227,92 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(test::openAndWait(w, {m_dir.path()}));
         TimelineView* tl = w.timeline();
+        const int bad = int(m_seed.badSteps.size());
+        const int waiting = bad * (m_seed.ranks - 1);
+        QCOMPARE(int(tl->flaggedSequence(TimelineView::FlaggedWalk::Causes).size()), bad);
         const int n = int(tl->flaggedSequence().size());
-        QVERIFY(n > 2);
+        QCOMPARE(n, bad + waiting);
+        QVERIFY2(
+            w.statusText().contains(QStringLiteral("%1 causes · %2 waiting").arg(bad).arg(waiting)),
+            qPrintable(w.statusText()));
+        QVERIFY(!w.statusText().contains(QStringLiteral("flagged")));
         QLabel* label = w.flaggedLabel();
         QVERIFY(!label->isVisible());
-        std::set<int> ranks;
-        bool saidMoved = false;
-        for (int k = 1; k <= n; ++k) {
-            QTest::keyClick(tl, Qt::Key_N);
-            const EventId e = tl->selectedEvent();
-            // On screen, also after the first selection unfolded the panes under it.
-            QTRY_VERIFY(
-                tl->timelineGeometry().plotRect().intersects(tl->timelineGeometry().eventRect(e)));
-            const auto pos = tl->flaggedPosition(e);
-            QVERIFY(pos);
-            QCOMPARE(pos->first, k);
-            QCOMPARE(pos->second, n);
-            QVERIFY(label->isVisible());
-            QVERIFY2(label->text().startsWith(QStringLiteral("%1 of %2 flagged").arg(k).arg(n)),
-                     qPrintable(label->text()));
-            const int rank =
-                w.jobSession()->job.rankIds[std::size_t(w.jobSession()->job.blockOfEvent(e))];
-            QVERIFY(label->text().contains(QStringLiteral("rank %1").arg(rank)));
-            QVERIFY(tl->flaggedChip().startsWith(QStringLiteral("%1 of %2").arg(k).arg(n)));
-            QVERIFY(!tl->flaggedChipRect().isEmpty());
-            QVERIFY(tl->flaggedChipRect().bottom() <= tl->timelineGeometry().rulerHeight);
-            // Moving to another rank is said.
-            if (!ranks.empty() && !ranks.count(rank)) {
-                QVERIFY2(label->text().contains(QStringLiteral("moved from rank")),
-                         qPrintable(label->text()));
-                saidMoved = true;
-            }
-            ranks.insert(rank);
-            // Its finding is the highlighted row of the Findings pane.
+        auto checkFinding = [&](EventId e) {
             const int f = w.findingsPane()->highlighted();
             QVERIFY2(f >= 0, qPrintable(label->text()));
             const Finding& fd = w.report()->findings[std::size_t(f)];
             QVERIFY(std::find(fd.events.begin(), fd.events.end(), e) != fd.events.end());
             QCOMPARE(w.findingsPane()->tree()->selectedItems().size(), 1);
+        };
+        // N: the causes only, in time order, then around.
+        for (int k = 1; k <= bad; ++k) {
+            QTest::keyClick(tl, Qt::Key_N);
+            const EventId e = tl->selectedEvent();
+            QTRY_VERIFY(
+                tl->timelineGeometry().plotRect().intersects(tl->timelineGeometry().eventRect(e)));
+            const Collective* c = w.report()->collectiveOf(e);
+            QVERIFY(c && c->anomalous);
+            QCOMPARE(w.jobSession()->job.blockOfEvent(e), m_seed.badRank);
+            const auto place = tl->flaggedPlace(e);
+            QVERIFY(place && place->role == flagged::Role::Cause);
+            QCOMPARE(place->k, k);
+            QCOMPARE(place->n, bad);
+            QVERIFY(label->isVisible());
+            QVERIFY2(label->text().startsWith(QStringLiteral("cause %1 of %2").arg(k).arg(bad)),
+                     qPrintable(label->text()));
+            QVERIFY2(label->text().startsWith(
+                         QStringLiteral("cause %1 of %2: rank %3 copies its input (extra Memcpy "
+                                        "200 ms)")
+                             .arg(k)
+                             .arg(bad)
+                             .arg(m_seed.badRank)),
+                     qPrintable(label->text()));
+            QVERIFY(tl->flaggedChip().startsWith(
+                QStringLiteral("cause %1 of %2 · rank %3").arg(k).arg(bad).arg(m_seed.badRank)));
+            QVERIFY(!tl->flaggedChipRect().isEmpty());
+            QVERIFY(tl->flaggedChipRect().bottom() <= tl->timelineGeometry().rulerHeight);
+            checkFinding(e);
         }
-        QVERIFY(saidMoved);
-        QVERIFY(ranks.size() > 1);
-        // The first press after the last wraps to the first.
-        QTest::keyClick(tl, Qt::Key_N);
-        QCOMPARE(tl->flaggedPosition(tl->selectedEvent())->first, 1);
+        const EventId lastCause = tl->selectedEvent();
+        QTest::keyClick(tl, Qt::Key_N); // wraps to the first cause
+        QCOMPARE(tl->flaggedPlace(tl->selectedEvent())->k, 1);
         QTest::keyClick(tl, Qt::Key_P);
-        QCOMPARE(tl->flaggedPosition(tl->selectedEvent())->first, n);
+        QCOMPARE(tl->selectedEvent(), lastCause);
+        // Shift+N: from the last cause on through its waiters, every op.
+        std::set<int> ranks;
+        int waiters = 0;
+        for (int i = 0; i < m_seed.ranks - 1; ++i) {
+            QTest::keyClick(tl, Qt::Key_N, Qt::ShiftModifier);
+            const EventId e = tl->selectedEvent();
+            const auto place = tl->flaggedPlace(e);
+            QVERIFY(place && place->role == flagged::Role::Waiting);
+            ++waiters;
+            QCOMPARE(place->n, waiting);
+            QVERIFY2(label->text().startsWith(
+                         QStringLiteral("waiting %1 of %2").arg(place->k).arg(waiting)),
+                     qPrintable(label->text()));
+            QVERIFY2(label->text().contains(
+                         QStringLiteral("waits 200 ms for rank %1").arg(m_seed.badRank)),
+                     qPrintable(label->text()));
+            QVERIFY(label->text().contains(QStringLiteral("step ")));
+            const int rank =
+                w.jobSession()->job.rankIds[std::size_t(w.jobSession()->job.blockOfEvent(e))];
+            QVERIFY(label->text().contains(QStringLiteral("rank %1").arg(rank)) ||
+                    tl->flaggedChip().contains(QStringLiteral("rank %1").arg(rank)));
+            ranks.insert(rank);
+            checkFinding(e);
+        }
+        QCOMPARE(int(ranks.size()), m_seed.ranks - 1);
+        QCOMPARE(waiters, m_seed.ranks - 1);
+        // All of them: n Shift+N presses come back where they started.
+        const EventId start = tl->selectedEvent();
+        for (int i = 0; i < n; ++i)
+            QTest::keyClick(tl, Qt::Key_N, Qt::ShiftModifier);
+        QCOMPARE(tl->selectedEvent(), start);
+        // From a waiter N goes on to a cause.
+        QTest::keyClick(tl, Qt::Key_N);
+        QVERIFY(w.report()->collectiveOf(tl->selectedEvent())->anomalous);
         // Anything else selected: no chip.
         w.selectEvent(w.report()->steps.front().event);
         QVERIFY(tl->flaggedChip().isEmpty());

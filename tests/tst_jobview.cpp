@@ -127,10 +127,10 @@ private slots:
         // The job finding is listed; clicking it selects the delaying rank's op.
         QTreeWidget* tree = w.findingsPane()->tree();
         QTreeWidgetItem* jobItem = nullptr;
-        for (int i = 0; i < tree->topLevelItemCount() && !jobItem; ++i) {
-            QTreeWidgetItem* it = tree->topLevelItem(i);
-            for (int c = 0; c < tree->columnCount(); ++c)
-                if (it->text(c).contains(QStringLiteral("Rank 2 delays"))) jobItem = it;
+        for (int i = 0; i < int(w.report()->findings.size()) && !jobItem; ++i) {
+            QTreeWidgetItem* it = w.findingsPane()->itemOf(i);
+            if (it && it->text(FindingsPane::TitleColumn).contains(QStringLiteral("Rank 2 delays")))
+                jobItem = it;
         }
         QVERIFY(jobItem);
         tree->scrollToItem(jobItem);

@@ -166,7 +166,7 @@ private slots:
         for (int i = 0; i < static_cast<int>(w.report()->findings.size()); ++i) {
             const Finding& f = w.report()->findings[static_cast<std::size_t>(i)];
             if (f.events.empty()) continue;
-            w.findingsPane()->tree()->setCurrentItem(w.findingsPane()->tree()->topLevelItem(i));
+            w.findingsPane()->tree()->setCurrentItem(w.findingsPane()->itemOf(i));
             emit w.findingsPane()->findingActivated(i);
             QCOMPARE(w.timeline()->selectedEvent(), f.events.front());
             const Slice& s = w.trace()->slice(f.events.front());

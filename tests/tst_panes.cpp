@@ -1,9 +1,12 @@
+#include "bench/tracegen_seed.h"
+#include "core/analysis/analyzer.h"
 #include "tests/testutil.h"
 #include "ui/panes/callstackpane.h"
 #include "ui/panes/detailspane.h"
 #include "ui/panes/findingspane.h"
 #include "ui/panes/searchpane.h"
 
+#include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTest>
@@ -73,6 +76,26 @@ private slots:
                  TimeNs(35'000));
         pane.setEvent(kNone);
         QVERIFY(!pane.text().contains(QStringLiteral("ncclKernel")));
+    }
+
+    // Issue 43.11: CANN's and HCCL's raw "none" values read as words (the raw text kept).
+    void detailsSayNoneInWords()
+    {
+        LoadResult r = test::loadText(
+            R"([{"ph":"X","name":"Notify_Wait","pid":1,"tid":1,"ts":1,"dur":2,)"
+            R"("args":{"data type":"INVALID_TYPE","dst rank":4294967295,"src rank":3,)"
+            R"("link type":"HCCS","task id":4294967295}}])");
+        QVERIFY2(r.complete(), r.message.c_str());
+        DetailsPane pane;
+        pane.setTrace(r.trace);
+        pane.setEvent(0);
+        const QString text = pane.text();
+        QVERIFY2(text.contains(QStringLiteral("data type: none (INVALID_TYPE)")), qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("dst rank: none (4294967295)")));
+        QVERIFY(text.contains(QStringLiteral("src rank: 3")));
+        QVERIFY(text.contains(QStringLiteral("link type: HCCS")));
+        // Only ranks read 4294967295 as none: an id is an id.
+        QVERIFY(text.contains(QStringLiteral("task id: 4294967295")));
     }
 
     void detailsShowArgsThatAreNotJsonAsWritten()
@@ -184,6 +207,85 @@ private slots:
         QCOMPARE(pane.entries().size(), std::size_t(1));
     }
 
+    // Issue 43.1: the fix in plain sight. Selecting the flagged AllReduce shows its finding in
+    // Details (title, the fix naming the source frame, the evidence as links) and marks the
+    // frame to change in the Call stack, scrolled to and current.
+    void findingInDetailsAndFrameMarked()
+    {
+        gen::SeedCaseOptions o;
+        LoadResult r = test::loadText(gen::seedCaseTrace(o, 0));
+        QVERIFY(r.complete());
+        const ReportPtr rep = analyze(r.trace);
+        const Collective* bad = nullptr;
+        for (const Collective& c : rep->collectives)
+            if (c.anomalous && !bad) bad = &c;
+        QVERIFY(bad);
+        DetailsPane details;
+        details.resize(700, 500);
+        details.setTrace(r.trace);
+        details.setReport(rep);
+        details.setEvent(bad->event);
+        const int fi = details.finding();
+        QVERIFY(fi >= 0);
+        const Finding& f = rep->findings[std::size_t(fi)];
+        QCOMPARE(f.rule, std::string("collective-extra-memcpy"));
+        const QString text = details.findingText();
+        QVERIFY2(text.contains(QString::fromStdString(f.title)), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("\nFix: The collective copied its input")),
+                 qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("Allocate the tensor aligned and contiguous")));
+        QVERIFY(text.contains(QStringLiteral("Source: model/attention.py(57): "
+                                             "custom_attention_forward")));
+        QVERIFY(text.contains(QStringLiteral("Evidence: hcom_allReduce")));
+        QVERIFY(details.text().startsWith(QStringLiteral("hcom_allReduce")));
+        // An evidence link asks for its event.
+        QSignalSpy asked(&details, &DetailsPane::eventRequested);
+        QLabel* block = details.findChild<QLabel*>(QStringLiteral("detailsFinding"));
+        QVERIFY(block && !block->isHidden());
+        QVERIFY(block->text().contains(QStringLiteral("href=\"event:%1\"").arg(f.events.back())));
+        emit block->linkActivated(QStringLiteral("event:%1").arg(f.events.back()));
+        QCOMPARE(asked.count(), 1);
+        QCOMPARE(asked.first().first().value<EventId>(), f.events.back());
+        // An extra copy (a task of the op) shows a finding about it too (its address's, or
+        // the op's).
+        details.setEvent(f.events.back());
+        QVERIFY(details.finding() >= 0);
+        {
+            const Finding& g = rep->findings[std::size_t(details.finding())];
+            QVERIFY(std::find(g.events.begin(), g.events.end(), f.events.back()) != g.events.end());
+            QVERIFY(g.rule == "collective-extra-memcpy" || g.rule == "unaligned-address");
+        }
+        // A finding set explicitly (the Findings pane's click) is shown.
+        details.setFinding(int(rep->findings.size()) - 1);
+        QCOMPARE(details.finding(), int(rep->findings.size()) - 1);
+        // Nothing flagged: no block.
+        details.setEvent(rep->steps.front().event);
+        QCOMPARE(details.finding(), -1);
+        QVERIFY(details.findingText().isEmpty());
+
+        CallStackPane stack;
+        stack.resize(600, 120); // shorter than the chain: the marked frame is scrolled to
+        stack.setProvider([](const Trace& t, EventId e) { return callStack(t, e, 256); });
+        stack.setTrace(r.trace);
+        stack.setReport(rep);
+        stack.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&stack));
+        stack.setEvent(bad->event);
+        QVERIFY(stack.markedRow() >= 0);
+        QCOMPARE(stack.markText(), QStringLiteral("allocate aligned here"));
+        QTreeWidgetItem* marked = stack.tree()->topLevelItem(stack.markedRow());
+        QVERIFY2(marked->text(1).endsWith(QStringLiteral("custom_attention_forward   ← allocate "
+                                                         "aligned here")),
+                 qPrintable(marked->text(1)));
+        QCOMPARE(stack.tree()->currentItem(), marked);
+        QCoreApplication::processEvents();
+        QVERIFY(stack.tree()->viewport()->rect().intersects(stack.tree()->visualItemRect(marked)));
+        QVERIFY(stack.text().contains(QStringLiteral("← allocate aligned here")));
+        // A plain event: nothing marked.
+        stack.setEvent(rep->steps.front().event);
+        QCOMPARE(stack.markedRow(), -1);
+    }
+
     void findingsListAndActivation()
     {
         auto rep = std::make_shared<AnalysisReport>();
@@ -202,23 +304,44 @@ private slots:
         f3.severity = Severity::Error;
         f3.title = "Rank 2 delays AllReduce";
         f3.ranks = {5, 0, 1, 2, 3, 7, 8, 2};
-        rep->findings = {f1, f2, f3};
+        Finding f4 = f1; // a second of the first rule: grouped under it, with the count
+        f4.title = "AllReduce mode B carries another extra Memcpy";
+        f4.rank = 4;
+        rep->findings = {f1, f2, f3, f4};
         FindingsPane pane;
         pane.setReport(rep);
-        QCOMPARE(pane.count(), 3);
-        QCOMPARE(pane.tree()->topLevelItem(2)->text(2), QStringLiteral("0-3, 5, 7, 8"));
-        QTreeWidgetItem* first = pane.tree()->topLevelItem(0);
-        QCOMPARE(first->text(1), QStringLiteral("collective-internal-memcpy"));
-        QCOMPARE(first->text(2), QStringLiteral("3"));
-        QVERIFY(first->text(0).contains(QStringLiteral("error")));
-        QCOMPARE(pane.tree()->topLevelItem(1)->text(2), QStringLiteral("—"));
+        QCOMPARE(pane.count(), 4);
+        // One group per rule with its count, in the order of their first finding (errors on
+        // top); the title in the first column, whole (it wraps), the rank beside it.
+        QCOMPARE(pane.groupCount(), 3);
+        QTreeWidgetItem* group = pane.tree()->topLevelItem(0);
+        QCOMPARE(group->text(FindingsPane::TitleColumn),
+                 QStringLiteral("! error · collective-internal-memcpy · 2"));
+        QCOMPARE(group->childCount(), 2);
+        QVERIFY(pane.tree()->wordWrap());
+        QCOMPARE(pane.tree()->textElideMode(), Qt::ElideNone);
+        QCOMPARE(pane.itemOf(2)->text(FindingsPane::RankColumn), QStringLiteral("0-3, 5, 7, 8"));
+        QTreeWidgetItem* first = pane.itemOf(0);
+        QCOMPARE(first->parent(), group);
+        QCOMPARE(first->text(FindingsPane::TitleColumn), QString::fromStdString(f1.title));
+        QCOMPARE(first->text(FindingsPane::RankColumn), QStringLiteral("3"));
+        QCOMPARE(pane.itemOf(3)->parent(), group);
+        QVERIFY(group->isExpanded()); // errors open
+        QCOMPARE(pane.itemOf(1)->text(FindingsPane::RankColumn), QStringLiteral("—"));
+        QVERIFY(
+            pane.tree()->topLevelItem(1)->text(0).contains(QStringLiteral("unaligned-transfer")));
+        QVERIFY(pane.tree()->topLevelItem(2)->text(0).contains(QStringLiteral("job-rank-delays")));
         QSignalSpy spy(&pane, &FindingsPane::findingActivated);
         pane.show();
         QVERIFY(QTest::qWaitForWindowExposed(&pane));
         QTest::mouseClick(pane.tree()->viewport(), Qt::LeftButton, {},
-                          pane.tree()->visualItemRect(pane.tree()->topLevelItem(1)).center());
+                          pane.tree()->visualItemRect(pane.itemOf(1)).center());
         QCOMPARE(spy.count(), 1);
         QCOMPARE(spy.first().first().toInt(), 1);
+        // A group's row is no finding: clicking it activates nothing.
+        QTest::mouseClick(pane.tree()->viewport(), Qt::LeftButton, {},
+                          pane.tree()->visualItemRect(group).center());
+        QCOMPARE(spy.count(), 1);
         pane.setReport(nullptr);
         QCOMPARE(pane.count(), 0);
         // An event selected before the findings arrive (N right after a job appears: the

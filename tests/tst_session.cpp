@@ -6,6 +6,7 @@
 #include "bench/tracegen_seed.h"
 #include "core/cache/modelcache.h"
 #include "core/job/jobtrace.h"
+#include "core/workpool.h"
 #include "ui/session/session.h"
 
 #include <QDir>
@@ -16,6 +17,10 @@
 #include <QTest>
 #include <QThread>
 
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <thread>
 #include <utility>
 
 using namespace rs;
@@ -127,6 +132,41 @@ private slots:
             QCOMPARE(s.trace()->rank(), std::optional<int>(4));
             QVERIFY(s.report());
         }
+    }
+
+    // Issue 43 (the window's wiring): while the analysis waits for the first paint, no pool
+    // thread is parked: every thread of the pool runs other work at once.
+    void waitingForThePaintParksNoThread()
+    {
+        Session s;
+        s.setFirstPaintWaitMs(600000);
+        QSignalSpy loaded(&s, &Session::traceLoaded);
+        s.open({rankFolder(3)});
+        QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(!s.isLoading(), 120000); // its load task has ended
+        QVERIFY(s.isAnalysing());
+        QVERIFY(!s.report());
+        const int n = WorkPool::global().threadCount();
+        auto running = std::make_shared<std::atomic<int>>(0);
+        auto most = std::make_shared<std::atomic<int>>(0);
+        for (int i = 0; i < n; ++i)
+            WorkPool::global().post([running, most, n] {
+                const int now = ++*running;
+                int seen = most->load();
+                while (now > seen && !most->compare_exchange_weak(seen, now)) {
+                }
+                // Until every thread has joined in, or a second (a parked thread never would).
+                const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+                while (most->load() < n && std::chrono::steady_clock::now() < until)
+                    std::this_thread::yield();
+                --*running;
+            });
+        QTRY_COMPARE_WITH_TIMEOUT(running->load(), 0, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(most->load(), n, 10000);
+        // The paint starts the analysis.
+        s.viewPainted();
+        QVERIFY(settle(s));
+        QVERIFY(s.report());
     }
 
     void openTraceShowsTraceThenReport()

@@ -128,7 +128,8 @@ private:
                 QCOMPARE(t->color(), pal.modeMark);
 
         CommMatrixView* comm = w.commView();
-        QCOMPARE(stop0(comm->colorMap()->gradient()), pal.heatLow);
+        // Bytes (the default): the ramp diverging around the links' median, fewer bytes blue.
+        QCOMPARE(stop0(comm->colorMap()->gradient()), pal.plotCollective);
         QCOMPARE(comm->plot()->xAxis->tickLabelColor(), pal.plotText);
         // Over the ramp in its inks; a rank's self cell (apart from the ramp) in the plot's.
         for (QCPItemText* t : comm->cellLabels())
@@ -220,6 +221,10 @@ private slots:
             QCOMPARE(CommMatrixView::transportColor(2, *pal), pal->transportPcie);
             QCOMPARE(CommMatrixView::transportColor(6, *pal), pal->plotAnomalous); // mixed
             QCOMPARE(stop0(CommMatrixView::gradientOf(CommMatrixModel::Metric::Bytes, *pal)),
+                     pal->plotCollective);
+            QCOMPARE(stop0(CommMatrixView::gradientOf(CommMatrixModel::Metric::Gbps, *pal)),
+                     pal->heatHigh);
+            QCOMPARE(stop0(CommMatrixView::gradientOf(CommMatrixModel::Metric::Utilization, *pal)),
                      pal->heatLow);
         }
         QVERIFY(ThemePalette::light().better != ThemePalette::dark().better);

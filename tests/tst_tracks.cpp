@@ -201,12 +201,14 @@ private slots:
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         view.setTrace(m_trace);
+        // The first view folded the tall host group above the device tracks: unfolded here.
+        view.renderer().setAllCollapsed(false);
         TrackViewState s;
         s.pinned.push_back(trackKey(*m_trace, stream3));
         view.setTrackViewState(s);
         auto* bar = view.findChild<QScrollBar*>();
         QVERIFY(bar && bar->maximum() > 100);
-        bar->setValue(0); // the first view scrolled to the device tracks: from the top here
+        bar->setValue(0);
         const QRectF before = view.timelineGeometry().trackRect(stream3);
         const QRectF otherBefore = view.timelineGeometry().trackRect(thread1);
         bar->setValue(100);
@@ -229,6 +231,7 @@ private slots:
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         view.setTrace(m_trace);
+        view.renderer().setAllCollapsed(false); // the first view folded Thread 4's group
         const TrackId stream3 = trackNamed(*m_trace, "Stream 3");
         const TrackId thread4 = trackNamed(*m_trace, "Thread 4"); // 30 rows tall
         QVERIFY(stream3 != kNone && thread4 != kNone);
@@ -241,7 +244,7 @@ private slots:
         area.tracks = {thread4};
         auto* bar = view.findChild<QScrollBar*>();
         QVERIFY(bar);
-        bar->setValue(0); // the first view scrolled to the device tracks: from the top here
+        bar->setValue(0);
         view.setArea(area);
         const QRectF before = view.areaRect(area);
         QVERIFY(!before.isEmpty());

@@ -2,6 +2,7 @@
 #include "ui/appidentity.h"
 
 #include "core/analysis/analyzer.h"
+#include "core/workpool.h"
 #include "ui/annotations/annotationcontroller.h"
 #include "ui/annotations/notespane.h"
 #include "ui/comm/commmatrixview.h"
@@ -16,6 +17,7 @@
 #include "ui/plots/distributionview.h"
 #include "ui/plots/plotstyle.h"
 #include "ui/plots/stepsview.h"
+#include "ui/session/flagged.h"
 #include "ui/settings/linkpeaksdialog.h"
 #include "ui/stats/statspane.h"
 #include "ui/theme/theme.h"
@@ -48,7 +50,6 @@
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
-#include <QThreadPool>
 #include <QTimer>
 
 #include <algorithm>
@@ -116,52 +117,27 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_trackFilter = new TrackFilterBar(m_timeline, this);
     addToolBar(Qt::TopToolBarArea, m_trackFilter);
 
-    m_details = new DetailsPane(this);
-    m_details->setSession(m_session);
-    m_details->setObjectName(QStringLiteral("details"));
-    m_callStack = new CallStackPane(this);
-    m_callStack->setSession(m_session);
-    m_callStack->setObjectName(QStringLiteral("callStack"));
+    // Each pane follows the session itself (its setSession: what is open, the report, the one
+    // selection and the step navigator): one line each.
+    m_details = addPane<DetailsPane>("details");
+    m_callStack = addPane<CallStackPane>("callStack");
     m_callStack->setProvider([](const Trace& t, EventId e) { return callStack(t, e, 256); });
-    m_search = new SearchPane(this);
-    m_search->setSession(m_session);
-    m_search->setObjectName(QStringLiteral("search"));
-    m_findings = new FindingsPane(this);
-    m_findings->setSession(m_session);
-    m_findings->setObjectName(QStringLiteral("findings"));
-
+    m_search = addPane<SearchPane>("search");
+    m_findings = addPane<FindingsPane>("findings");
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("bottomTabs"));
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(m_details, tr("Details"));
     m_tabs->addTab(m_callStack, tr("Call stack"));
     m_tabs->addTab(m_search, tr("Search"));
-    m_steps = new StepsView(this);
-    m_steps->setSession(m_session);
-    m_steps->setObjectName(QStringLiteral("steps"));
-    m_tabs->addTab(m_steps, tr("Steps"));
-    m_distribution = new DistributionView(this);
-    m_distribution->setSession(m_session);
-    m_distribution->setObjectName(QStringLiteral("distribution"));
-    m_tabs->addTab(m_distribution, tr("Distribution"));
-    m_comm = new CommMatrixView(this); // ui/comm: the communication matrix of the rank or job
-    m_comm->setSession(m_session);
-    m_comm->setObjectName(QStringLiteral("communication"));
-    m_tabs->addTab(m_comm, tr("Communication"));
-    connect(m_comm, &CommMatrixView::transfersSelected, this, &MainWindow::selectTransfers);
-    m_stats = new StatsPane(this); // ui/stats: follows the timeline's range and area itself
-    m_stats->setSession(m_session);
-    m_stats->setObjectName(QStringLiteral("statistics"));
+    m_steps = addPane<StepsView>("steps", tr("Steps"));
+    m_distribution = addPane<DistributionView>("distribution", tr("Distribution"));
+    m_comm = addPane<CommMatrixView>("communication", tr("Communication"));
+    m_stats = addPane<StatsPane>("statistics", tr("Statistics")); // follows range and area too
     m_stats->setTimeline(m_timeline);
-    m_tabs->addTab(m_stats, tr("Statistics"));
-    m_warnings = new WarningsPane(this);
-    m_warnings->setSession(m_session);
-    m_warnings->setObjectName(QStringLiteral("warnings"));
-    m_tabs->addTab(m_warnings, tr("Warnings"));
+    m_warnings = addPane<WarningsPane>("warnings", tr("Warnings"));
     // The "Ranks" tab is added while a job is open.
-    m_heatmap = new RankStepHeatmap(this);
-    m_heatmap->setSession(m_session);
-    m_heatmap->setObjectName(QStringLiteral("ranks"));
+    m_heatmap = addPane<RankStepHeatmap>("ranks");
     m_heatmap->setVisible(false);
     m_bottomDock = new QDockWidget(tr("Panes"), this);
     m_bottomDock->setObjectName(QStringLiteral("panesDock"));
@@ -208,28 +184,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelLoad);
-    connect(m_heatmap, &RankStepHeatmap::cellClicked, this, &MainWindow::showRankStep);
-
-    connect(m_timeline, &TimelineView::eventSelected, this, &MainWindow::onEventSelected);
+    // What the window itself does on a selection (the panes follow the session's).
+    connect(m_session, &Session::selectionChanged, this, &MainWindow::onEventSelected);
     connect(m_timeline, &TimelineView::flaggedStepped, this,
             [this](EventId e) { updateFlaggedFeedback(e, true); });
-    connect(m_callStack, &CallStackPane::frameActivated, this, &MainWindow::selectEvent);
     connect(m_findings, &FindingsPane::findingActivated, this, &MainWindow::showFinding);
     connect(m_details, &DetailsPane::findingRequested, this, &MainWindow::showFinding);
-    connect(m_search, &SearchPane::resultActivated, this, &MainWindow::selectEvent);
-    connect(m_distribution, &DistributionView::collectiveClicked, this, &MainWindow::selectEvent);
-    connect(m_distribution, &DistributionView::stepClicked, this, [this](int rank, int step) {
-        if (isJob())
-            showRankStep(rank, step);
-        else
-            showStep(step);
-    });
-    connect(m_steps, &StepsView::stepClicked, this, [this](int rank, int step) {
-        if (isJob())
-            showRankStep(rank, step);
-        else
-            showStep(step);
-    });
+    connect(m_comm, &CommMatrixView::transfersSelected, this, &MainWindow::selectTransfers);
     connect(m_search, &SearchPane::resultsChanged, this, [this](const std::vector<EventId>& r) {
         // Ring at most a few thousand: more would only cover the timeline.
         std::vector<EventId> shown(
@@ -296,15 +257,13 @@ void MainWindow::buildMenus()
             QFileDialog::getOpenFileNames(this, tr("Open traces"), QString(), traceFileFilter());
         if (!paths.isEmpty()) openPaths(paths);
     });
-    addMenuAction(file, this, tr("Open &folder…"), QKeySequence(tr("Ctrl+Shift+O")), [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open profiler folder"));
-        if (!dir.isEmpty()) openPaths({dir});
-    });
-    addMenuAction(file, this, tr("Open &job…"), QKeySequence(), [this] {
-        const QString dir = QFileDialog::getExistingDirectory(
-            this, tr("Open job (a folder of rank traces or rank folders)"));
-        if (!dir.isEmpty()) openPaths({dir});
-    });
+    // One folder action: a run folder opens as a trace, a folder of ranks as a job.
+    addMenuAction(file, this, tr("Open &folder (a run or a job)…"),
+                  QKeySequence(tr("Ctrl+Shift+O")), [this] {
+                      const QString dir = QFileDialog::getExistingDirectory(
+                          this, tr("Open a profiler folder, or a job's folder of ranks"));
+                      if (!dir.isEmpty()) openPaths({dir});
+                  });
     addMenuAction(file, this, tr("Open &sample"), QKeySequence(), [this] { openSample(); });
     // Before/after and scaling comparisons open in their own windows (ui/compare).
     addMenuAction(file, this, tr("&Compare…"), QKeySequence(),
@@ -339,6 +298,16 @@ void MainWindow::buildMenus()
         const QSignalBlocker block(m_compact);
         m_compact->setChecked(on);
     });
+    // The wheel scrolls the tracks (Perfetto, Nsight Systems); who prefers the old way keeps it.
+    QAction* wheel = view->addAction(tr("&Wheel zooms (else it scrolls the tracks)"));
+    wheel->setObjectName(QStringLiteral("wheelZooms"));
+    wheel->setCheckable(true);
+    wheel->setChecked(QSettings().value(QStringLiteral("view/wheelZooms"), false).toBool());
+    m_timeline->setWheelZooms(wheel->isChecked());
+    connect(wheel, &QAction::toggled, this, [this](bool on) {
+        m_timeline->setWheelZooms(on);
+        QSettings().setValue(QStringLiteral("view/wheelZooms"), on);
+    });
     addMenuAction(view, this, tr("Filter &tracks…"), QKeySequence(tr("Ctrl+Shift+T")), [this] {
         m_trackFilter->show();
         m_trackFilter->focusText();
@@ -368,10 +337,13 @@ void MainWindow::buildMenus()
     });
 
     QMenu* analysis = menuBar()->addMenu(tr("&Analyze"));
-    addMenuAction(analysis, this, tr("&Next flagged collective  (N)"), QKeySequence(),
-                  [this] { m_timeline->selectNextFlagged(+1); });
-    addMenuAction(analysis, this, tr("&Previous flagged collective  (P)"), QKeySequence(),
-                  [this] { m_timeline->selectNextFlagged(-1); });
+    using Walk = TimelineView::FlaggedWalk;
+    addMenuAction(analysis, this, tr("&Next cause  (N)"), QKeySequence(),
+                  [this] { m_timeline->selectNextFlagged(+1, Walk::Causes); });
+    addMenuAction(analysis, this, tr("&Previous cause  (P)"), QKeySequence(),
+                  [this] { m_timeline->selectNextFlagged(-1, Walk::Causes); });
+    addMenuAction(analysis, this, tr("Next flagged op, waiters too  (Shift+N)"), QKeySequence(),
+                  [this] { m_timeline->selectNextFlagged(+1, Walk::All); });
     addMenuAction(analysis, this, tr("&Run analysis again"), QKeySequence(),
                   [this] { startAnalysis(); });
     addMenuAction(analysis, this, tr("Link &peaks…"), QKeySequence(), [this] {
@@ -601,7 +573,7 @@ void MainWindow::showFinding(int index)
     if (!report() || index < 0 || index >= static_cast<int>(report()->findings.size())) return;
     const Finding& f = report()->findings[static_cast<std::size_t>(index)];
     TimeNs a = f.start, b = f.end;
-    if (b <= a && !f.events.empty()) {
+    if (b <= a && !f.events.empty() && f.events.front() < trace()->slices().size()) {
         const Slice& s = trace()->slice(f.events.front());
         a = s.start;
         b = s.end();
@@ -611,43 +583,30 @@ void MainWindow::showFinding(int index)
         m_timeline->zoomToRange(a - pad, b + pad);
     }
     if (!f.events.empty()) m_timeline->selectEvent(f.events.front(), true);
+    // The Details pane shows this finding (its title, fix and evidence), not another one its
+    // main event is also evidence of.
+    m_details->setFinding(index);
+    if (m_details->finding() >= 0) {
+        setPanesCollapsed(false);
+        m_tabs->setCurrentWidget(m_details);
+    }
 }
 
 void MainWindow::showStep(int step)
 {
-    if (!report()) return;
-    for (const StepStats& st : report()->steps) {
-        if (st.step != step) continue;
-        const TimeNs pad = std::max<TimeNs>((st.end - st.start) / 20, 100);
-        m_timeline->zoomToRange(st.start - pad, st.end + pad);
-        if (st.event != kNone) m_timeline->selectEvent(st.event, true);
-        return;
-    }
+    m_timeline->showStep(-1, step);
+}
+
+void MainWindow::showRankStep(int rank, int step)
+{
+    m_timeline->showStep(isJob() ? rank : -1, step);
 }
 
 void MainWindow::onEventSelected(EventId e)
 {
-    if (e != kNone) setPanesCollapsed(false); // what was selected is in the panes
-    m_details->setEvent(e);
-    m_callStack->setEvent(e);
-    // Link the plots: ring the collective, outline the step the event falls in.
-    m_distribution->highlightCollective(e);
-    const ReportPtr r = report();
-    if (r && trace() && e != kNone) {
-        const TimeNs t = trace()->slice(e).start;
-        // In a job the step is the event's own rank's.
-        const JobSessionPtr job = jobSession();
-        const int block = job ? job->job.blockOfEvent(e) : -1;
-        const std::optional<int> rank =
-            block >= 0 ? std::optional<int>(job->job.rankIds[static_cast<std::size_t>(block)])
-                       : std::nullopt;
-        const int shownRank = rank.value_or(plots::rankOfReport(*r, 0));
-        for (const StepStats& st : r->steps)
-            if (t >= st.start && t < st.end && (!rank || st.rank == rank)) {
-                m_steps->highlightStep(shownRank, st.step);
-                break;
-            }
-    }
+    // The panes follow the session's selection themselves; the window unfolds them and says
+    // where N / P are.
+    if (e != kNone) setPanesCollapsed(false);
     updateJobActions();
     updateFlaggedFeedback(e, false);
     emit eventSelected(e);
@@ -662,45 +621,40 @@ void MainWindow::setCompactQuietly(bool on)
 
 std::optional<int> MainWindow::rankOfEvent(EventId e) const
 {
-    if (!trace() || e == kNone || e >= trace()->slices().size()) return std::nullopt;
-    if (isJob()) {
-        const int block = jobSession()->job.blockOfEvent(e);
-        if (block >= 0 && std::size_t(block) < jobSession()->job.rankIds.size())
-            return jobSession()->job.rankIds[std::size_t(block)];
-        return std::nullopt;
-    }
-    return trace()->rank();
+    return m_session->rankOf(e);
 }
 
 void MainWindow::updateFlaggedFeedback(EventId e, bool stepped)
 {
-    m_findings->highlightEvent(e);
-    const auto pos = m_timeline->flaggedPosition(e);
-    const std::optional<int> rank = pos ? rankOfEvent(e) : std::nullopt;
-    // The selection tells first (eventSelected), N / P after it (flaggedStepped).
-    if (!stepped) {
-        m_flaggedRankBefore = m_flaggedRank;
-        m_flaggedRank = rank;
-    }
-    if (!pos) {
+    (void)stepped; // the selection said it already; N / P change nothing more
+    const auto place = m_timeline->flaggedPlace(e);
+    const Collective* c = place && report() ? report()->collectiveOf(e) : nullptr;
+    if (!place || !c) {
         m_timeline->setFlaggedChip({});
         m_flaggedLabel->clear();
         m_flaggedLabel->setVisible(false);
         return;
     }
-    QString chip = tr("%1 of %2 flagged").arg(pos->first).arg(pos->second);
+    const std::optional<int> rank = rankOfEvent(e);
+    const bool cause = place->role == flagged::Role::Cause;
+    // "cause 1 of 2 · rank 0" / "waiting 3 of 14 · rank 5": N / P walk the causes, Shift+N /
+    // Shift+P every flagged op; the counts are of each kind.
+    QString chip =
+        (cause ? tr("cause %1 of %2") : tr("waiting %1 of %2")).arg(place->k).arg(place->n);
     if (rank) chip += tr(" · rank %1").arg(*rank);
     m_timeline->setFlaggedChip(chip);
-    QString text = chip;
-    if (const Collective* c = report() ? report()->collectiveOf(e) : nullptr) {
-        if (c->step) text += tr(" · step %1").arg(*c->step);
-        text += c->anomalous ? tr(" · copies (delays the others)")
-                : c->waiting ? tr(" · waits for a slower rank")
-                             : tr(" · unaligned transfer");
-    }
-    // N / P go from the delaying rank to the ranks that waited: say when the rank changes.
-    if (stepped && rank && m_flaggedRankBefore && *rank != *m_flaggedRankBefore)
-        text += tr(" · moved from rank %1").arg(*m_flaggedRankBefore);
+    const CrossRankCollective* instance = nullptr;
+    if (const JobSessionPtr job = jobSession(); job && job->jobReport)
+        if (const auto i = job->instanceOf(e); i && *i < job->jobReport->collectives.size())
+            instance = &job->jobReport->collectives[*i];
+    // "cause 1 of 2: rank 0 copies its input (extra Memcpy 200 ms) · step 42", "waiting 3 of
+    // 14: rank 3 waits 200 ms for rank 0 · step 42", and where the other keys go.
+    QString text = (cause ? tr("cause %1 of %2: %3") : tr("waiting %1 of %2: %3"))
+                       .arg(place->k)
+                       .arg(place->n)
+                       .arg(flagged::describe(*c, rank, instance));
+    if (c->step) text += tr(" · step %1").arg(*c->step);
+    text += cause ? tr(" · Shift+N: the ranks that waited") : tr(" · N: the causes");
     m_flaggedLabel->setText(text);
     m_flaggedLabel->setVisible(true);
 }
@@ -780,18 +734,6 @@ void MainWindow::editRankOffsets()
     dialog->open();
 }
 
-void MainWindow::showRankStep(int rank, int step)
-{
-    if (!report()) return;
-    for (const StepStats& st : report()->steps) {
-        if (st.step != step || (isJob() && st.rank != rank)) continue;
-        const TimeNs pad = std::max<TimeNs>((st.end - st.start) / 20, 100);
-        m_timeline->zoomToRange(st.start - pad, st.end + pad);
-        if (st.event != kNone) m_timeline->selectEvent(st.event, true);
-        return;
-    }
-}
-
 void MainWindow::editLinkPeaks()
 {
     auto* dialog = new LinkPeaksDialog(linkpeaks::load(), this);
@@ -838,9 +780,31 @@ QStringList MainWindow::recentFiles() const
 {
     {
         const std::lock_guard lock(recentMutex());
-        if (recentWrites().pending) return recentWrites().list; // not in the settings yet
+        if (recentWrites().pending()) return recentWrites().list; // not in the settings yet
     }
     return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+}
+
+void MainWindow::writeRecent()
+{
+    // One write at a time, each of the newest list: the last one leaves the newest. The GUI
+    // thread waits for this lock only when it writes at close.
+    static std::mutex writing;
+    const std::lock_guard serial(writing);
+    QStringList newest;
+    std::uint64_t version = 0;
+    {
+        const std::lock_guard lock(recentMutex());
+        if (!recentWrites().pending()) return; // written already (at close, or a later task)
+        newest = recentWrites().list;
+        version = recentWrites().version;
+    }
+    {
+        QSettings settings;
+        settings.setValue(QStringLiteral("recentFiles"), newest);
+    }
+    const std::lock_guard lock(recentMutex());
+    recentWrites().written = std::max(recentWrites().written, version);
 }
 
 MainWindow::RecentWrites& MainWindow::recentWrites()
@@ -864,32 +828,17 @@ void MainWindow::addRecent(const QString& path)
     list.prepend(path);
     while (list.size() > kMaxRecent)
         list.removeLast();
-    // Written on Qt's thread pool (which the application waits for as it ends): a QSettings
-    // going out of scope writes the whole file under a lock, 16 ms of the GUI thread as a job
-    // arrived. The newest list is written last; until then recentFiles() answers from it.
+    // Written on the WorkPool (the one owner of threads): a QSettings going out of scope writes
+    // the whole file under a lock, 16 ms of the GUI thread as a job arrived. The newest list is
+    // written last; until then recentFiles() answers from it, and a window that closes first
+    // writes it itself (the pool drops what has not started when the application ends).
     {
         const std::lock_guard lock(recentMutex());
         RecentWrites& w = recentWrites();
         w.list = list;
-        ++w.pending;
+        ++w.version;
     }
-    QThreadPool::globalInstance()->start([] {
-        // One write at a time, each of the newest list: the last one leaves the newest. The
-        // GUI thread never waits for this lock.
-        static std::mutex writing;
-        const std::lock_guard serial(writing);
-        QStringList newest;
-        {
-            const std::lock_guard lock(recentMutex());
-            newest = recentWrites().list;
-        }
-        {
-            QSettings settings;
-            settings.setValue(QStringLiteral("recentFiles"), newest);
-        }
-        const std::lock_guard lock(recentMutex());
-        --recentWrites().pending;
-    });
+    WorkPool::global().post([] { writeRecent(); });
     updateRecentMenu(list);
 }
 
@@ -941,10 +890,11 @@ void MainWindow::updateStatus()
     if (m_session->isPartial() && !isJob())
         parts << tr("partial: %1").arg(m_session->partialMessage());
     if (report()) {
-        int flagged = 0;
-        for (const Collective& c : report()->collectives)
-            flagged += c.anomalous || c.waiting || c.unalignedCount > 0;
-        parts << tr("%1 collectives, %2 flagged").arg(report()->collectives.size()).arg(flagged);
+        // Causes and waiters apart: "2 causes · 14 waiting", not "16 flagged".
+        const flagged::Counts n = flagged::count(*report());
+        parts << tr("%1 collectives")
+                     .arg(QLocale().toString(qulonglong(report()->collectives.size())));
+        if (n.total() > 0) parts << flagged::countText(n);
     }
     if (isJob() && !jobSession()->errors.empty())
         parts << tr("%1 failed to load")
@@ -993,6 +943,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     if (QWidget* current = m_tabs->currentWidget())
         settings.setValue(QStringLiteral("window/tabName"), current->objectName());
     m_session->cancel();
+    writeRecent(); // a write still queued on the pool is not lost when the application ends
     QMainWindow::closeEvent(event);
 }
 

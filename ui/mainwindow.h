@@ -72,8 +72,8 @@ public:
     // Every load and analysis warning per rank; the status bar's "N warning(s)" opens it.
     WarningsPane* warningsPane() const { return m_warnings; }
     QPushButton* warningsButton() const { return m_warningsButton; }
-    // "3 of 16 flagged · rank 2 …" while a flagged collective is selected (N / P), naming the
-    // rank N / P moved to when it changed.
+    // "cause 1 of 2: rank 0 copies its input (extra Memcpy 200 ms) · step 42" or "waiting 3 of
+    // 14: rank 3 waits 200 ms for rank 0 · step 42" while a flagged collective is selected.
     QLabel* flaggedLabel() const { return m_flaggedLabel; }
     void showWarnings();
     // The bottom panes folded to their tab bar (a trace or job opens so: nothing is selected
@@ -140,6 +140,16 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    // A pane made, named (the layout is saved by name), following the session, and with a tab
+    // title added as a bottom tab: one line each.
+    template <typename Pane> Pane* addPane(const char* name, const QString& tab = {})
+    {
+        auto* pane = new Pane(this);
+        pane->setObjectName(QString::fromLatin1(name));
+        pane->setSession(m_session);
+        if (!tab.isEmpty()) m_tabs->addTab(pane, tab);
+        return pane;
+    }
     void buildMenus();
     // The session's changes the window itself follows (title, status bar, tabs, dialogs).
     void onOpening(Session::Kind kind, const QString& name, int ranks);
@@ -158,9 +168,12 @@ private:
     // The recent list as last set, while its write to the settings is pending (all windows).
     struct RecentWrites {
         QStringList list;
-        int pending = 0;
+        std::uint64_t version = 0, written = 0; // of the list set last, of the one written last
+        bool pending() const { return written < version; }
     };
     static RecentWrites& recentWrites();
+    // Writes the newest recent list to the settings when a write is pending (pool or close).
+    static void writeRecent();
     static std::mutex& recentMutex();
     void updateStatus();
     void setJobUi(bool job);
@@ -207,8 +220,6 @@ private:
     QLabel* m_flaggedLabel = nullptr;
     bool m_panesCollapsed = false;
     int m_panesHeight = 0; // the unfolded panes' height to come back to
-    // Rank of the selected flagged collective, and of the one selected before it.
-    std::optional<int> m_flaggedRank, m_flaggedRankBefore;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
 };

@@ -2,8 +2,11 @@
 
 // Every sentence the analysis writes for a person: mode letters, signature labels, group
 // summaries, verdicts, finding titles and recommendations, and the `ringscope analyze` text
-// (reportToText, declared in reportjson.h). The rules decide; this file words it. No producer
-// knowledge here: what a producer calls things arrives as data.
+// (reportToText, declared in reportjson.h). The rules decide; this file words it. It knows no
+// producer's format: what a trace calls things (op names, link and transport names) arrives as
+// data. The advice does name the communication libraries' own knobs and tools a user acts on
+// (NCCL_DEBUG, HCCL_BUFFSIZE, npu-smi, --link-peak HCCS=28): words for the reader, read from
+// no trace.
 
 #include "core/analysis/report.h"
 

@@ -40,6 +40,9 @@ struct InternalCopy {
     bool unalignedAddress = false; // an address not a multiple of the address boundary
     std::uint64_t address = 0;     // the first such address (0 when aligned or unknown)
     bool extra = false;            // above the signature group's baseline: the anomaly's copy
+    // Within the rank's own memory (source rank = destination rank: the communication
+    // matrix's self link), not to a peer. Viewer only: not in the JSON nor the summaries.
+    bool local = false;
 };
 
 // Bytes moved and time spent by a collective's transfers over one transport, as
@@ -64,7 +67,11 @@ struct CommTimeInfo {
     TimeNs waitNs = 0;            // Notify_Wait
     TimeNs synchronizationNs = 0; // Notify_Wait before the first transfer
     TimeNs idleNs = 0;            // elapse - transit - wait
-    double waitRatio = 0;         // wait / (wait + transit)
+    // Of the idle time, the part an internal Memcpy of the op runs in (any plane): the
+    // viewer's "internal memcpy" segment (docs/comm-health.md). Not in the report's JSON nor
+    // the rank summaries (communication.json has no such figure): 0 in a report read back.
+    TimeNs memcpyNs = 0;
+    double waitRatio = 0; // wait / (wait + transit)
     double synchronizationRatio = 0;
     int masterPlane = -1; // the plane number the figures come from
 };

@@ -82,7 +82,9 @@ std::vector<Annotation> findingAnnotations(const AnalysisReport& report, std::si
         const StackEntry* src = finding ? sourceEntry(finding->stack, frame) : nullptr;
         const bool srcIsSlice = src && src->event != kNone && src->event < trace.slices().size() &&
                                 src->event != c.event;
-        if (!frame.empty() && !srcIsSlice) text += "\ninput from " + frame;
+        // Named on the op's own note too: the source's slice may be on a row the picture
+        // leaves out (the compact job layout), and the frame is what the reader must change.
+        if (!frame.empty()) text += "\ninput from " + frame;
 
         Annotation note;
         note.kind = AnnotationKind::Note;

@@ -63,6 +63,7 @@ PipelineResult runPipeline(const std::vector<RankInput>& inputs, const PipelineO
     const AfterRankLoad analyseRank = [&](std::size_t i, const LoadResult& loaded) {
         const TracePtr& trace = loaded.trace;
         if (options.onRankLoaded) options.onRankLoaded(i, loaded);
+        if (!options.analyse) return std::uint64_t(0); // shown only (the viewer analyses later)
         std::shared_ptr<AnalysisReport> report;
         try {
             report = analyze(trace, options.analysis);
@@ -87,7 +88,8 @@ PipelineResult runPipeline(const std::vector<RankInput>& inputs, const PipelineO
     RankLoadStats stats;
     std::vector<LoadResult> loaded =
         loadRanks(inputs, options.load, progress, options.maxParallel,
-                  options.analyse ? analyseRank : AfterRankLoad(), &out.cancelled, &stats, keep);
+                  options.analyse || options.onRankLoaded ? analyseRank : AfterRankLoad(),
+                  &out.cancelled, &stats, keep);
     out.budget = stats.budget;
     out.peakHeld = stats.peakHeld;
     out.peakRunning = stats.peakRunning;

@@ -35,8 +35,8 @@ struct PipelineOptions {
     // reports print), so the memory budget admits the next ranks instead of refusing them.
     // PipelineResult::traces then holds nulls. The viewer, export and info keep them.
     bool keepTraces = true;
-    // Called on the worker thread as each rank has loaded, before it is analysed: the viewer
-    // shows a single trace while its analysis runs.
+    // Called on the worker thread as each rank has loaded, before it is analysed (also with
+    // analyse false): the viewer shows a single trace, then analyses it once it is painted.
     std::function<void(std::size_t index, const LoadResult& loaded)> onRankLoaded;
 };
 

@@ -1,5 +1,7 @@
 #include "ui/annotations/annotationcontroller.h"
 
+#include "ui/session/flagged.h"
+
 #include "ui/session/session.h"
 
 #include "core/annotations/findingannotations.h"
@@ -158,6 +160,7 @@ void AnnotationController::installActions()
 void AnnotationController::setTrace(TracePtr trace)
 {
     m_report.reset();
+    m_rankReports.clear();
     m_selected = 0;
     m_arrowFrom = {};
     const SidecarLoadResult r = m_store.open(std::move(trace));
@@ -420,6 +423,7 @@ bool AnnotationController::exportTo(const QString& file, double scale, bool comp
     }
     ExportComposer composer(m_store.trace(), m_report, &m_store);
     composer.copyViewState(m_view->renderer());
+    composer.setRankReports(m_rankReports);
     ExportOptions o;
     o.width = std::max(800, m_view->width());
     o.scale = scale;
@@ -427,7 +431,28 @@ bool AnnotationController::exportTo(const QString& file, double scale, bool comp
     o.t1 = m_view->visibleEnd();
     o.focus = m_view->selectedEvent();
     o.dark = exportThemeIsDark(exportTheme());
-    if (visibleAreaOnly()) {
+    if (composite && m_report) {
+        // The report tells one finding's story: the selection's finding (else the top one),
+        // its step framed whole over every rank; with no finding, the whole trace. Never the
+        // viewport (the op cut at its edge, one rank).
+        o.focus = kNone;
+        composer.setOptions(o);
+        const Finding* f = nullptr;
+        if (const EventId e = m_view->selectedEvent(); e != kNone) {
+            const int i = flagged::findingOf(*m_report, e);
+            if (i >= 0) f = &m_report->findings[std::size_t(i)];
+        }
+        if (!f && !m_report->findings.empty()) f = &m_report->findings.front();
+        if (f) {
+            std::tie(o.t0, o.t1) = findingRange(*m_report, *f);
+            if (!f->events.empty()) o.focus = f->events.front();
+        } else {
+            o.t0 = o.t1 = 0; // the whole trace
+        }
+        // Its collective's outline shows, not the selection's ring over it.
+        composer.renderer().setSelectedEvent(kNone);
+    }
+    if (visibleAreaOnly() && !composite) {
         // What the user sees: the tracks at the current scroll, as tall as the view.
         o.scrollY = m_view->scrollY();
         o.plotHeight = static_cast<int>(std::ceil(m_view->timelineGeometry().plotRect().height()));
@@ -439,7 +464,7 @@ bool AnnotationController::exportTo(const QString& file, double scale, bool comp
     }
     composer.setOptions(o);
     // A job taller than a picture may be: compact rows per rank, every rank in it.
-    if (!composite && !visibleAreaOnly()) composer.fitRanksToHeight();
+    if (composite || !visibleAreaOnly()) composer.fitRanksToHeight(composite);
     return composite ? composer.writeComposite(file, error) : composer.writeTimeline(file, error);
 }
 
@@ -507,13 +532,10 @@ QString AnnotationController::exportFileName(const QString& suffix, double scale
     const EventId e = m_view ? m_view->selectedEvent() : kNone;
     if (m_report && t && e != kNone && e < t->slices().size()) {
         const Collective* c = m_report->collectiveOf(e);
-        const EventId main = c ? c->event : e;
-        const Finding* finding = nullptr;
-        for (const Finding& f : m_report->findings)
-            if (std::find(f.events.begin(), f.events.end(), main) != f.events.end()) {
-                finding = &f;
-                break;
-            }
+        // The finding the picture tells (the Details pane's and the root cause panel's).
+        const int index = flagged::findingOf(*m_report, e);
+        const Finding* finding =
+            index >= 0 ? &m_report->findings[static_cast<std::size_t>(index)] : nullptr;
         if (job && c && c->rank) parts << QStringLiteral("rank%1").arg(*c->rank);
         if (c && c->step) parts << QStringLiteral("step%1").arg(*c->step);
         if (finding) parts << qs(finding->rule);
@@ -550,7 +572,12 @@ void AnnotationController::setSession(Session* session)
     connect(session, &Session::traceReplaced, this, [this](const TracePtr& t) { setTrace(t); });
     // With the timeline's: the finding annotations drawn over it cost no second repaint.
     session->followReport(
-        this, [this, session] { setReport(session->report()); }, m_view);
+        this,
+        [this, session] {
+            setReport(session->report());
+            m_rankReports = session->rankReports();
+        },
+        m_view);
 }
 
 } // namespace rs

@@ -92,6 +92,7 @@ private:
     TimelineView* m_view = nullptr;
     AnnotationStore m_store;
     ReportPtr m_report;
+    std::vector<ReportPtr> m_rankReports; // per rank, for the exports' step plot
     NotesPane* m_pane = nullptr;
     QAction* m_showAuto = nullptr;
     QAction* m_visibleOnly = nullptr;

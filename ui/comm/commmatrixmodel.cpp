@@ -46,7 +46,14 @@ QString mb(std::uint64_t bytes)
     if (v >= 100) return QString::number(v, 'f', 0) + QStringLiteral(" MB");
     if (v >= 10) return QString::number(v, 'f', 1) + QStringLiteral(" MB");
     if (v >= 0.01) return QString::number(v, 'f', 2) + QStringLiteral(" MB");
-    return QLocale::c().toString(static_cast<qulonglong>(bytes)) + QStringLiteral(" B");
+    return QLocale(QLocale::English).toString(static_cast<qulonglong>(bytes)) +
+           QStringLiteral(" B");
+}
+
+QString exactBytes(std::uint64_t bytes)
+{
+    return QLocale(QLocale::English).toString(static_cast<qulonglong>(bytes)) +
+           QStringLiteral(" B");
 }
 
 QString gbpsText(double g)
@@ -304,11 +311,13 @@ QString CommMatrixModel::cellTitle(const CommCell& c) const
 QString CommMatrixModel::tooltip(const CommCell& c) const
 {
     if (isSelf(c))
-        return tr("rank %1 → itself · %2\n%3 in %4: copies within the rank's own memory (its "
-                  "LOCAL self link), not traffic between ranks; drawn apart and left out of "
-                  "the colour scale")
+        return tr("rank %1 → itself · %2\n%3 (%4) in %5, %6 tasks: copies within the rank's "
+                  "own memory (its self link: Memcpy and Reduce_Inline tasks whose source and "
+                  "destination are the rank, as communication_matrix.json counts them), not "
+                  "traffic between ranks; drawn apart and left out of the colour scale")
             .arg(c.src)
-            .arg(q(c.transport), mb(c.bytes), q(formatDuration(c.ns)));
+            .arg(q(c.transport), mb(c.bytes), exactBytes(c.bytes), q(formatDuration(c.ns)))
+            .arg(c.tasks.size());
     QString peak = tr("no reference peak");
     if (std::isfinite(c.peakGbps))
         peak = tr("%1 of %2 peak").arg(valueText(c, Metric::Utilization), gbpsText(c.peakGbps));

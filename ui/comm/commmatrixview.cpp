@@ -21,6 +21,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace rs {
@@ -233,6 +234,8 @@ void CommMatrixView::rebuild()
     for (QCPItemRect* r : m_selfCells)
         m_plot->removeItem(r);
     m_selfCells.clear();
+    m_selfValues.clear();
+    std::vector<double> linkValues;
     for (int x = 0; x < n; ++x) {
         for (int y = 0; y < n; ++y) {
             const CommCell* c = m_model->cellAt(y, x);
@@ -241,6 +244,7 @@ void CommMatrixView::rebuild()
             // A rank's traffic with itself is no link: apart from the ramp (a neutral cell),
             // or the links' colours would be scaled to it (its copies dwarf them).
             if (c && CommMatrixModel::isSelf(*c) && metric != Metric::Transport) {
+                m_selfValues.push_back(v);
                 v = NAN;
                 auto* r = new QCPItemRect(m_plot);
                 r->topLeft->setCoords(x - 0.5, y - 0.5);
@@ -250,9 +254,33 @@ void CommMatrixView::rebuild()
                 m_selfCells.push_back(r);
             }
             m_map->data()->setCell(x, y, v);
-            if (std::isfinite(v)) maxValue = std::max(maxValue, v);
+            if (std::isfinite(v)) {
+                maxValue = std::max(maxValue, v);
+                linkValues.push_back(v);
+            }
         }
     }
+    // GB/s and MB: a diverging scale around the links' median, so that equal links are one
+    // neutral colour (not all red) and the outlier stands out; self cells the same way around
+    // theirs (restyle), so the copying rank's own cell stands out among the diagonal.
+    auto median = [](std::vector<double> v) {
+        v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }),
+                v.end());
+        if (v.empty()) return double(NAN);
+        std::sort(v.begin(), v.end());
+        return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+    };
+    auto spread = [](const std::vector<double>& v, double mid) {
+        double d = 0;
+        for (double x : v)
+            if (std::isfinite(x)) d = std::max(d, std::abs(x - mid));
+        // Equal to a few percent: one colour, the neutral middle.
+        return std::max(d, std::max(1e-9, 0.05 * std::abs(mid)));
+    };
+    m_linkMedian = median(linkValues);
+    m_linkSpread = std::isfinite(m_linkMedian) ? spread(linkValues, m_linkMedian) : 1.0;
+    m_selfMedian = median(m_selfValues);
+    m_selfSpread = std::isfinite(m_selfMedian) ? spread(m_selfValues, m_selfMedian) : 1.0;
     if (metric == Metric::Transport) {
         // One flat band per transport, centred on its integer value so the scale's labels
         // sit in the middle of their colour.
@@ -265,10 +293,28 @@ void CommMatrixView::rebuild()
         m_scale->setLabel(tr("transport"));
     } else {
         m_scale->axis()->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        m_scale->axis()->setNumberFormat(QStringLiteral("gb"));
+        m_scale->axis()->setNumberPrecision(6);
         if (metric == Metric::Utilization) {
             // Against the peak: 100% is the reference, whatever the busiest link reaches.
             m_map->setDataRange(QCPRange(0, std::max(100.0, maxValue)));
             m_scale->setLabel(tr("% of the link's peak"));
+        } else if ((metric == Metric::Gbps || metric == Metric::Bytes) &&
+                   std::isfinite(m_linkMedian)) {
+            m_map->setDataRange(QCPRange(m_linkMedian - m_linkSpread, m_linkMedian + m_linkSpread));
+            // Three ticks with the decimals their step needs: a narrow range around the median
+            // must neither repeat a label nor widen the scale (and shrink the cells below their
+            // values' width).
+            m_scale->axis()->ticker()->setTickCount(3);
+            const double step = 2 * m_linkSpread / 3;
+            const int decimals = std::clamp(int(std::ceil(-std::log10(step))), 0, 6);
+            m_scale->axis()->setNumberFormat(QStringLiteral("f"));
+            m_scale->axis()->setNumberPrecision(decimals);
+            // The middle of the scale is the links' median: its title says so, briefly (a
+            // long title squeezed the heatmap).
+            m_scale->setLabel(metric == Metric::Gbps
+                                  ? tr("GB/s, median %1").arg(QString::number(m_linkMedian, 'g', 3))
+                                  : tr("MB, median %1").arg(QString::number(m_linkMedian, 'g', 3)));
         } else {
             m_map->setDataRange(QCPRange(0, maxValue > 0 ? maxValue : 1));
             m_scale->setLabel(metric == Metric::Bytes ? tr("MB") : tr("GB/s"));
@@ -348,6 +394,17 @@ QCPColorGradient CommMatrixView::gradientOf(CommMatrixModel::Metric metric, cons
             g.setColorStopAt((i + 0.02) / k, transportColor(i, p));
             g.setColorStopAt((i + 0.98) / k, transportColor(i, p));
         }
+    } else if (metric == CommMatrixModel::Metric::Gbps) {
+        // Diverging around the median (the middle of the range): slower links red, faster
+        // blue, the median a neutral grey that reads as "as the others".
+        g.setColorStopAt(0.0, p.heatHigh);
+        g.setColorStopAt(0.5, p.transportLocal);
+        g.setColorStopAt(1.0, p.plotCollective);
+    } else if (metric == CommMatrixModel::Metric::Bytes) {
+        // The same around the median: more bytes red, fewer blue, as the others grey.
+        g.setColorStopAt(0.0, p.plotCollective);
+        g.setColorStopAt(0.5, p.transportLocal);
+        g.setColorStopAt(1.0, p.heatHigh);
     } else {
         // Navy -> amber -> red, as the rank x step heatmap: the hottest cells never look empty.
         g.setColorStopAt(0.0, p.heatLow);
@@ -362,17 +419,45 @@ void CommMatrixView::restyle(const ThemePalette& p)
 {
     m_map->setGradient(gradientOf(m_model->metric(), p));
     m_mark->setPen(QPen(p.plotHighlight, 3));
-    // The diagonal (a rank with itself): a neutral hatched cell apart from the ramp.
-    for (QCPItemRect* r : m_selfCells) {
-        r->setPen(QPen(p.plotGrid, 1));
-        r->setBrush(QBrush(p.plotGrid, Qt::BDiagPattern));
+    // The diagonal (a rank with itself): outlined apart from the links; in GB/s and MB its
+    // fill on the same ramp, scaled around the other self cells' median (a copying rank's
+    // self cell stands out among them); else a neutral hatch.
+    m_selfColors.clear();
+    const CommMatrixModel::Metric metric = m_model->metric();
+    const bool scaled =
+        (metric == CommMatrixModel::Metric::Gbps || metric == CommMatrixModel::Metric::Bytes) &&
+        std::isfinite(m_selfMedian);
+    for (std::size_t i = 0; i < m_selfCells.size(); ++i) {
+        QCPItemRect* r = m_selfCells[i];
+        r->setPen(QPen(p.plotText, 1, Qt::DashLine));
+        const double v = i < m_selfValues.size() ? m_selfValues[i] : NAN;
+        if (scaled && std::isfinite(v)) {
+            const QCPRange range = m_map->dataRange();
+            // The self cells' median in the ramp's middle, their widest in its ends.
+            const double t = 0.5 + 0.5 * (v - m_selfMedian) / m_selfSpread;
+            const QColor c = m_map->gradient().color(
+                range.lower + std::clamp(t, 0.0, 1.0) * range.size(), range);
+            r->setBrush(c);
+            m_selfColors.push_back(c);
+        } else {
+            r->setBrush(QBrush(p.plotGrid, Qt::BDiagPattern));
+            m_selfColors.push_back(QColor());
+        }
     }
     // Cell values in the ink that reads on their cell's colour.
     for (QCPItemText* t : m_labels) {
         const QPointF at = t->position->coords();
         const double v = m_map->data()->cell(int(std::lround(at.x())), int(std::lround(at.y())));
         if (!std::isfinite(v)) {
-            t->setColor(p.plotText); // a self cell: on the plot's background
+            // A self cell: on its own fill, else on the plot's background.
+            QColor fill;
+            for (std::size_t i = 0; i < m_selfCells.size() && i < m_selfColors.size(); ++i)
+                if (m_selfCells[i]->topLeft->coords().x() + 0.5 == at.x() &&
+                    m_selfCells[i]->topLeft->coords().y() + 0.5 == at.y())
+                    fill = m_selfColors[i];
+            t->setColor(!fill.isValid()          ? p.plotText
+                        : luminance(fill) < 0.55 ? p.heatTextOnDark
+                                                 : p.heatTextOnLight);
             continue;
         }
         const QColor bg = m_map->gradient().color(v, m_map->dataRange());

@@ -8,7 +8,10 @@
 #include "core/analysis/report.h"
 #include "ui/comm/commmatrixmodel.h"
 
+#include <QColor>
 #include <QWidget>
+
+#include <cmath>
 
 #include <optional>
 #include <vector>
@@ -61,8 +64,10 @@ public:
     std::vector<QCPItemText*> cellLabels() const { return m_labels; }
     // "Ranks not loaded": a job's peers no loaded rank speaks for, off by default.
     QCheckBox* unloadedRanksBox() const { return m_unloadedBox; }
-    // The colour scale's range (the diagonal's self traffic is not in it).
+    // The colour scale's range (the diagonal's self traffic is not in it): in MB and GB/s
+    // centred on the links' median (linkMedian()).
     double scaleUpper() const;
+    double linkMedian() const { return m_linkMedian; }
     // Colours of a theme: a transport (CommMatrixModel::transportNames() order) and the ramp.
     static QColor transportColor(int index, const ThemePalette& palette);
     static QCPColorGradient gradientOf(CommMatrixModel::Metric metric, const ThemePalette& palette);
@@ -89,6 +94,10 @@ private:
     QComboBox* m_groupBox = nullptr;
     QCheckBox* m_unloadedBox = nullptr;
     std::vector<QCPItemRect*> m_selfCells; // the diagonal: a rank with itself, drawn apart
+    std::vector<double> m_selfValues;      // their values, in m_selfCells' order
+    std::vector<QColor> m_selfColors;      // their fills (invalid: hatched)
+    // The links' and the self cells' medians and half-ranges (the diverging GB/s scale).
+    double m_linkMedian = NAN, m_linkSpread = 1, m_selfMedian = NAN, m_selfSpread = 1;
     QLabel* m_groupLabel = nullptr;
     QLabel* m_note = nullptr;
     QLabel* m_cellTitle = nullptr;

@@ -218,20 +218,16 @@ void CompareWindow::buildUi()
 void CompareWindow::compare(const QString& before, const QString& after)
 {
     cancelLoad();
-    const quint64 generation = ++m_generation;
+    const quint64 generation = m_generation.next();
     m_loading = true;
     m_lastError.clear();
     m_header->setText(tr("Loading %1 and %2…").arg(before.toHtmlEscaped(), after.toHtmlEscaped()));
-    // Each chunk read and each rank that ends tells the window (queued onto the GUI thread):
-    // no polling.
-    const QueuedRelay relay(this);
+    // Each chunk read and each rank that ends tells the window (the Session's relay: queued
+    // onto the GUI thread, no polling).
     for (auto& p : m_progressState) {
         p = std::make_shared<JobProgress>();
-        p->onChange = [relay, this, generation] {
-            relay.post([this, generation] {
-                if (generation == m_generation) showProgress();
-            });
-        };
+        relayProgress(this, m_generation, generation, p,
+                      [this](qint64, qint64, int, int) { showProgress(); });
     }
     m_progress->setValue(0);
     m_progress->setVisible(true);
@@ -275,7 +271,7 @@ void CompareWindow::cancelLoad()
     for (const auto& p : m_progressState)
         if (p) p->requestCancel();
     if (!m_loading) return;
-    ++m_generation; // drops the result when it arrives
+    m_generation.drop(); // drops the result when it arrives
     m_loading = false;
     m_progress->setVisible(false);
     m_cancel->setVisible(false);
@@ -284,7 +280,7 @@ void CompareWindow::cancelLoad()
 
 void CompareWindow::onLoaded(quint64 generation, CompareRunPtr before, CompareRunPtr after)
 {
-    if (generation != m_generation) return;
+    if (!m_generation.current(generation)) return;
     m_loading = false;
     m_progress->setVisible(false);
     m_cancel->setVisible(false);

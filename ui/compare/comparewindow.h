@@ -9,6 +9,7 @@
 #include "core/compare/runcompare.h"
 #include "core/compare/stepalign.h"
 #include "ui/compare/comparerun.h"
+#include "ui/session/loadrelay.h"
 
 #include <QWidget>
 
@@ -107,7 +108,7 @@ private:
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     std::shared_ptr<JobProgress> m_progressState[2];
-    quint64 m_generation = 0;
+    LoadGeneration m_generation; // the load in flight (a newer one or a cancel drops it)
     bool m_loading = false;
     bool m_linked = true;
     bool m_syncing = false;

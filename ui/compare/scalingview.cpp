@@ -266,7 +266,7 @@ ScalingWindow::~ScalingWindow()
 void ScalingWindow::measure(const QStringList& runs, bool weak)
 {
     cancelLoad();
-    const quint64 generation = ++m_generation;
+    const quint64 generation = m_generation.next();
     m_loading = true;
     m_lastError.clear();
     m_runCount = int(runs.size());
@@ -274,12 +274,8 @@ void ScalingWindow::measure(const QStringList& runs, bool weak)
     m_runsDone = std::make_shared<std::atomic<int>>(0);
     // Each chunk read and each run that ends tells the window (queued onto the GUI thread): no
     // polling.
-    const QueuedRelay relay(this);
-    m_progressState->onChange = [relay, this, generation] {
-        relay.post([this, generation] {
-            if (generation == m_generation) showProgress();
-        });
-    };
+    relayProgress(this, m_generation, generation, m_progressState,
+                  [this](qint64, qint64, int, int) { showProgress(); });
     m_status->setText(tr("Loading %1 runs…").arg(runs.size()));
     m_progress->setRange(0, 1000);
     m_progress->setValue(0);
@@ -325,7 +321,7 @@ void ScalingWindow::measure(const QStringList& runs, bool weak)
             return r;
         },
         [this, generation, weak](std::shared_ptr<Result> r) {
-            if (generation != m_generation) return;
+            if (!m_generation.current(generation)) return;
             m_loading = false;
             m_progress->setVisible(false);
             m_cancel->setVisible(false);
@@ -385,7 +381,7 @@ void ScalingWindow::cancelLoad()
 {
     if (m_progressState) m_progressState->requestCancel();
     if (!m_loading) return;
-    ++m_generation;
+    m_generation.drop();
     m_loading = false;
     m_progress->setVisible(false);
     m_cancel->setVisible(false);

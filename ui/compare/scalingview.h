@@ -6,6 +6,7 @@
 // renders it headless. ScalingWindow loads the runs (File > Compare…, "Scaling").
 
 #include "core/compare/runcompare.h"
+#include "ui/session/loadrelay.h"
 
 #include <QString>
 #include <QWidget>
@@ -94,7 +95,7 @@ private:
     std::shared_ptr<JobProgress> m_progressState;
     std::shared_ptr<std::atomic<int>> m_runsDone;
     int m_runCount = 0;
-    quint64 m_generation = 0;
+    LoadGeneration m_generation; // the load in flight (a newer one or a cancel drops it)
     bool m_loading = false;
     QString m_lastError;
 };

@@ -4,6 +4,8 @@
 
 #include "core/analysis/analyzer.h"
 #include "ui/plots/stepsview.h"
+#include "ui/session/flagged.h"
+#include "ui/theme/hatch.h"
 #include "ui/theme/theme.h"
 
 #include <QApplication>
@@ -26,6 +28,7 @@ namespace {
 constexpr double kMargin = 14;
 constexpr double kFooter = 18;
 constexpr double kLegendWidth = 500;
+constexpr double kStoryHeight = 340; // the step plot's minimum and a margin
 
 QString qs(const std::string& s)
 {
@@ -147,6 +150,37 @@ std::optional<ExportFormat> exportFormatFor(const QString& file)
     return std::nullopt;
 }
 
+std::pair<TimeNs, TimeNs> findingRange(const AnalysisReport& report, const Finding& f)
+{
+    std::optional<int> step = f.step;
+    const EventId main = f.events.empty() ? kNone : f.events.front();
+    if (!step && main != kNone)
+        if (const Collective* c = report.collectiveOf(main)) step = c->step;
+    TimeNs a = f.start, b = std::max(f.end, f.start + 1);
+    if (step) {
+        // Every rank's step of that number: the job's step, framed whole.
+        bool any = false;
+        for (const StepStats& st : report.steps) {
+            if (st.step != *step) continue;
+            const TimeNs s0 =
+                st.busyEnd > st.busyStart ? std::min(st.start, st.busyStart) : st.start;
+            const TimeNs s1 = std::max(st.end, st.busyEnd);
+            a = any ? std::min(a, s0) : s0;
+            b = any ? std::max(b, s1) : s1;
+            any = true;
+        }
+        if (any) {
+            // The finding's own span stays inside, whatever the steps say.
+            a = std::min(a, f.start);
+            b = std::max(b, f.end);
+            const TimeNs pad = std::max<TimeNs>((b - a) / 40, 1000);
+            return {a - pad, b + pad};
+        }
+    }
+    const TimeNs pad = std::max<TimeNs>((b - a) / 2, 1000);
+    return {a - pad, b + pad};
+}
+
 ExportComposer::ExportComposer(TracePtr trace, ReportPtr report, const AnnotationStore* annotations)
     : m_trace(std::move(trace)), m_report(std::move(report)), m_annotations(annotations)
 {
@@ -204,6 +238,45 @@ std::vector<const Finding*> ExportComposer::findingsInRange() const
     return out;
 }
 
+const Finding* ExportComposer::storyFinding() const
+{
+    if (!m_report) return nullptr;
+    const auto& fs = m_report->findings;
+    if (m_options.focus != kNone) {
+        const int i = flagged::findingOf(*m_report, m_options.focus);
+        if (i >= 0) return &fs[std::size_t(i)];
+    }
+    const auto inRange = findingsInRange();
+    if (inRange.empty()) return nullptr;
+    // The most severe with a source frame to name (the rank's own, not the job's summary).
+    for (const Finding* f : inRange)
+        if (f->severity == inRange.front()->severity && !sourceFrame(f->stack).empty()) return f;
+    for (const Finding* f : inRange)
+        if (f->severity == inRange.front()->severity && !f->stack.empty()) return f;
+    return inRange.front();
+}
+
+bool ExportComposer::hasStory() const
+{
+    return m_options.story && m_report && (storyFinding() || !m_report->steps.empty());
+}
+
+double ExportComposer::storyHeight() const
+{
+    return hasStory() ? kStoryHeight : 0;
+}
+
+double ExportComposer::compositeTimelineHeight(QSizeF size) const
+{
+    const double avail = size.height() - titleBlockHeight(size.width()) - kFooter;
+    // The timeline takes what its tracks need (at most 62%, and never the step plot's minimum
+    // height, below which its texts overprint); the plot and the root cause the rest.
+    const QSize plotMin = StepsView::minimumPlotSize();
+    return std::round(
+        std::clamp(TimelineGeometry::kRulerHeight + m_renderer.contentHeight() + 6, avail * 0.3,
+                   std::max(avail * 0.3, std::min(avail * 0.62, avail - plotMin.height() - 8))));
+}
+
 QStringList ExportComposer::findingLines(const Finding& f, double width) const
 {
     // Whole, wrapped to the text column (never "…": the report is evidence).
@@ -225,14 +298,22 @@ double ExportComposer::titleBlockHeight(double width) const
     return std::ceil(std::max(text, legend)) + 8;
 }
 
-QString ExportComposer::fitRanksToHeight()
+QString ExportComposer::fitRanksToHeight(bool composite)
 {
     m_layoutNote.clear();
     if (!m_trace || m_options.plotHeight > 0) return {};
     const double w = std::max(400, m_options.width);
     const double total = m_options.height > 0 ? std::max(200, m_options.height)
                                               : std::max(300, m_options.maxAutoHeight);
-    const double avail = total - titleBlockHeight(w) - TimelineGeometry::kRulerHeight - kFooter - 4;
+    // The composite's timeline at its largest share (it shrinks to what the tracks need).
+    const QSize plotMin = StepsView::minimumPlotSize();
+    const double page =
+        compositeSize().height() - titleBlockHeight(compositeSize().width()) - kFooter;
+    const double avail =
+        composite ? std::max(page * 0.3, std::min(page * 0.62, page - plotMin.height() - 8)) -
+                        TimelineGeometry::kRulerHeight - 6
+                  : total - titleBlockHeight(w) - TimelineGeometry::kRulerHeight - kFooter - 4 -
+                        storyHeight();
     if (m_renderer.contentHeight() <= avail) return {};
     const std::vector<CompactRow> all =
         compactRankRows(*m_trace, m_report.get(), m_renderer.processRanks());
@@ -270,7 +351,8 @@ QSizeF ExportComposer::timelineSize() const
     const double tracks = m_options.plotHeight > 0
                               ? std::min<double>(m_options.plotHeight, m_renderer.contentHeight())
                               : m_renderer.contentHeight();
-    const double h = titleBlockHeight(w) + TimelineGeometry::kRulerHeight + tracks + kFooter + 4;
+    const double h =
+        titleBlockHeight(w) + TimelineGeometry::kRulerHeight + tracks + kFooter + 4 + storyHeight();
     return QSizeF(w, std::clamp(h, 300.0, double(std::max(300, m_options.maxAutoHeight))));
 }
 
@@ -445,7 +527,7 @@ void ExportComposer::paintLegend(QPainter& p, const QRectF& area)
         case LegendEntry::InternalCopy:
         case LegendEntry::ExtraCopy:
             p.fillRect(sw, st.internalCopy);
-            p.fillRect(sw, QBrush(st.copyHatch, Qt::BDiagPattern));
+            fillHatch(p, sw, st.copyHatch);
             if (entries[i].swatch == LegendEntry::ExtraCopy) {
                 p.setPen(QPen(st.anomaly, 1.5, Qt::DashLine));
                 p.drawRect(sw);
@@ -462,7 +544,7 @@ void ExportComposer::paintLegend(QPainter& p, const QRectF& area)
         }
         case LegendEntry::Waiting:
             p.fillRect(sw, st.waiting);
-            p.fillRect(sw, QBrush(st.waitHatch, Qt::BDiagPattern));
+            fillHatch(p, sw, st.waitHatch);
             break;
         case LegendEntry::Selection:
             p.setPen(QPen(st.selection, 2.5));
@@ -562,7 +644,11 @@ void ExportComposer::paintTimeline(QPainter& p, QSizeF size)
     p.fillRect(QRectF(QPointF(0, 0), size), pal().page);
     const QRectF all(QPointF(0, 0), size);
     const double top = paintTitleBlock(p, all);
-    paintTimelineArea(p, QRectF(0, top, size.width(), size.height() - top - kFooter));
+    const double story = storyHeight();
+    paintTimelineArea(p, QRectF(0, top, size.width(), size.height() - top - kFooter - story));
+    m_storyRect = QRectF();
+    m_storyLines.clear();
+    if (story > 0) paintStory(p, QRectF(0, size.height() - kFooter - story, size.width(), story));
     p.setPen(pal().pageDim);
     p.setFont(sized(p.font(), 7.5));
     p.drawText(QRectF(kMargin, size.height() - kFooter, size.width() - 2 * kMargin, kFooter),
@@ -576,12 +662,35 @@ EventId ExportComposer::compositeEvent() const
 {
     if (m_options.focus != kNone) return m_options.focus;
     if (m_renderer.selectedEvent() != kNone) return m_renderer.selectedEvent();
-    const auto f = findingsInRange();
-    if (!f.empty() && !f.front()->events.empty()) return f.front()->events.front();
+    if (const Finding* f = storyFinding(); f && !f->events.empty()) return f->events.front();
     return kNone;
 }
 
-void ExportComposer::paintCallStack(QPainter& p, const QRectF& area, EventId e)
+void ExportComposer::paintStory(QPainter& p, const QRectF& area)
+{
+    m_storyRect = area;
+    m_storyLines.clear();
+    const Finding* f = storyFinding();
+    const EventId e = compositeEvent();
+    p.save();
+    p.setPen(pal().pageRule);
+    p.drawLine(area.topLeft(), area.topRight());
+    const QSize plotMin = StepsView::minimumPlotSize();
+    const double plotW =
+        std::max(area.width() * 0.55 - 8, std::min<double>(plotMin.width(), area.width() * 0.7));
+    const QRectF plotArea(area.left() + 4, area.top() + 4, plotW, area.height() - 8);
+    if (!paintStepPlot(p, plotArea, e)) {
+        p.setPen(pal().pageDim);
+        p.drawText(plotArea, Qt::AlignCenter, "No steps in this trace");
+    }
+    paintRootCause(p,
+                   QRectF(plotArea.right() + 8, area.top() + 6,
+                          area.right() - plotArea.right() - 14, area.height() - 12),
+                   f, e);
+    p.restore();
+}
+
+void ExportComposer::paintRootCause(QPainter& p, const QRectF& area, const Finding* f, EventId e)
 {
     const QFont base = p.font();
     p.save();
@@ -591,81 +700,99 @@ void ExportComposer::paintCallStack(QPainter& p, const QRectF& area, EventId e)
     p.setBrush(Qt::NoBrush);
     p.drawRect(area.adjusted(0.5, 0.5, -0.5, -0.5));
     const QRectF inner = area.adjusted(10, 8, -10, -8);
-    p.setPen(pal().pageText);
-    p.setFont(sized(base, 10.5, true));
-    if (!m_trace || e == kNone || e >= m_trace->slices().size()) {
-        p.drawText(inner, Qt::AlignLeft | Qt::AlignTop,
-                   "Call stack: select an event (none selected, no finding in range)");
+    double y = inner.top();
+    // A block of wrapped lines in a font, as much as fits; false when the panel is full.
+    auto lines = [&](const QStringList& text, const QFont& font, const QColor& ink,
+                     const QColor& band = QColor()) {
+        p.setFont(font);
+        const QFontMetricsF fm(font, p.device());
+        const double lh = fm.height() + 2;
+        for (const QString& l : text) {
+            if (y + lh > inner.bottom()) {
+                p.setPen(pal().pageDim);
+                p.drawText(QRectF(inner.left(), y - lh, inner.width(), lh),
+                           Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("…"));
+                return false;
+            }
+            if (band.isValid())
+                p.fillRect(QRectF(inner.left() - 3, y, inner.width() + 6, lh), band);
+            p.setPen(ink);
+            p.drawText(QRectF(inner.left(), y, inner.width(), lh), Qt::AlignLeft | Qt::AlignVCenter,
+                       l);
+            m_storyLines << l;
+            y += lh;
+        }
+        return true;
+    };
+    QFont mono("DejaVu Sans Mono");
+    mono.setStyleHint(QFont::Monospace);
+    mono.setPointSizeF(8.5);
+    const QFontMetricsF monoFm(mono, p.device());
+    if (!m_trace || (!f && (e == kNone || e >= m_trace->slices().size()))) {
+        lines({QStringLiteral("Call stack: select an event (none selected, no finding in range)")},
+              sized(base, 10.5, true), pal().pageText);
         p.restore();
         return;
     }
-    QFontMetricsF fm(p.font(), p.device());
-    const QString name = qs(m_trace->str(m_trace->slice(e).name));
-    p.drawText(QRectF(inner.left(), inner.top(), inner.width(), 20),
-               Qt::AlignLeft | Qt::AlignVCenter,
-               fm.elidedText("Call stack of " + name, Qt::ElideRight, inner.width()));
-    double y = inner.top() + 24;
+    // The collective the finding (or the event) is about: its frames are what is shown, so
+    // the heading names it, never one of its tasks.
+    EventId main = f && !f->events.empty() ? f->events.front() : e;
+    const Collective* c = m_report && main != kNone ? m_report->collectiveOf(main) : nullptr;
+    if (c) main = c->event;
     std::vector<StackEntry> stack;
-    const Collective* c = m_report ? m_report->collectiveOf(e) : nullptr;
-    if (m_report)
-        for (const Finding& f : m_report->findings)
-            if (!f.events.empty() && f.events.front() == e && !f.stack.empty()) stack = f.stack;
-    if (stack.empty()) stack = callStack(*m_trace, c ? c->event : e, 64);
+    if (f && !f->stack.empty()) stack = f->stack;
+    if (stack.empty() && main != kNone && main < m_trace->slices().size())
+        stack = callStack(*m_trace, main, 64);
     // A ProfilerStep slice encloses the op but is no frame of its call (the step plot beside
     // highlights the step).
     stack.erase(std::remove_if(stack.begin(), stack.end(),
                                [&](const StackEntry& s) {
-                                   return s.event != e && s.event < m_trace->slices().size() &&
+                                   return s.event != main && s.event < m_trace->slices().size() &&
                                           m_trace->kind(s.event) == SliceKind::Step;
                                }),
                 stack.end());
-    if (c && !c->verdict.empty()) {
-        p.setFont(sized(base, 9));
-        const QRectF vr(inner.left(), y, inner.width(), inner.bottom() - y);
-        QRectF used = p.boundingRect(vr, Qt::TextWordWrap, qs(c->verdict));
-        used.setHeight(std::min(used.height(), 4 * QFontMetricsF(p.font(), p.device()).height()));
-        p.setPen(pal().severityError);
-        p.drawText(QRectF(vr.topLeft(), QSizeF(vr.width(), used.height())), Qt::TextWordWrap,
-                   qs(c->verdict));
-        y += used.height() + 8;
-    }
     const std::string source = sourceFrame(stack);
-    QFont mono("DejaVu Sans Mono");
-    mono.setStyleHint(QFont::Monospace);
-    mono.setPointSizeF(8.5);
-    p.setFont(mono);
-    fm = QFontMetricsF(mono, p.device());
-    const double lineH = fm.height() + 3;
-    int depth = 0;
+    const QFontMetricsF body(sized(base, 9), p.device());
+    const double w = inner.width();
+    if (f) {
+        const bool cause = f->severity == Severity::Error && !source.empty();
+        lines({cause ? QStringLiteral("Root cause") : QStringLiteral("Finding")},
+              sized(base, 10.5, true), pal().pageText);
+        const QFont title = sized(base, 9.5, true);
+        lines(wrapText(qs(f->title), QFontMetricsF(title, p.device()), w), title,
+              severityColor(f->severity, pal()));
+        if (!source.empty())
+            lines(fitFrameLine(QStringLiteral("Source: ") + qs(source), monoFm, w), mono,
+                  pal().frameText, pal().frameBand);
+        if (!f->recommendation.empty())
+            lines(wrapText(QStringLiteral("Fix: ") + qs(f->recommendation), body, w),
+                  sized(base, 9), pal().pageText);
+        y += 4;
+    } else if (c && !c->verdict.empty()) {
+        lines(wrapText(qs(c->verdict), body, w), sized(base, 9), pal().severityError);
+    }
+    if (main == kNone || main >= m_trace->slices().size()) {
+        p.restore();
+        return;
+    }
+    QString heading =
+        QStringLiteral("Call stack of ") + qs(m_trace->str(m_trace->slice(main).name));
+    if (c && c->rank) heading += QStringLiteral(" · rank %1").arg(*c->rank);
+    if (c && c->step) heading += QStringLiteral(" · step %1").arg(*c->step);
+    const QFont headFont = sized(base, 9, true);
+    lines({QFontMetricsF(headFont, p.device()).elidedText(heading, Qt::ElideMiddle, w)}, headFont,
+          pal().pageText);
+    const QString mark =
+        f && !flagged::fixMark(*f).isEmpty() ? flagged::fixMark(*f) : QStringLiteral("source");
     for (const StackEntry& s : stack) {
-        if (y + lineH > inner.bottom()) {
-            p.setPen(pal().pageDim);
-            p.drawText(QPointF(inner.left(), y + fm.ascent()),
-                       QString("… %1 more").arg(stack.size() - static_cast<std::size_t>(depth)));
-            break;
-        }
         const bool isSource = !source.empty() && s.text == source;
-        const QString kind = QString("%1").arg(qs(s.kind), -11);
-        const QString line = QString("%1 %2").arg(kind, qs(s.text));
-        if (isSource) {
-            p.fillRect(QRectF(inner.left() - 3, y, inner.width() + 6, lineH), pal().frameBand);
-            p.setPen(pal().frameText);
-        } else {
-            p.setPen(s.event == e ? pal().pageText : pal().pageText);
-        }
+        const QString line = QString("%1 %2").arg(qs(s.kind), -11).arg(qs(s.text));
         // Paths shortened, then wrapped: the frame's name is never cut.
         const QStringList parts =
-            fitFrameLine(line + (isSource ? QString("   ← source") : QString()), fm, inner.width());
-        if (isSource && parts.size() > 1)
-            p.fillRect(QRectF(inner.left() - 3, y + lineH, inner.width() + 6,
-                              lineH * double(parts.size() - 1)),
-                       pal().frameBand);
-        for (const QString& part : parts) {
-            p.drawText(QRectF(inner.left(), y, inner.width(), lineH),
-                       Qt::AlignLeft | Qt::AlignVCenter, part);
-            y += lineH;
-        }
-        ++depth;
+            fitFrameLine(line + (isSource ? QStringLiteral("   ← ") + mark : QString()), monoFm, w);
+        if (!lines(parts, mono, isSource ? pal().frameText : pal().pageText,
+                   isSource ? pal().frameBand : QColor()))
+            break;
     }
     p.restore();
 }
@@ -679,7 +806,7 @@ bool ExportComposer::paintStepPlot(QPainter& p, const QRectF& area, EventId e)
     StepsView view;
     const QSize size = area.size().toSize();
     view.resize(size);
-    view.setReports({m_report});
+    view.setReports(m_rankReports.empty() ? std::vector<ReportPtr>{m_report} : m_rankReports);
     if (const Collective* c = e != kNone ? m_report->collectiveOf(e) : nullptr; c && c->step)
         view.highlightStep(c->rank.value_or(m_trace && m_trace->rank() ? *m_trace->rank() : 0),
                            *c->step);
@@ -704,32 +831,11 @@ void ExportComposer::paintComposite(QPainter& p, QSizeF size)
 {
     p.save();
     p.fillRect(QRectF(QPointF(0, 0), size), pal().page);
-    // The event is named in the call-stack panel; selecting it would cover its red outline.
-    const EventId e = compositeEvent();
     const double top = paintTitleBlock(p, QRectF(QPointF(0, 0), size));
-    const double avail = size.height() - top - kFooter;
-    // The timeline takes what its tracks need (at most 62%, and never the step plot's minimum
-    // height, below which its texts overprint); the plot and stack the rest.
-    const QSize plotMin = StepsView::minimumPlotSize();
-    const double timelineH = std::round(
-        std::clamp(TimelineGeometry::kRulerHeight + m_renderer.contentHeight() + 6, avail * 0.3,
-                   std::max(avail * 0.3, std::min(avail * 0.62, avail - plotMin.height() - 8))));
-    const double bottomH = avail - timelineH;
+    const double timelineH = compositeTimelineHeight(size);
     paintTimelineArea(p, QRectF(0, top, size.width(), timelineH));
-    const QRectF bottom(0, top + timelineH, size.width(), bottomH);
-    p.setPen(pal().pageRule);
-    p.drawLine(bottom.topLeft(), bottom.topRight());
-    const double plotW =
-        std::max(bottom.width() * 0.6 - 8, std::min<double>(plotMin.width(), bottom.width() * 0.7));
-    const QRectF plotArea(bottom.left() + 4, bottom.top() + 4, plotW, bottom.height() - 8);
-    if (!paintStepPlot(p, plotArea, e)) {
-        p.setPen(pal().pageDim);
-        p.drawText(plotArea, Qt::AlignCenter, "No steps in this trace");
-    }
-    paintCallStack(p,
-                   QRectF(plotArea.right() + 8, bottom.top() + 6,
-                          bottom.right() - plotArea.right() - 14, bottom.height() - 12),
-                   e);
+    paintStory(p,
+               QRectF(0, top + timelineH, size.width(), size.height() - kFooter - top - timelineH));
     p.setPen(pal().pageDim);
     p.setFont(sized(p.font(), 7.5));
     p.drawText(QRectF(kMargin, size.height() - kFooter, size.width() - 2 * kMargin, kFooter),

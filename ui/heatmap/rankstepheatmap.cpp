@@ -245,6 +245,7 @@ void RankStepHeatmap::setSession(Session* session)
         if (const JobSessionPtr job = session->job())
             setReports(job->localReports, job->jobReport ? &*job->jobReport : nullptr);
     });
+    connect(this, &RankStepHeatmap::cellClicked, session, &Session::requestStep);
 }
 
 } // namespace rs

@@ -2,6 +2,9 @@
 
 #include "ui/session/session.h"
 
+#include "core/analysis/analyzer.h"
+#include "ui/session/flagged.h"
+#include "ui/theme/theme.h"
 #include "ui/widgets/elidedlabel.h"
 
 #include <QHeaderView>
@@ -58,9 +61,16 @@ void CallStackPane::setProvider(Provider provider)
     refresh();
 }
 
+void CallStackPane::setReport(ReportPtr report)
+{
+    m_report = std::move(report);
+    refresh();
+}
+
 void CallStackPane::setTrace(TracePtr trace)
 {
     m_trace = std::move(trace);
+    m_report.reset();
     m_event = kNone;
     m_pending = kNone;
     refresh();
@@ -106,6 +116,8 @@ void CallStackPane::refresh()
 {
     m_tree->clear();
     m_entries.clear();
+    m_marked = -1;
+    m_markText.clear();
     if (!m_trace || m_event == kNone || m_event >= m_trace->slices().size()) {
         m_header->setText(tr("No event selected"));
         return;
@@ -126,6 +138,16 @@ void CallStackPane::refresh()
                          .arg(m_entries.size());
     if (!step.isEmpty()) header += tr(" · in %1").arg(step);
     m_header->setText(header);
+    // The frame to change, as the event's finding names it (its source frame).
+    std::string source;
+    if (m_report)
+        if (const int f = flagged::findingOf(*m_report, m_event); f >= 0) {
+            const Finding& finding = m_report->findings[std::size_t(f)];
+            source = sourceFrame(finding.stack);
+            m_markText = flagged::fixMark(finding);
+            if (m_markText.isEmpty()) m_markText = tr("source");
+        }
+    QTreeWidgetItem* marked = nullptr;
     for (std::size_t i = 0; i < m_entries.size(); ++i) {
         const StackEntry& s = m_entries[i];
         auto* item =
@@ -133,7 +155,19 @@ void CallStackPane::refresh()
                                          QString::fromStdString(s.kind)});
         item->setData(0, Qt::UserRole, static_cast<int>(i));
         item->setToolTip(1, QString::fromStdString(s.text));
-        if (s.event == kNone) {
+        if (!marked && !source.empty() && s.text == source) {
+            marked = item;
+            m_marked = static_cast<int>(i);
+            item->setText(1, item->text(1) + QStringLiteral("   ← ") + m_markText);
+            QFont f = item->font(1);
+            f.setBold(true);
+            item->setFont(1, f);
+            const ThemePalette& pal = currentPalette();
+            for (int c = 0; c < 3; ++c) {
+                item->setBackground(c, pal.frameBand);
+                item->setForeground(c, pal.frameText);
+            }
+        } else if (s.event == kNone) {
             item->setForeground(1, palette().color(QPalette::PlaceholderText));
         } else if (s.event == m_event) {
             QFont f = item->font(1);
@@ -141,15 +175,22 @@ void CallStackPane::refresh()
             item->setFont(1, f);
         }
     }
+    if (marked) {
+        m_tree->setCurrentItem(marked);
+        m_tree->scrollToItem(marked, QAbstractItemView::PositionAtCenter);
+    }
 }
 
 QString CallStackPane::text() const
 {
     QStringList out;
     out << m_header->text();
-    for (const StackEntry& s : m_entries)
+    for (std::size_t i = 0; i < m_entries.size(); ++i) {
+        const StackEntry& s = m_entries[i];
         out << QString::fromStdString(s.text) + QStringLiteral(" [") +
-                   QString::fromStdString(s.kind) + QStringLiteral("]");
+                   QString::fromStdString(s.kind) + QStringLiteral("]") +
+                   (int(i) == m_marked ? QStringLiteral("   ← ") + m_markText : QString());
+    }
     return out.join('\n');
 }
 
@@ -162,6 +203,9 @@ void CallStackPane::setSession(Session* session)
         setTrace(t);
         setEvent(e);
     });
+    session->followReport(this, [this, session] { setReport(session->report()); });
+    connect(session, &Session::selectionChanged, this, &CallStackPane::setEvent);
+    connect(this, &CallStackPane::frameActivated, session, &Session::requestSelection);
 }
 
 } // namespace rs

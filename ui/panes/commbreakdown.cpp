@@ -2,6 +2,7 @@
 
 #include "core/analysis/presentation.h"
 #include "ui/plots/plotstyle.h"
+#include "ui/theme/hatch.h"
 #include "ui/theme/theme.h"
 
 #include <QPaintEvent>
@@ -63,10 +64,14 @@ void CommBreakdown::setCollective(const Collective* c)
         // the rest of the wait apart, so the four segments add up to the elapse time.
         const TimeNs sync =
             std::clamp<TimeNs>(t.synchronizationNs, 0, std::max<TimeNs>(0, t.waitNs));
+        // The internal memcpy the master plane idles through is a part of its own, not idle
+        // (issue 43.3): the extra copy the analysis flagged shows as what it is.
+        const TimeNs memcpy = std::clamp<TimeNs>(t.memcpyNs, 0, std::max<TimeNs>(0, t.idleNs));
         m_segments.push_back({tr("transit"), t.transitNs, {}});
         m_segments.push_back({tr("wait"), t.waitNs - sync, {}});
         m_segments.push_back({tr("synchronization"), sync, {}, Qt::BDiagPattern});
-        m_segments.push_back({tr("idle"), t.idleNs, {}});
+        m_segments.push_back({tr("internal memcpy"), memcpy, {}, Qt::FDiagPattern});
+        m_segments.push_back({tr("idle"), t.idleNs - memcpy, {}});
         recolor();
     }
     if (c) {
@@ -169,11 +174,14 @@ QStringList CommBreakdown::lines() const
 {
     QStringList out;
     if (!m_segments.empty()) {
-        // time_info's own figures: the wait includes the synchronization.
-        out << tr("Time %1: transit %2, wait %3 (synchronization %4 of it), idle %5")
+        // time_info's own figures: the wait includes the synchronization; communication.json's
+        // idle time is the internal memcpy and the rest.
+        out << tr("Time %1 elapsed: transit %2, wait %3 (synchronization %4 of it), internal "
+                  "memcpy %5, idle %6")
                    .arg(q(formatDuration(m_elapse)), q(formatDuration(m_segments[0].ns)),
                         q(formatDuration(m_segments[1].ns + m_segments[2].ns)),
-                        q(formatDuration(m_segments[2].ns)), q(formatDuration(m_segments[3].ns)));
+                        q(formatDuration(m_segments[2].ns)), q(formatDuration(m_segments[3].ns)),
+                        q(formatDuration(m_segments[4].ns)));
     }
     for (const Link& l : m_links)
         out << tr("%1: %2").arg(l.name, l.text) + (l.basis.isEmpty() ? QString() : "; " + l.basis);
@@ -196,7 +204,8 @@ void CommBreakdown::recolor()
     // The theme's inks now: a pane filled before a switch to the dark theme must not keep the
     // light theme's near-white idle segment.
     const QColor inks[] = {plots::colors::collective(), plots::colors::waiting(),
-                           plots::colors::waiting().darker(140), currentPalette().breakdownIdle};
+                           plots::colors::waiting().darker(140), plots::colors::internalMemcpy(),
+                           currentPalette().breakdownIdle};
     for (std::size_t i = 0; i < m_segments.size() && i < std::size(inks); ++i)
         m_segments[i].color = inks[i];
 }
@@ -225,7 +234,7 @@ void CommBreakdown::paintEvent(QPaintEvent*)
         p.setPen(text);
         p.drawText(lay.title, Qt::AlignLeft | Qt::AlignVCenter,
                    QFontMetrics(bold).elidedText(
-                       tr("Time breakdown: %1 elapse, wait %2")
+                       tr("Time breakdown: %1 elapsed, wait %2")
                            .arg(q(formatDuration(m_elapse)),
                                 q(formatDuration(m_segments[1].ns + m_segments[2].ns))),
                        Qt::ElideRight, lay.title.width()));
@@ -235,12 +244,12 @@ void CommBreakdown::paintEvent(QPaintEvent*)
             const QRect r = lay.segments[i];
             if (r.width() > 0) {
                 p.fillRect(r, s.brush == Qt::SolidPattern ? s.color : s.color.lighter(150));
-                if (s.brush != Qt::SolidPattern) p.fillRect(r, QBrush(s.color, s.brush));
+                if (s.brush != Qt::SolidPattern) fillHatch(p, r, s.color, s.brush);
             }
             const QRect lg = lay.legend[i];
             const QRect sw(lg.left(), lg.center().y() - kSwatch / 2, kSwatch, kSwatch);
             p.fillRect(sw, s.brush == Qt::SolidPattern ? s.color : s.color.lighter(150));
-            if (s.brush != Qt::SolidPattern) p.fillRect(sw, QBrush(s.color, s.brush));
+            if (s.brush != Qt::SolidPattern) fillHatch(p, sw, s.color, s.brush);
             p.setPen(text);
             p.drawRect(sw.adjusted(0, 0, -1, -1));
             p.drawText(lg.adjusted(kSwatch + 4, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter,

@@ -1,8 +1,9 @@
 #pragma once
 
 // Where a collective's time went and how busy its links were, for the details pane: one
-// stacked bar of communication.json's time info (transit / wait / synchronization / idle,
-// summing to the op's elapse time) and one bar per transport of its utilisation against the
+// stacked bar of communication.json's time info (transit / wait / synchronization / internal
+// memcpy / idle, summing to the op's elapsed time; communication.json's idle time is the last
+// two: CommTimeInfo::memcpyNs splits it) and one bar per transport of its utilisation against the
 // link's reference peak (Collective::transfers; for Kineto the assumed link, Collective::link).
 
 #include "core/analysis/report.h"
@@ -18,7 +19,7 @@ class CommBreakdown : public QWidget {
     Q_OBJECT
 public:
     struct Segment {
-        QString name; // "transit", "wait", "synchronization", "idle"
+        QString name; // "transit", "wait", "synchronization", "internal memcpy", "idle"
         TimeNs ns = 0;
         QColor color;
         Qt::BrushStyle brush = Qt::SolidPattern;

@@ -2,8 +2,10 @@
 
 #include "ui/session/session.h"
 
+#include "core/analysis/analyzer.h"
 #include "core/analysis/presentation.h"
 #include "ui/panes/commbreakdown.h"
+#include "ui/session/flagged.h"
 #include "ui/widgets/elidedlabel.h"
 
 #include <QAction>
@@ -13,11 +15,16 @@
 #include <QLabel>
 #include <QLocale>
 #include <QRegularExpression>
+#include <QTextDocument>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
+#include <utility>
+#include <vector>
 
 namespace rs {
 
@@ -26,6 +33,19 @@ namespace {
 QString q(const std::string& s)
 {
     return QString::fromStdString(s);
+}
+
+// A raw value the profiler writes for "none", in words: CANN's enums say INVALID_TYPE (a
+// notify's data type, a local task's link), HCCL's ranks 4294967295 (no peer). The raw text
+// stays in brackets, for searching the trace.
+QString shownValue(const QString& key, const QString& raw)
+{
+    if (raw == QLatin1String("INVALID_TYPE") || raw == QLatin1String("INVALID"))
+        return QStringLiteral("none (%1)").arg(raw);
+    if ((raw == QLatin1String("4294967295") || raw == QLatin1String("18446744073709551615")) &&
+        key.contains(QLatin1String("rank"), Qt::CaseInsensitive))
+        return QStringLiteral("none (%1)").arg(raw);
+    return raw;
 }
 
 // The analyzer cannot see that a QTreeWidgetItem made with a parent is owned by it.
@@ -50,11 +70,11 @@ void addJson(QTreeWidgetItem* parent, const QString& key, const nlohmann::json& 
             for (const QString& f : frames)
                 new QTreeWidgetItem(item, {QString(), f});
         } else {
-            item->setText(1, s);
+            item->setText(1, shownValue(key, s));
             if (s.size() > 60) item->setToolTip(1, wrappedToolTip(s));
         }
     } else {
-        item->setText(1, q(v.dump()));
+        item->setText(1, shownValue(key, q(v.dump())));
     }
 }
 // NOLINTEND(clang-analyzer-cplusplus.NewDeleteLeaks)
@@ -95,7 +115,51 @@ QString breakLongRuns(const QString& html)
 
 QString bytesText(std::uint64_t b)
 {
-    return QLocale::c().toString(static_cast<qulonglong>(b)) + QStringLiteral(" B");
+    return QLocale(QLocale::English).toString(static_cast<qulonglong>(b)) + QStringLiteral(" B");
+}
+
+// One set of copies in docs/comm-health.md's words: tasks, the time some copy runs (copies on
+// several planes run at once), bytes.
+QString copiesText(int tasks, TimeNs ns, std::uint64_t bytes)
+{
+    QString t = tasks == 1 ? QStringLiteral("1 task") : QStringLiteral("%1 tasks").arg(tasks);
+    t += QStringLiteral(", ") + q(formatDuration(ns));
+    if (bytes) t += QStringLiteral(", ") + bytesText(bytes);
+    return t;
+}
+
+TimeNs unionOf(std::vector<std::pair<TimeNs, TimeNs>> iv)
+{
+    std::sort(iv.begin(), iv.end());
+    TimeNs total = 0, end = std::numeric_limits<TimeNs>::min();
+    for (const auto& [a, b] : iv) {
+        const TimeNs from = std::max(a, end);
+        if (b > from) total += b - from;
+        end = std::max(end, b);
+    }
+    return total;
+}
+
+// "Internal memcpy: 10 tasks, 299 ms, 536,936,544 B (within the rank: 3 tasks, 203 ms,
+// 302,055,520 B; to peers: 7 tasks, 96.0 ms, 234,881,024 B)": the figures every pane gives.
+QString memcpyText(const Collective& c)
+{
+    QString line =
+        QStringLiteral("Internal memcpy: ") + copiesText(c.memcpyCount, c.memcpyNs, c.memcpyBytes);
+    int local = 0;
+    std::uint64_t localBytes = 0, peerBytes = 0;
+    std::vector<std::pair<TimeNs, TimeNs>> localIv, peerIv;
+    for (const InternalCopy& cp : c.copies) {
+        (cp.local ? localIv : peerIv).emplace_back(cp.start, cp.start + cp.dur);
+        (cp.local ? localBytes : peerBytes) += cp.bytes;
+        local += cp.local;
+    }
+    const int peers = int(c.copies.size()) - local;
+    if (local > 0 && peers > 0)
+        line += QStringLiteral(" (within the rank: %1; to peers: %2)")
+                    .arg(copiesText(local, unionOf(localIv), localBytes),
+                         copiesText(peers, unionOf(peerIv), peerBytes));
+    return line;
 }
 
 } // namespace
@@ -112,6 +176,22 @@ DetailsPane::DetailsPane(QWidget* parent) : QWidget(parent)
     QFont f = m_title->font();
     f.setBold(true);
     m_title->setFont(f);
+    // The finding first: what is wrong, what to change and where (issue 43.1: the fix in plain
+    // sight, not in a tooltip).
+    m_findingLabel = new QLabel(this);
+    m_findingLabel->setObjectName(QStringLiteral("detailsFinding"));
+    m_findingLabel->setWordWrap(true);
+    m_findingLabel->setTextFormat(Qt::RichText);
+    m_findingLabel->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse |
+                                            Qt::LinksAccessibleByKeyboard);
+    m_findingLabel->setMinimumWidth(1);
+    m_findingLabel->setVisible(false);
+    m_findingLabel->setFrameShape(QFrame::StyledPanel);
+    m_findingLabel->setMargin(4);
+    connect(m_findingLabel, &QLabel::linkActivated, this, [this](const QString& link) {
+        if (link.startsWith(QLatin1String("event:")))
+            emit eventRequested(static_cast<EventId>(link.mid(6).toULongLong()));
+    });
     m_verdict = new QLabel(this);
     m_verdict->setWordWrap(true);
     m_verdict->setTextFormat(Qt::RichText);
@@ -145,6 +225,7 @@ DetailsPane::DetailsPane(QWidget* parent) : QWidget(parent)
     m_tree->addAction(copyValue);
     m_tree->addAction(copyAll);
     layout->addWidget(m_title);
+    layout->addWidget(m_findingLabel);
     layout->addWidget(m_verdict);
     m_comm = new CommBreakdown(this);
     m_comm->setObjectName(QStringLiteral("commBreakdown"));
@@ -159,19 +240,73 @@ void DetailsPane::setTrace(TracePtr trace)
     m_trace = std::move(trace);
     m_report.reset();
     m_event = kNone;
+    m_finding = -1;
     refresh();
 }
 
 void DetailsPane::setReport(ReportPtr report)
 {
     m_report = std::move(report);
+    m_finding = m_report ? flagged::findingOf(*m_report, m_event) : -1;
     refresh();
 }
 
 void DetailsPane::setEvent(EventId e)
 {
     m_event = e;
+    m_finding = m_report ? flagged::findingOf(*m_report, e) : -1;
     refresh();
+}
+
+void DetailsPane::setFinding(int index)
+{
+    m_finding =
+        m_report && index >= 0 && std::size_t(index) < m_report->findings.size() ? index : -1;
+    refresh();
+}
+
+QString DetailsPane::findingHtml(const Trace& trace, const AnalysisReport& report, int index)
+{
+    if (index < 0 || std::size_t(index) >= report.findings.size()) return {};
+    const Finding& f = report.findings[std::size_t(index)];
+    auto esc = [](const std::string& s) { return q(s).toHtmlEscaped(); };
+    QString html =
+        QStringLiteral("<b>%1</b> <span>(%2, %3)</span>")
+            .arg(esc(f.title), QString::fromLatin1(severityName(f.severity)), esc(f.rule));
+    const std::string source = sourceFrame(f.stack);
+    if (!f.recommendation.empty()) {
+        // The source frame in bold where the recommendation names it.
+        QString fix = esc(f.recommendation);
+        if (!source.empty()) {
+            const QString src = esc(source);
+            fix.replace(src, QStringLiteral("<b>%1</b>").arg(src));
+        }
+        html += QStringLiteral("<br><b>Fix:</b> ") + fix;
+    }
+    if (!source.empty())
+        html += QStringLiteral("<br><b>Source:</b> <tt>%1</tt> (Call stack tab)").arg(esc(source));
+    QStringList evidence;
+    constexpr std::size_t kShown = 6;
+    for (std::size_t i = 0; i < f.events.size() && i < kShown; ++i) {
+        const EventId e = f.events[i];
+        // A job finding's events are one rank's ids (eventsRank): shown, not linked, when they
+        // are not this trace's.
+        if (e >= trace.slices().size()) continue;
+        const Slice& s = trace.slice(e);
+        QString name = q(trace.str(s.name));
+        if (name.size() > 48) name = name.left(47) + QStringLiteral("…");
+        evidence << QStringLiteral("<a href=\"event:%1\">%2</a> %3")
+                        .arg(e)
+                        .arg(name.toHtmlEscaped(), q(formatDuration(s.dur)));
+    }
+    if (!evidence.isEmpty()) {
+        QString line =
+            QStringLiteral("<br><b>Evidence:</b> ") + evidence.join(QStringLiteral(", "));
+        if (f.events.size() > kShown)
+            line += QStringLiteral(" and %1 more").arg(f.events.size() - kShown);
+        html += line;
+    }
+    return html;
 }
 
 TimeNs DetailsPane::selfTime(const Trace& trace, EventId e)
@@ -198,16 +333,11 @@ QString DetailsPane::verdictText(const Trace& trace, const AnalysisReport& repor
         if (c->step) head += QStringLiteral(", step %1").arg(*c->step);
         if (c->rank) head += QStringLiteral(", rank %1").arg(*c->rank);
         lines << head;
-        if (c->memcpyCount)
-            lines << QStringLiteral("Internal memcpy: %1 tasks, %2%3")
-                         .arg(c->memcpyCount)
-                         .arg(q(formatDuration(c->memcpyNs)))
-                         .arg(c->memcpyBytes ? QStringLiteral(", ") + bytesText(c->memcpyBytes)
-                                             : QString());
+        if (c->memcpyCount) lines << memcpyText(*c);
         if (c->signature < report.signatures.size()) {
             const SignatureGroup& sg = report.signatures[c->signature];
             if (c->memcpyNs > sg.baselineMemcpyNs && c->memcpyCount)
-                lines << QStringLiteral("Extra memcpy time over the group baseline: %1")
+                lines << QStringLiteral("Extra memcpy time over the group's baseline: %1")
                              .arg(q(formatDuration(c->memcpyNs - sg.baselineMemcpyNs)));
         }
         if (c->unalignedCount)
@@ -279,8 +409,19 @@ void DetailsPane::refresh()
         m_report && m_trace && m_event != kNone ? m_report->collectiveOf(m_event) : nullptr;
     m_comm->setCollective(coll && coll->event == m_event ? coll : nullptr);
     m_comm->setVisible(m_comm->hasContent());
+    const QString findingBlock =
+        m_trace && m_report ? findingHtml(*m_trace, *m_report, m_finding) : QString();
+    m_findingLabel->setText(breakLongRuns(findingBlock));
+    m_findingLabel->setVisible(!findingBlock.isEmpty());
+    {
+        QTextDocument doc;
+        doc.setHtml(findingBlock);
+        m_findingText = findingBlock.isEmpty() ? QString() : doc.toPlainText();
+    }
     if (!m_trace || m_event == kNone || m_event >= m_trace->slices().size()) {
-        m_title->setText(tr("No event selected: click one in the timeline"));
+        m_title->setText(m_findingText.isEmpty()
+                             ? tr("No event selected: click one in the timeline")
+                             : tr("Finding"));
         m_verdict->clear();
         m_verdictText.clear();
         m_verdict->setVisible(false);
@@ -347,6 +488,7 @@ QString DetailsPane::text() const
 {
     QStringList out;
     out << m_title->text();
+    if (!m_findingText.isEmpty()) out << m_findingText;
     if (!m_verdictText.isEmpty()) out << m_verdictText;
     std::function<void(QTreeWidgetItem*, int)> walk = [&](QTreeWidgetItem* it, int depth) {
         out << QString(depth * 2, ' ') + it->text(0) + QStringLiteral(": ") + it->text(1);
@@ -368,6 +510,8 @@ void DetailsPane::setSession(Session* session)
         m_event = e;
     });
     session->followReport(this, [this, session] { setReport(session->report()); });
+    connect(session, &Session::selectionChanged, this, &DetailsPane::setEvent);
+    connect(this, &DetailsPane::eventRequested, session, &Session::requestSelection);
 }
 
 } // namespace rs

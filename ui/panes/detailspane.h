@@ -17,7 +17,9 @@ class CommBreakdown;
 class ElidedLabel;
 
 // Everything about the selected event: name, category, process/thread, times, self time,
-// args as a tree and the analysis verdict in words.
+// args as a tree and the analysis verdict in words. When the event is evidence of a finding
+// (or a finding was picked in the Findings pane), the finding first: its title, the fix with
+// the source frame to change, and its evidence as links.
 class DetailsPane : public QWidget {
     Q_OBJECT
 public:
@@ -27,8 +29,16 @@ public:
 
     void setTrace(TracePtr trace);
     void setReport(ReportPtr report);
+    // The event's finding is shown with it (flagged::findingOf).
     void setEvent(EventId e);
     EventId event() const { return m_event; }
+    // Shows that finding (index into the report's findings) over the selected event's; -1 none.
+    void setFinding(int index);
+    int finding() const { return m_finding; }
+    // The finding's block as plain text (title, fix, source, evidence); empty without one.
+    QString findingText() const { return m_findingText; }
+    // The finding's block in rich text: evidence links "event:N".
+    static QString findingHtml(const Trace& trace, const AnalysisReport& report, int index);
     // All shown text (fields, args, verdict), one line per row; for tests and copying.
     QString text() const;
     QTreeWidget* tree() const { return m_tree; }
@@ -48,6 +58,8 @@ public:
 signals:
     // A finding named in the verdict was clicked (index in the report's findings).
     void findingRequested(int index);
+    // An evidence event of the shown finding was clicked.
+    void eventRequested(rs::EventId e);
 
 private:
     void refresh();
@@ -55,7 +67,10 @@ private:
     TracePtr m_trace;
     ReportPtr m_report;
     EventId m_event = kNone;
+    int m_finding = -1;
     ElidedLabel* m_title = nullptr;
+    QLabel* m_findingLabel = nullptr;
+    QString m_findingText; // plain, for text()
     QLabel* m_verdict = nullptr;
     QString m_verdictText; // plain, for text()
     QTreeWidget* m_tree = nullptr;

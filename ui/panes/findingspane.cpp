@@ -1,18 +1,61 @@
 #include "ui/panes/findingspane.h"
 
+#include "ui/session/flagged.h"
 #include "ui/session/session.h"
-
 #include "ui/theme/theme.h"
 
 #include <QHeaderView>
 #include <QLabel>
 #include <QSignalBlocker>
+#include <QStyledItemDelegate>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 namespace rs {
+
+namespace {
+
+// Rows as tall as their wrapped title at the column's width: QTreeView sizes a row for one
+// line and the style elides the rest, whatever wordWrap says.
+class WrapDelegate : public QStyledItemDelegate {
+public:
+    explicit WrapDelegate(QTreeWidget* tree) : QStyledItemDelegate(tree), m_tree(tree) {}
+
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        QSize size = QStyledItemDelegate::sizeHint(option, index);
+        if (index.column() != FindingsPane::TitleColumn) return size;
+        QStyleOptionViewItem opt = option;
+        initStyleOption(&opt, index);
+        const int width = textWidth(index);
+        const QRect need = opt.fontMetrics.boundingRect(QRect(0, 0, width, 1 << 20),
+                                                        Qt::TextWordWrap | Qt::AlignLeft, opt.text);
+        size.setHeight(std::max(size.height(), need.height() + 4));
+        return size;
+    }
+
+    // The title's room in its column: the section less the branch indentation and margins
+    // (a group spans the rank column too).
+    int textWidth(const QModelIndex& index) const
+    {
+        int depth = 1;
+        for (QModelIndex p = index.parent(); p.isValid(); p = p.parent())
+            ++depth;
+        int width = m_tree->header()->sectionSize(FindingsPane::TitleColumn);
+        if (!index.parent().isValid())
+            width += m_tree->header()->sectionSize(FindingsPane::RankColumn);
+        return std::max(40, width - m_tree->indentation() * depth - 10);
+    }
+
+private:
+    QTreeWidget* m_tree;
+};
+
+} // namespace
 
 FindingsPane::FindingsPane(QWidget* parent) : QWidget(parent)
 {
@@ -21,57 +64,65 @@ FindingsPane::FindingsPane(QWidget* parent) : QWidget(parent)
     m_status = new QLabel(tr("No analysis yet"), this);
     m_status->setWordWrap(true);
     m_tree = new QTreeWidget(this);
-    m_tree->setColumnCount(4);
-    m_tree->setHeaderLabels({tr("Severity"), tr("Rule"), tr("Rank"), tr("Title")});
-    m_tree->setRootIsDecorated(false);
-    m_tree->setUniformRowHeights(true);
-    // Severity and rank take what they need, the rule at most a quarter of the width; the
-    // title gets the rest and is elided there (its tooltip has the whole text), so it is never
-    // cut off screen.
-    m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_tree->header()->setSectionResizeMode(1, QHeaderView::Interactive);
-    m_tree->header()->setSectionResizeMode(3, QHeaderView::Stretch);
-    m_tree->header()->setStretchLastSection(true);
+    m_tree->setColumnCount(2);
+    m_tree->setHeaderLabels({tr("Finding"), tr("Rank")});
+    m_tree->setRootIsDecorated(true);
+    // Titles wrap to the column (issue 43.1: the verb is never elided away); their rows grow.
+    m_tree->setWordWrap(true);
+    m_tree->setUniformRowHeights(false);
+    m_tree->setTextElideMode(Qt::ElideNone);
+    m_tree->header()->setSectionResizeMode(TitleColumn, QHeaderView::Stretch);
+    m_tree->header()->setSectionResizeMode(RankColumn, QHeaderView::ResizeToContents);
+    m_tree->header()->setStretchLastSection(false);
     // Sized to the first rows, not to a thousand (the default): a job's thousands of findings
     // made every resize of the columns a 5-10 ms sizing pass on the GUI thread.
     m_tree->header()->setResizeContentsPrecision(64);
-    m_tree->setTextElideMode(Qt::ElideRight);
     m_tree->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_tree->setItemDelegate(new WrapDelegate(m_tree));
+    // A new width, new line breaks: the rows' heights again.
+    connect(m_tree->header(), &QHeaderView::sectionResized, this, [this] { fitColumns(); });
     layout->addWidget(m_status);
     layout->addWidget(m_tree, 1);
-    auto activate = [this](QTreeWidgetItem* item) {
-        if (item) emit findingActivated(item->data(0, Qt::UserRole).toInt());
-    };
-    connect(m_tree, &QTreeWidget::itemClicked, this, activate);
-    connect(m_tree, &QTreeWidget::itemActivated, this, activate);
+    connect(m_tree, &QTreeWidget::itemClicked, this, &FindingsPane::activate);
+    connect(m_tree, &QTreeWidget::itemActivated, this, &FindingsPane::activate);
     connect(ThemeNotifier::instance(), &ThemeNotifier::changed, this,
             &FindingsPane::updateSeverityColors);
+}
+
+void FindingsPane::activate(QTreeWidgetItem* item)
+{
+    if (!item) return;
+    const int index = item->data(0, Qt::UserRole).toInt();
+    if (index >= 0) emit findingActivated(index);
 }
 
 void FindingsPane::updateSeverityColors()
 {
     if (!m_report) return;
     const ThemePalette& pal = currentPalette();
-    for (int i = 0; i < m_tree->topLevelItemCount(); ++i) {
-        QTreeWidgetItem* item = m_tree->topLevelItem(i);
-        const int f = item->data(0, Qt::UserRole).toInt();
-        if (f < 0 || f >= static_cast<int>(m_report->findings.size())) continue;
-        const Severity s = m_report->findings[static_cast<std::size_t>(f)].severity;
+    for (int g = 0; g < m_tree->topLevelItemCount(); ++g) {
+        QTreeWidgetItem* group = m_tree->topLevelItem(g);
+        const auto s = static_cast<Severity>(group->data(0, Qt::UserRole + 1).toInt());
         if (s == Severity::Error)
-            item->setForeground(0, pal.severityError);
+            group->setForeground(0, pal.severityError);
         else if (s == Severity::Warning)
-            item->setForeground(0, pal.severityWarning);
+            group->setForeground(0, pal.severityWarning);
     }
 }
 
 void FindingsPane::fitColumns()
 {
-    int want = m_tree->header()->sectionSizeHint(1);
-    const QFontMetrics fm = m_tree->fontMetrics();
-    for (int i = 0; i < m_tree->topLevelItemCount(); ++i)
-        want = std::max(want, fm.horizontalAdvance(m_tree->topLevelItem(i)->text(1)) + 12);
-    m_tree->header()->resizeSection(1,
-                                    std::min(want, std::max(60, m_tree->viewport()->width() / 4)));
+    // Wrapped rows take their height from the title column's width: lay them out again (once
+    // per pass of the event loop however many resizes came).
+    if (m_layoutPending) return;
+    m_layoutPending = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            m_layoutPending = false;
+            m_tree->doItemsLayout();
+        },
+        Qt::QueuedConnection);
 }
 
 void FindingsPane::resizeEvent(QResizeEvent* event)
@@ -87,7 +138,20 @@ void FindingsPane::setStatus(const QString& text)
 
 int FindingsPane::count() const
 {
-    return m_tree->topLevelItemCount();
+    int n = 0;
+    for (int g = 0; g < m_tree->topLevelItemCount(); ++g)
+        n += m_tree->topLevelItem(g)->childCount();
+    return n;
+}
+
+QTreeWidgetItem* FindingsPane::itemOf(int index) const
+{
+    for (int g = 0; g < m_tree->topLevelItemCount(); ++g) {
+        QTreeWidgetItem* group = m_tree->topLevelItem(g);
+        for (int i = 0; i < group->childCount(); ++i)
+            if (group->child(i)->data(0, Qt::UserRole).toInt() == index) return group->child(i);
+    }
+    return nullptr;
 }
 
 namespace {
@@ -115,30 +179,14 @@ QString rankList(std::vector<int> ranks)
 int FindingsPane::highlightEvent(EventId e)
 {
     m_highlightEvent = e;
-    int best = -1;
-    if (m_report && e != kNone) {
-        // The job's finding about this instance first (it names the cause, as the waiting
-        // op's verdict does), then the finding the event is the main evidence of, then any.
-        const auto& fs = m_report->findings;
-        auto has = [&](const Finding& f) {
-            return std::find(f.events.begin(), f.events.end(), e) != f.events.end();
-        };
-        for (std::size_t i = 0; i < fs.size() && best < 0; ++i)
-            if (fs[i].rule.rfind("job-", 0) == 0 && has(fs[i])) best = int(i);
-        for (std::size_t i = 0; i < fs.size() && best < 0; ++i)
-            if (!fs[i].events.empty() && fs[i].events.front() == e) best = int(i);
-        for (std::size_t i = 0; i < fs.size() && best < 0; ++i)
-            if (has(fs[i])) best = int(i);
-    }
+    const int best = m_report && e != kNone ? flagged::findingOf(*m_report, e) : -1;
     const QSignalBlocker block(m_tree); // a highlight is no activation
     m_tree->clearSelection();
-    for (int row = 0; row < m_tree->topLevelItemCount() && best >= 0; ++row) {
-        QTreeWidgetItem* item = m_tree->topLevelItem(row);
-        if (item->data(0, Qt::UserRole).toInt() != best) continue;
+    if (QTreeWidgetItem* item = best >= 0 ? itemOf(best) : nullptr) {
+        item->parent()->setExpanded(true);
         m_tree->setCurrentItem(item);
         item->setSelected(true);
         m_tree->scrollToItem(item, QAbstractItemView::EnsureVisible);
-        break;
     }
     return best;
 }
@@ -159,30 +207,62 @@ void FindingsPane::setReport(ReportPtr report)
         return;
     }
     const auto& fs = m_report->findings;
-    m_status->setText(fs.empty() ? tr("No findings: nothing unusual in the collectives")
-                                 : tr("%n finding(s); click one to show its evidence", nullptr,
-                                      static_cast<int>(fs.size())));
+    // One group per rule, in the order its first finding comes (most severe first), each
+    // with the count: the four errors are not lost among twenty lines of one warning.
+    std::vector<std::string> rules;
+    std::map<std::string, std::vector<std::size_t>> byRule;
     for (std::size_t i = 0; i < fs.size(); ++i) {
-        const Finding& f = fs[i];
-        auto* item = new QTreeWidgetItem(m_tree);
-        const QString sev = QString::fromUtf8(severityName(f.severity));
-        item->setText(0, f.severity == Severity::Info ? sev : QStringLiteral("! ") + sev);
-        item->setText(1, QString::fromStdString(f.rule));
-        item->setToolTip(1, item->text(1));
-        if (f.rank) {
-            item->setText(2, QString::number(*f.rank));
-        } else if (!f.ranks.empty()) {
-            item->setText(2, rankList(f.ranks));
-            item->setToolTip(2, tr("Job-level finding; ranks involved: %1").arg(item->text(2)));
-        } else {
-            item->setText(2, QStringLiteral("—"));
-        }
-        item->setText(3, QString::fromStdString(f.title));
-        item->setToolTip(
-            3, QString::fromStdString(
-                   f.title + (f.recommendation.empty() ? std::string() : "\n" + f.recommendation)));
-        item->setData(0, Qt::UserRole, static_cast<int>(i));
+        auto& list = byRule[fs[i].rule];
+        if (list.empty()) rules.push_back(fs[i].rule);
+        list.push_back(i);
     }
+    m_status->setText(fs.empty() ? tr("No findings: nothing unusual in the collectives")
+                                 : tr("%1 in %2; click one to show its evidence and its fix")
+                                       .arg(tr("%n finding(s)", nullptr, int(fs.size())))
+                                       .arg(tr("%n rule(s)", nullptr, int(rules.size()))));
+    // The analyzer cannot see that an item made with a parent is owned by it.
+    // NOLINTBEGIN(clang-analyzer-cplusplus.NewDeleteLeaks)
+    for (const std::string& rule : rules) {
+        const auto& list = byRule[rule];
+        Severity worst = Severity::Info;
+        for (std::size_t i : list)
+            worst = std::max(worst, fs[i].severity);
+        auto* group = new QTreeWidgetItem(m_tree);
+        const QString sev = QString::fromUtf8(severityName(worst));
+        group->setText(TitleColumn, QStringLiteral("%1%2 · %3 · %4")
+                                        .arg(worst == Severity::Info ? QString() : "! ", sev,
+                                             QString::fromStdString(rule))
+                                        .arg(list.size()));
+        group->setData(0, Qt::UserRole, -1);
+        group->setData(0, Qt::UserRole + 1, static_cast<int>(worst));
+        QFont bold = group->font(0);
+        bold.setBold(true);
+        group->setFont(TitleColumn, bold);
+        group->setFirstColumnSpanned(true); // the rule and its count over both columns
+        for (std::size_t i : list) {
+            const Finding& f = fs[i];
+            auto* item = new QTreeWidgetItem(group);
+            item->setText(TitleColumn, QString::fromStdString(f.title));
+            if (f.rank) {
+                item->setText(RankColumn, QString::number(*f.rank));
+            } else if (!f.ranks.empty()) {
+                item->setText(RankColumn, rankList(f.ranks));
+                item->setToolTip(
+                    RankColumn, tr("Job-level finding; ranks involved: %1").arg(rankList(f.ranks)));
+            } else {
+                item->setText(RankColumn, QStringLiteral("—"));
+            }
+            item->setToolTip(TitleColumn,
+                             QString::fromStdString(f.title + (f.recommendation.empty()
+                                                                   ? std::string()
+                                                                   : "\n" + f.recommendation)));
+            item->setData(0, Qt::UserRole, static_cast<int>(i));
+        }
+        // Errors open; a long list of warnings or notes (one per rank, say) stays folded under
+        // its count, so the errors are not pushed out of sight. A highlight unfolds its group.
+        group->setExpanded(worst == Severity::Error || list.size() <= 3);
+    }
+    // NOLINTEND(clang-analyzer-cplusplus.NewDeleteLeaks)
     updateSeverityColors();
     fitColumns();
     if (m_highlightEvent != kNone) highlightEvent(m_highlightEvent);
@@ -196,6 +276,8 @@ void FindingsPane::setSession(Session* session)
     session->followReport(this, [this, session] { setReport(session->report()); });
     connect(session, &Session::analysisFailed, this,
             [this](const QString& error) { setStatus(tr("Analysis failed: %1").arg(error)); });
+    // The finding the selected event is evidence of, highlighted (not activated).
+    connect(session, &Session::selectionChanged, this, &FindingsPane::highlightEvent);
 }
 
 } // namespace rs

@@ -184,6 +184,7 @@ void SearchPane::setSession(Session* session)
 {
     connect(session, &Session::traceLoaded, this, [this](const TracePtr& t) { setTrace(t); });
     connect(session, &Session::traceReplaced, this, [this](const TracePtr& t) { setTrace(t); });
+    connect(this, &SearchPane::resultActivated, session, &Session::requestSelection);
 }
 
 } // namespace rs

@@ -198,6 +198,11 @@ DistributionView::DistributionView(QWidget* parent) : QWidget(parent)
     m_share->setName(QStringLiteral("internal memcpy share"));
     m_share->setSelectable(QCP::stNone);
     m_share->removeFromLegend();
+    // The rank and step whose op carries an extra copy: its bar in the anomaly's red.
+    m_shareExtra = new QCPBars(qx, qy);
+    m_shareExtra->setName(QStringLiteral("internal memcpy share, with an extra copy"));
+    m_shareExtra->setSelectable(QCP::stNone);
+    m_shareExtra->removeFromLegend();
     auto* note = new QCPItemText(m_plot);
     note->setClipAxisRect(m_shareRect);
     setAxesOf(note->position, m_shareRect);
@@ -260,6 +265,8 @@ void DistributionView::restyle(const ThemePalette& p)
     m_histMark->setPen(QPen(p.plotHighlight, 2));
     m_share->setBrush(p.plotMemcpy);
     m_share->setPen(QPen(p.plotMemcpy.darker(140), 1));
+    m_shareExtra->setBrush(p.plotAnomalous);
+    m_shareExtra->setPen(QPen(p.plotAnomalous.darker(140), 1));
     if (auto* note = qobject_cast<QCPItemText*>(m_shareNote)) note->setColor(p.plotDim);
     // The mode marks (dashed mean lines, their labels, the bars across the strip rows).
     for (QCPAbstractItem* item : m_items) {
@@ -371,6 +378,7 @@ void DistributionView::rebuild()
     }
     m_boxes->data()->clear();
     m_share->data()->clear();
+    m_shareExtra->data()->clear();
 
     QCPAxis* hx = m_histRect->axis(QCPAxis::atBottom);
     QCPAxis* hy = m_histRect->axis(QCPAxis::atLeft);
@@ -382,10 +390,18 @@ void DistributionView::rebuild()
     m_shareLayout = layoutSteps(m_reports);
     double maxShare = 0;
     m_share->setWidth(m_shareLayout.barWidth);
+    m_shareExtra->setWidth(m_shareLayout.barWidth);
+    bool anyExtra = false;
     for (const StepSlot& s : m_shareLayout.cells) {
         const TimeNs len = s.stats->end - s.stats->start;
         const double share = len > 0 ? 100.0 * double(s.stats->internalMemcpy) / double(len) : 0;
+        bool extra = false;
+        if (s.report >= 0 && std::size_t(s.report) < m_reports.size())
+            for (const Collective& c : m_reports[std::size_t(s.report)]->collectives)
+                extra = extra || (c.anomalous && c.step == s.step);
+        anyExtra = anyExtra || extra;
         m_share->addData(s.key, share);
+        if (extra) m_shareExtra->addData(s.key, share); // over the orange bar, in red
         maxShare = std::max(maxShare, share);
     }
     auto stepTicker = QSharedPointer<QCPAxisTickerText>::create();
@@ -395,6 +411,22 @@ void DistributionView::rebuild()
         stepTicker->addTick(i, QString::number(m_shareLayout.steps[size_t(i)]));
     qx->setTicker(stepTicker);
     qx->setRange(-0.6, std::max(0, nSteps - 1) + 0.6);
+    // Several ranks' bars side by side in each step: the axis title is their legend (whose
+    // bar is where, and that red is an extra copy).
+    const QString red = anyExtra ? QStringLiteral("; red: an extra copy") : QString();
+    for (auto& [axis, variants] : m_axisTitles)
+        if (axis == qx)
+            variants = m_shareLayout.ranks > 1
+                           ? QStringList{QStringLiteral("step (bars left to right: %1%2)")
+                                             .arg(plots::ranksText(m_shareLayout), red),
+                                         QStringLiteral("step (%1 left to right%2)")
+                                             .arg(plots::ranksText(m_shareLayout, true), red),
+                                         QStringLiteral("step (ranks left to right%1)").arg(red),
+                                         QStringLiteral("step (ranks left to right)"),
+                                         QStringLiteral("step")}
+                       : anyExtra ? QStringList{QStringLiteral("step (red: an extra copy)"),
+                                                QStringLiteral("step")}
+                                  : QStringList{QStringLiteral("step")};
     qy->setRange(0, maxShare > 0 ? std::min(100.0, maxShare * 1.15) : 5);
     m_shareNote->setVisible(maxShare <= 0);
 
@@ -775,6 +807,10 @@ void DistributionView::showContextMenu(const QPoint& pos)
 void DistributionView::setSession(Session* session)
 {
     followRankReports(session, this);
+    // The selected collective ringed; a click asks for its op or its step.
+    connect(session, &Session::selectionChanged, this, &DistributionView::highlightCollective);
+    connect(this, &DistributionView::collectiveClicked, session, &Session::requestSelection);
+    connect(this, &DistributionView::stepClicked, session, &Session::requestStep);
 }
 
 } // namespace rs

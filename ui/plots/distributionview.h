@@ -127,6 +127,7 @@ private:
     QCPGraph* m_points[PointClassCount] = {};
     QCPStatisticalBox* m_boxes = nullptr;
     QCPBars* m_share = nullptr;
+    QCPBars* m_shareExtra = nullptr; // the bars of a rank and step with an extra copy
     QCPGraph* m_ring = nullptr;
     QCPItemStraightLine* m_histMark = nullptr;
     std::vector<QCPAbstractItem*> m_items; // mode marks, rebuilt with the group

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace rs::plots {
 
@@ -150,6 +151,26 @@ StepLayout layoutSteps(const std::vector<ReportPtr>& reports)
     std::stable_sort(layout.cells.begin(), layout.cells.end(),
                      [](const StepSlot& a, const StepSlot& b) { return a.key < b.key; });
     return layout;
+}
+
+QString ranksText(const StepLayout& layout, bool compact)
+{
+    std::set<int> ranks;
+    for (const StepSlot& s : layout.cells)
+        ranks.insert(s.rank);
+    QStringList parts;
+    const std::vector<int> list(ranks.begin(), ranks.end());
+    for (std::size_t i = 0; i < list.size();) {
+        std::size_t j = i;
+        while (compact && j + 1 < list.size() && list[j + 1] == list[j] + 1)
+            ++j;
+        parts << (j > i + 1 ? QStringLiteral("%1-%2").arg(list[i]).arg(list[j])
+                            : QString::number(list[i]));
+        if (j == i + 1) parts << QString::number(list[j]);
+        i = j + 1;
+    }
+    return (ranks.size() == 1 ? QStringLiteral("rank ") : QStringLiteral("ranks ")) +
+           parts.join(QStringLiteral(", "));
 }
 
 int slotAtKey(const StepLayout& layout, double x)

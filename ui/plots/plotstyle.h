@@ -76,6 +76,9 @@ struct StepLayout {
 StepLayout layoutSteps(const std::vector<ReportPtr>& reports);
 // Slot whose column contains x (within half a bar width), or -1.
 int slotAtKey(const StepLayout& layout, double x);
+// "ranks 0, 1, 2" (or "rank 3"; compact: "ranks 0-7, 9"): the ranks of a layout's slots, the
+// order their bars stand in each step's group (the plots' legend of the bars side by side).
+QString ranksText(const StepLayout& layout, bool compact = false);
 // Rank shown for a report: the rank of its first step or collective, else its index.
 int rankOfReport(const AnalysisReport& report, int reportIndex);
 

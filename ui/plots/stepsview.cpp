@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 #include <set>
 
 namespace rs {
@@ -49,18 +50,6 @@ QString row(const QString& name, const Spread& s, int decimals)
     auto num = [&](double v) { return QStringLiteral("%1").arg(v, 9, 'f', decimals); };
     return name.leftJustified(14) + num(s.min) + num(s.median) + num(s.max) +
            QStringLiteral("%1%").arg(s.cv * 100, 7, 'f', 1);
-}
-
-QString ranksText(const StepLayout& layout)
-{
-    std::set<int> ranks;
-    for (const StepSlot& s : layout.cells)
-        ranks.insert(s.rank);
-    QStringList parts;
-    for (int r : ranks)
-        parts << QString::number(r);
-    return (ranks.size() == 1 ? QStringLiteral("rank ") : QStringLiteral("ranks ")) +
-           parts.join(QStringLiteral(", "));
 }
 
 } // namespace
@@ -188,8 +177,15 @@ void StepsView::restyle(const ThemePalette& p)
         m_bars[s]->setBrush(fill);
         m_bars[s]->setPen(QPen(fill.darker(135), 1));
     }
+    // The per-step bands under the ranks' points: the lines' inks, faint.
+    for (std::size_t i = 0; i < m_spans.size(); ++i) {
+        QColor ink = i < 2 ? p.computingLine : p.communicationLine;
+        m_spans[i]->setPen(QPen(ink, 1, Qt::DotLine));
+        ink.setAlpha(40);
+        m_spans[i]->setBrush(i % 2 == 1 ? QBrush(ink) : QBrush(Qt::NoBrush));
+    }
     for (std::size_t lane = 0; lane < m_computing.size(); ++lane) {
-        const Qt::PenStyle style = lane == 0 ? Qt::SolidLine : Qt::DashLine;
+        const Qt::PenStyle style = Qt::SolidLine;
         m_computing[lane]->setPen(QPen(p.computingLine, 2, style));
         m_computing[lane]->setScatterStyle(
             QCPScatterStyle(QCPScatterStyle::ssCircle, p.computingLine, p.plotBackground, 7));
@@ -345,8 +341,11 @@ void StepsView::rebuild()
         m_plot->removeGraph(g);
     for (QCPGraph* g : m_communication)
         m_plot->removeGraph(g);
+    for (QCPGraph* g : m_spans)
+        m_plot->removeGraph(g);
     m_computing.clear();
     m_communication.clear();
+    m_spans.clear();
     for (QCPBars* b : m_bars)
         b->data()->clear();
 
@@ -371,13 +370,58 @@ void StepsView::rebuild()
         maxTotal = std::max(maxTotal, total);
         maxLine = std::max({maxLine, toMs(st.computing), toMs(st.communication)});
     }
+    // Several ranks: each rank a point under its own bar (lines from rank to rank crossed into a
+    // lattice), over a band per step from the lowest rank to the highest; one rank: its lines.
+    const bool points = m_layout.ranks > 1;
+    if (points) {
+        std::map<int, std::pair<double, double>> comp, comm; // per step: min, max
+        for (const StepSlot& s : m_layout.cells) {
+            const double c = toMs(s.stats->computing), m = toMs(s.stats->communication);
+            auto widen = [](std::map<int, std::pair<double, double>>& at, int step, double v) {
+                auto [it, fresh] = at.try_emplace(step, v, v);
+                if (!fresh)
+                    it->second = {std::min(it->second.first, v), std::max(it->second.second, v)};
+            };
+            widen(comp, s.step, c);
+            widen(comm, s.step, m);
+        }
+        // Per series a low and a high edge, filled between (QCPGraph's channel fill); each
+        // step's band spans its group of bars.
+        for (auto* range : {&comp, &comm}) {
+            auto* lo = new QCPGraph(lx, ly);
+            auto* hi = new QCPGraph(lx, ly);
+            for (std::size_t i = 0; i < m_layout.steps.size(); ++i) {
+                const auto it = range->find(m_layout.steps[i]);
+                if (it == range->end()) continue;
+                const double half = 0.5 * m_layout.barWidth;
+                for (const double x : {double(i) - half, double(i) + half}) {
+                    lo->addData(x, it->second.first);
+                    hi->addData(x, it->second.second);
+                }
+                // A gap before the next step's band (QCPGraph breaks its line at NaN).
+                lo->addData(double(i) + 0.5, qQNaN());
+                hi->addData(double(i) + 0.5, qQNaN());
+            }
+            hi->setChannelFillGraph(lo);
+            for (QCPGraph* g : {lo, hi}) {
+                g->setSelectable(QCP::stNone);
+                g->removeFromLegend();
+                g->setName(range == &comp ? QStringLiteral("computing range")
+                                          : QStringLiteral("communication range"));
+                m_spans.push_back(g);
+            }
+        }
+    }
     for (int lane = 0; lane < m_layout.ranks; ++lane) {
         auto* comp = new QCPGraph(lx, ly);
         auto* comm = new QCPGraph(lx, ly);
-        comp->setName(QStringLiteral("computing"));
-        comm->setName(QStringLiteral("communication"));
+        comp->setName(points ? QStringLiteral("computing (a point per rank)")
+                             : QStringLiteral("computing"));
+        comm->setName(points ? QStringLiteral("communication (a point per rank)")
+                             : QStringLiteral("communication"));
         for (QCPGraph* g : {comp, comm}) {
             g->setSelectable(QCP::stNone);
+            if (points) g->setLineStyle(QCPGraph::lsNone);
             if (lane > 0) g->removeFromLegend();
         }
         for (const StepSlot& s : m_layout.cells) {
@@ -407,9 +451,10 @@ void StepsView::rebuild()
                              ? QStringLiteral("Steps: no analysis loaded")
                              : QStringLiteral("Steps: no ProfilerStep in this trace"));
     } else {
-        m_title->setText(QStringLiteral("Time per step · %1 · %2 steps")
-                             .arg(ranksText(m_layout))
-                             .arg(m_layout.steps.size()));
+        const auto n = m_layout.steps.size();
+        m_title->setText(QStringLiteral("Time per step · %1 · %2")
+                             .arg(ranksText(m_layout), n == 1 ? QStringLiteral("1 step")
+                                                              : QStringLiteral("%1 steps").arg(n)));
     }
     m_spreadCompact = false;
     m_spread->setFont(monoFont(9));
@@ -438,6 +483,7 @@ QString StepsView::spreadText() const
     lines << QStringLiteral("Spread over %1 %2")
                  .arg(step.size())
                  .arg(m_layout.ranks > 1 ? QStringLiteral("steps × ranks")
+                      : step.size() == 1 ? QStringLiteral("step")
                                          : QStringLiteral("steps"));
     lines << QString();
     lines << QStringLiteral("(ms)").leftJustified(14) +
@@ -562,6 +608,11 @@ void StepsView::showContextMenu(const QPoint& pos)
 void StepsView::setSession(Session* session)
 {
     followRankReports(session, this);
+    // The step the selected event falls in outlined; a click asks for that rank's step.
+    connect(session, &Session::selectionChanged, this, [this, session](EventId e) {
+        if (const auto step = session->stepOf(e)) highlightStep(step->first, step->second);
+    });
+    connect(this, &StepsView::stepClicked, session, &Session::requestStep);
 }
 
 } // namespace rs

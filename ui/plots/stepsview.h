@@ -1,8 +1,9 @@
 #pragma once
 
 // Per-step time breakdown: stacked bars (computing alone, overlapped, communication not
-// overlapped, free) per step and rank, computing vs communication lines below, and the
-// spread of each figure across steps printed beside the plot.
+// overlapped, free) per step and rank, computing vs communication below (one rank: lines;
+// several: a point per rank under its bar over a band per step from the lowest rank to the
+// highest), and the spread of each figure across steps printed beside the plot.
 
 #include "core/analysis/report.h"
 #include "ui/plots/plotstyle.h"
@@ -113,6 +114,9 @@ private:
     QCPAxisRect* m_linesRect = nullptr;
     QCPBars* m_bars[SeriesCount] = {};
     std::vector<QCPGraph*> m_computing, m_communication;
+    // Several ranks: per series (computing, communication) the low and high edge of each step's
+    // band, filled between.
+    std::vector<QCPGraph*> m_spans;
     QCPItemRect* m_bandTop = nullptr;
     QCPItemRect* m_bandBottom = nullptr;
     QCPItemRect* m_outline = nullptr;

@@ -4,18 +4,18 @@
 #include "core/job/jobloader.h"
 #include "core/job/pooltask.h"
 #include "core/job/ranksummary.h"
+#include "ui/session/loadrelay.h"
 #include "ui/settings/linkpeaksdialog.h"
 
 #include <QDir>
 #include <QFileInfo>
+#include <QTimer>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <exception>
 #include <functional>
-#include <mutex>
 #include <utility>
 
 namespace rs {
@@ -38,36 +38,53 @@ QString joined(const std::vector<std::string>& lines)
 
 } // namespace
 
-// Holds a trace's analysis (on its pool thread, in the pipeline's onRankLoaded) until the view
-// painted it or the wait ran out.
-struct Session::PaintGate {
-    explicit PaintGate(int ms) : waitMs(ms) {}
-    const int waitMs;
-    std::mutex mutex;
-    std::condition_variable cv;
-    bool open = false;
-    void release()
-    {
-        {
-            std::lock_guard lock(mutex);
-            open = true;
-        }
-        cv.notify_all();
-    }
-    void wait()
-    {
-        std::unique_lock lock(mutex);
-        cv.wait_for(lock, std::chrono::milliseconds(waitMs), [this] { return open; });
-    }
-};
-
 Session::Session(QObject* parent) : QObject(parent) {}
 
 Session::~Session()
 {
-    viewPainted(); // nothing waits for a view that is gone
     // The pool's tasks end soon after; their results are dropped with this object.
     if (m_progress) m_progress->requestCancel();
+}
+
+void Session::setSelection(EventId e)
+{
+    m_selection = e;
+    emit selectionChanged(e);
+}
+
+void Session::requestSelection(EventId e)
+{
+    emit selectionRequested(e);
+}
+
+void Session::requestStep(int rank, int step)
+{
+    emit stepRequested(rank, step);
+}
+
+std::optional<int> Session::rankOf(EventId e) const
+{
+    if (!m_trace || e == kNone || e >= m_trace->slices().size()) return std::nullopt;
+    if (m_job) {
+        const int block = m_job->job.blockOfEvent(e);
+        if (block >= 0 && std::size_t(block) < m_job->job.rankIds.size())
+            return m_job->job.rankIds[std::size_t(block)];
+        return std::nullopt;
+    }
+    return m_trace->rank();
+}
+
+std::optional<std::pair<int, int>> Session::stepOf(EventId e) const
+{
+    if (!m_report || !m_trace || e == kNone || e >= m_trace->slices().size()) return std::nullopt;
+    const TimeNs t = m_trace->slice(e).start;
+    // In a job the step is the event's own rank's.
+    const std::optional<int> rank = m_job ? rankOf(e) : std::nullopt;
+    for (const StepStats& st : m_report->steps)
+        if (t >= st.start && t < st.end && (!rank || st.rank == rank))
+            return std::make_pair(st.rank.value_or(rank.value_or(m_trace->rank().value_or(0))),
+                                  st.step);
+    return std::nullopt;
 }
 
 QString Session::jobErrors() const
@@ -107,18 +124,64 @@ void Session::open(const QStringList& paths)
 
 void Session::viewPainted()
 {
-    if (m_paintGate) m_paintGate->release();
-    m_paintGate.reset();
+    m_painted = true;
+    if (m_analysisDue != 0 && m_generation.current(m_analysisDue)) analyseNow();
+}
+
+void Session::analyseWhenPainted()
+{
+    m_analysisDue = m_generation.value();
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now() - m_shownAt)
+                            .count();
+    if (m_painted || waited >= m_firstPaintWaitMs) {
+        analyseNow();
+        return;
+    }
+    // A GUI-thread timer, not a parked pool thread: the pool stays free meanwhile.
+    const quint64 generation = m_generation.value();
+    QTimer::singleShot(int(m_firstPaintWaitMs - waited), this, [this, generation] {
+        if (m_analysisDue == generation && m_generation.current(generation)) analyseNow();
+    });
+}
+
+void Session::analyseNow()
+{
+    m_analysisDue = 0;
+    const quint64 generation = m_generation.value();
+    const TracePtr trace = m_trace;
+    const AnalysisOptions options = linkpeaks::analysisOptions();
+    using Outcome = std::pair<ReportPtr, QString>;
+    runOnPool<Outcome>(
+        this,
+        [trace, options]() -> Outcome {
+            try {
+                return {analyze(trace, options), QString()};
+            } catch (const std::exception& e) {
+                return {nullptr, QString::fromUtf8(e.what())};
+            }
+        },
+        [this, generation](Outcome out) {
+            if (!m_generation.current(generation)) return;
+            m_state = State::Idle;
+            if (!out.first) {
+                emit analysisFailed(out.second);
+                return;
+            }
+            m_report = out.first;
+            m_rankReports = {m_report};
+            deliverReport();
+        });
 }
 
 quint64 Session::supersede(State state)
 {
-    viewPainted();  // a superseded analysis need not wait
-    finishReport(); // the panes still waiting for the last report get it first
+    m_analysisDue = 0; // a superseded analysis is never started
+    finishReport();    // the panes still waiting for the last report get it first
     if (m_progress) m_progress->requestCancel(); // what still loads is superseded
     m_progress.reset();
     m_state = state;
-    return ++m_generation;
+    return m_generation.next();
 }
 
 quint64 Session::begin(Kind kind, const QString& name, int ranks)
@@ -147,18 +210,18 @@ void Session::deliverReport()
 {
     m_delivering = true;
     m_nextFollower = 0;
-    nextReportStep(m_generation);
+    nextReportStep(m_generation.value());
 }
 
 void Session::nextReportStep(quint64 generation)
 {
-    if (!m_delivering || generation != m_generation) return;
+    if (!m_delivering || !m_generation.current(generation)) return;
     // One follower now, the next in a later pass: the event loop (timers, input, the window's
     // repaint) runs in between.
     while (m_nextFollower < m_followers.size()) {
         const ReportFollower f = m_followers[m_nextFollower++];
         if (f.receiver) f.step();
-        if (!m_delivering || generation != m_generation) return; // finished by a newer open
+        if (!m_delivering || !m_generation.current(generation)) return; // finished by a newer open
         // The next in a pass of its own, unless it shares this one.
         if (m_nextFollower < m_followers.size() && f.receiver &&
             m_followers[m_nextFollower].pass != f.pass) {
@@ -189,30 +252,10 @@ void Session::cancel()
 
 void Session::relayProgress(quint64 generation, const std::shared_ptr<JobProgress>& jobProgress)
 {
-    // Queued onto the GUI thread as chunks are read and ranks end (no polling), at most about
-    // 200 times per open besides the rank ends: a fast read of many small chunks does not
-    // flood the event loop.
-    const QueuedRelay relay(this);
-    auto posted = std::make_shared<std::atomic<std::uint64_t>>(0);
-    auto ranksPosted = std::make_shared<std::atomic<int>>(-1);
-    jobProgress->onChange = [relay, this, generation, posted, ranksPosted,
-                             weak = std::weak_ptr<JobProgress>(jobProgress)] {
-        const std::shared_ptr<JobProgress> p = weak.lock();
-        if (!p) return;
-        const std::uint64_t total = p->total.load();
-        const std::uint64_t done = std::min(p->bytesDone(), total);
-        const int ranksDone = p->ranksDone.load();
-        const std::uint64_t last = posted->load();
-        if (ranksDone == ranksPosted->load() && done < total &&
-            (done > last ? done - last : 0) < total / 200)
-            return;
-        posted->store(done);
-        ranksPosted->store(ranksDone);
-        relay.post([this, generation, done, total, ranksDone, ranks = p->ranks.load()] {
-            if (generation == m_generation)
-                emit progress(qint64(done), qint64(total), ranksDone, ranks);
-        });
-    };
+    rs::relayProgress(this, m_generation, generation, jobProgress,
+                      [this](qint64 done, qint64 total, int ranksDone, int ranks) {
+                          emit progress(done, total, ranksDone, ranks);
+                      });
 }
 
 void Session::openTrace(const QString& path, std::optional<int> rank)
@@ -223,13 +266,10 @@ void Session::openTrace(const QString& path, std::optional<int> rank)
     relayProgress(generation, jobProgress);
     const QueuedRelay relay(this);
     PipelineOptions options;
-    options.analysis = linkpeaks::analysisOptions();
     options.crossRank = false;
-    // The trace shows while it is analysed, its timeline index built here on the pool; the
-    // analysis starts once the view painted it.
-    m_paintGate = std::make_shared<PaintGate>(m_firstPaintWaitMs);
-    options.onRankLoaded = [relay, this, generation, path,
-                            gate = m_paintGate](std::size_t, const LoadResult& loaded) {
+    // Loaded here; analysed by a task of its own once the view painted it (analyseWhenPainted).
+    options.analyse = false;
+    options.onRankLoaded = [relay, this, generation, path](std::size_t, const LoadResult& loaded) {
         std::shared_ptr<const TimelineIndex> index;
         try {
             index = std::make_shared<TimelineIndex>(loaded.trace);
@@ -240,10 +280,9 @@ void Session::openTrace(const QString& path, std::optional<int> rank)
         const QString partial =
             loaded.complete() ? QString() : QString::fromStdString(loaded.message);
         relay.post([this, generation, path, trace, partial, index] {
-            if (generation == m_generation && m_state == State::Loading)
+            if (m_generation.current(generation) && m_state == State::Loading)
                 showTrace(path, trace, partial, index);
         });
-        gate->wait();
     };
     const std::vector<RankInput> inputs{{path.toStdString(), rank}};
     runOnPool<std::shared_ptr<PipelineResult>>(
@@ -258,7 +297,7 @@ void Session::openTrace(const QString& path, std::optional<int> rank)
             return r;
         },
         [this, generation, path](std::shared_ptr<PipelineResult> r) {
-            if (generation == m_generation) traceDone(path, *r);
+            if (m_generation.current(generation)) traceDone(path, *r);
         });
 }
 
@@ -274,6 +313,9 @@ void Session::showTrace(const QString& path, const TracePtr& trace, const QStrin
     m_rankReports.clear();
     m_path = path;
     m_partialMessage = partial;
+    m_selection = kNone;
+    m_painted = false; // the analysis waits for the view's first frame of it
+    m_shownAt = std::chrono::steady_clock::now();
     emit traceLoaded(m_trace, m_index);
     emit analysisStarted();
 }
@@ -282,13 +324,14 @@ void Session::traceDone(const QString& path, PipelineResult& result)
 {
     m_progress.reset();
     const bool shown = m_state == State::Analysing;
-    m_state = State::Idle;
     if (result.cancelled) {
+        m_state = State::Idle;
         emit cancelled();
         return;
     }
     if (!shown) {
         if (result.traces.empty() || !result.traces.front()) {
+            m_state = State::Idle;
             emit failed(result.errors.empty() ? tr("cannot open %1").arg(path)
                                               : joined(result.errors));
             return;
@@ -298,16 +341,14 @@ void Session::traceDone(const QString& path, PipelineResult& result)
                   result.warnings.empty() ? QString()
                                           : QString::fromStdString(result.warnings.front()),
                   nullptr);
-        m_state = State::Idle;
     }
     // The trace loaded: an error now is its analysis's.
-    if (!result.errors.empty() || result.reports.empty()) {
+    if (!result.errors.empty()) {
+        m_state = State::Idle;
         emit analysisFailed(joined(result.errors));
         return;
     }
-    m_report = result.reports.front();
-    m_rankReports = {m_report};
-    deliverReport();
+    analyseWhenPainted();
 }
 
 void Session::reanalyse()
@@ -317,31 +358,9 @@ void Session::reanalyse()
         setRankOffsets(m_job->job.offsets);
         return;
     }
-    const quint64 generation = supersede(State::Analysing);
+    supersede(State::Analysing);
     emit analysisStarted();
-    const TracePtr trace = m_trace;
-    const AnalysisOptions options = linkpeaks::analysisOptions();
-    using Outcome = std::pair<ReportPtr, QString>;
-    runOnPool<Outcome>(
-        this,
-        [trace, options]() -> Outcome {
-            try {
-                return {analyze(trace, options), QString()};
-            } catch (const std::exception& e) {
-                return {nullptr, QString::fromUtf8(e.what())};
-            }
-        },
-        [this, generation](Outcome out) {
-            if (generation != m_generation) return;
-            m_state = State::Idle;
-            if (!out.first) {
-                emit analysisFailed(out.second);
-                return;
-            }
-            m_report = out.first;
-            m_rankReports = {m_report};
-            deliverReport();
-        });
+    analyseNow();
 }
 
 void Session::openJob(const std::vector<RankInput>& inputs, const QString& name)
@@ -357,7 +376,7 @@ void Session::openJob(const std::vector<RankInput>& inputs, const QString& name)
     const QueuedRelay relay(this);
     const JobMergedEarly onMerged = [relay, this, generation](JobSessionPtr early) {
         relay.post([this, generation, early] {
-            if (generation == m_generation && m_state == State::Loading) showJobEarly(early);
+            if (m_generation.current(generation) && m_state == State::Loading) showJobEarly(early);
         });
     };
     buildJob(generation, [inputs, path, jobProgress, options, onMerged] {
@@ -376,6 +395,7 @@ void Session::showJobEarly(const JobSessionPtr& early)
     m_rankReports.clear();
     m_path = QString::fromStdString(m_trace->path());
     m_partialMessage.clear();
+    m_selection = kNone;
     emit traceLoaded(m_trace, m_index);
     emit analysisStarted();
 }
@@ -415,7 +435,7 @@ void Session::buildJob(quint64 generation, std::function<JobSessionPtr()> build,
             }
         },
         [this, generation, reoffset](JobSessionPtr job) {
-            if (generation == m_generation) jobDone(std::move(job), reoffset);
+            if (m_generation.current(generation)) jobDone(std::move(job), reoffset);
         });
 }
 
@@ -451,10 +471,12 @@ void Session::jobDone(JobSessionPtr job, bool reoffset)
     m_index = m_job->timelineIndex;
     m_rankReports = m_job->perRank;
     m_path = QString::fromStdString(m_trace->path());
-    if (reoffset)
+    if (reoffset) {
         emit traceReplaced(m_trace, m_index);
-    else if (!sameTrace) // else the panes have it since showJobEarly
+    } else if (!sameTrace) { // else the panes have it since showJobEarly
+        m_selection = kNone;
         emit traceLoaded(m_trace, m_index);
+    }
     deliverReport();
 }
 

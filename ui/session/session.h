@@ -24,11 +24,14 @@
 #include "core/analysis/report.h"
 #include "core/trace.h"
 #include "ui/job/jobsession.h"
+#include "ui/session/loadrelay.h"
 
 #include <QObject>
 #include <QPointer>
 #include <QString>
 #include <QStringList>
+
+#include <chrono>
 
 #include <cstdint>
 #include <functional>
@@ -67,7 +70,7 @@ public:
     }
     bool isRebuilding() const { return m_state == State::Rebuilding; }
     // Bumped by every open, re-analysis and re-offset; a result of an older one is dropped.
-    quint64 generation() const { return m_generation; }
+    quint64 generation() const { return m_generation.value(); }
     // What the open in flight (or the last one) is.
     Kind openingKind() const { return m_openingKind; }
 
@@ -100,8 +103,24 @@ public:
     // The timeline painted the trace just shown: its analysis, held back until then (at most
     // firstPaintWaitMs(), as a hidden window paints nothing), takes the cores. The first paint of
     // a big trace then never shares a core with two analysis threads (a 25 ms paint took
-    // 50-60 ms so under load).
+    // 50-60 ms so under load). Nothing waits on the pool meanwhile: the trace is loaded by one
+    // pool task and analysed by another, posted from here.
     void viewPainted();
+
+    // The one selection of the window. The timeline sets it (its click, N / P, history); the
+    // panes follow selectionChanged. A pane that wants an event shown asks requestSelection: the
+    // timeline selects and reveals it (selectionRequested), and the selection comes back to
+    // everyone as selectionChanged. A new trace clears it.
+    EventId selection() const { return m_selection; }
+    void setSelection(EventId e);
+    void requestSelection(EventId e);
+    // The one step navigator: a pane asks for a step (rank < 0: the trace's own, or the first
+    // rank that has it); the timeline zooms to it and selects its ProfilerStep.
+    void requestStep(int rank, int step);
+    // The rank an event of the shown trace belongs to (a job's block's rank, else the trace's).
+    std::optional<int> rankOf(EventId e) const;
+    // The step (ProfilerStep number) a selected event falls in, and whose: (rank, step).
+    std::optional<std::pair<int, int>> stepOf(EventId e) const;
     int firstPaintWaitMs() const { return m_firstPaintWaitMs; }
     void setFirstPaintWaitMs(int ms) { m_firstPaintWaitMs = ms; }
 
@@ -122,6 +141,9 @@ signals:
     void failed(const QString& message);
     void cancelled();
     void rebuildFailed();
+    void selectionChanged(rs::EventId e);
+    void selectionRequested(rs::EventId e);
+    void stepRequested(int rank, int step);
 
 private:
     enum class State : std::uint8_t { Idle, Loading, Analysing, Rebuilding };
@@ -156,13 +178,18 @@ private:
     std::size_t m_nextFollower = 0;
     bool m_delivering = false;
 
-    quint64 m_generation = 0;
+    LoadGeneration m_generation;
     State m_state = State::Idle;
     Kind m_openingKind = Kind::None;
     std::shared_ptr<JobProgress> m_progress; // of the open in flight
-    struct PaintGate;
-    std::shared_ptr<PaintGate> m_paintGate; // the open trace's analysis waits on it
+    // The open trace's analysis, posted once the view painted it or the wait ran out.
+    void analyseWhenPainted();
+    void analyseNow();
+    bool m_painted = true;     // the shown trace's first frame is on screen
+    quint64 m_analysisDue = 0; // the generation whose analysis waits for the paint
+    std::chrono::steady_clock::time_point m_shownAt;
     int m_firstPaintWaitMs = 300;
+    EventId m_selection = kNone;
     QStringList m_openedPaths;
 
     Kind m_kind = Kind::None;

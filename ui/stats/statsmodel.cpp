@@ -130,25 +130,4 @@ QVariant StatsTableModel::headerData(int section, Qt::Orientation o, int role) c
     return {};
 }
 
-QStringList StatsTableModel::exactHeader() const
-{
-    QStringList h;
-    if (m_table.perRank) h << QStringLiteral("rank");
-    h << QStringLiteral("name") << QStringLiteral("count") << QStringLiteral("total_ns")
-      << QStringLiteral("mean_ns") << QStringLiteral("min_ns") << QStringLiteral("max_ns")
-      << QStringLiteral("percent");
-    return h;
-}
-
-QStringList StatsTableModel::exactFields(int i) const
-{
-    const StatsRow& r = row(i);
-    QStringList f;
-    if (m_table.perRank) f << (r.rank ? QString::number(*r.rank) : QString());
-    f << QString::fromStdString(r.name) << QString::number(r.count) << QString::number(r.totalNs)
-      << QString::number(r.meanNs, 'f', 1) << QString::number(r.minNs) << QString::number(r.maxNs)
-      << QString::number(r.percent, 'f', 4);
-    return f;
-}
-
 } // namespace rs

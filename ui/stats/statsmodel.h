@@ -1,8 +1,8 @@
 #pragma once
 
 // The Statistics tab's table: one row per StatsRow (core/stats/stats.h), durations in human
-// units, sorting by the numbers (SortRole), the exact nanoseconds in the tooltips and in the
-// TSV / CSV the pane copies and exports.
+// units, sorting by the numbers (SortRole), the exact nanoseconds in the tooltips. The TSV and
+// CSV the pane copies and exports are core's statsToCsv (one writer).
 
 #include "core/stats/stats.h"
 
@@ -26,10 +26,6 @@ public:
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
     QVariant headerData(int section, Qt::Orientation o, int role) const override;
-
-    // A row as text fields in the column order of `ringscope stats --csv` (ns, not units).
-    QStringList exactFields(int row) const;
-    QStringList exactHeader() const;
 
 private:
     StatsTable m_table;

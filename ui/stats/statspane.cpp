@@ -36,6 +36,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace rs {
 
@@ -486,6 +487,54 @@ QString StatsPane::cliCommand() const
     return args.join(QLatin1Char(' '));
 }
 
+namespace {
+
+// The fields of CSV text as statsToCsv writes it (a field quoted when it holds a comma, quote
+// or line break, its quotes doubled), one list per record.
+std::vector<QStringList> csvRecords(const QString& csv)
+{
+    std::vector<QStringList> out;
+    QStringList record;
+    QString field;
+    bool quoted = false;
+    for (qsizetype i = 0; i < csv.size(); ++i) {
+        const QChar c = csv[i];
+        if (quoted) {
+            if (c == QLatin1Char('"') && i + 1 < csv.size() && csv[i + 1] == QLatin1Char('"')) {
+                field += c;
+                ++i;
+            } else if (c == QLatin1Char('"')) {
+                quoted = false;
+            } else {
+                field += c;
+            }
+        } else if (c == QLatin1Char('"')) {
+            quoted = true;
+        } else if (c == QLatin1Char(',')) {
+            record << std::exchange(field, {});
+        } else if (c == QLatin1Char('\n')) {
+            record << std::exchange(field, {});
+            out.push_back(std::exchange(record, {}));
+        } else {
+            field += c;
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+QString StatsPane::rowsCsv(const QList<int>& proxyRows) const
+{
+    // One writer of the statistics' CSV: core's statsToCsv (what `ringscope stats --csv`
+    // prints), given the rows shown in the table's order.
+    StatsTable shown = m_model->table();
+    shown.rows.clear();
+    for (int r : proxyRows)
+        shown.rows.push_back(m_model->row(m_proxy->mapToSource(m_proxy->index(r, 0)).row()));
+    return qs(statsToCsv(shown));
+}
+
 QString StatsPane::selectedRowsTsv() const
 {
     ensureComputed();
@@ -496,12 +545,13 @@ QString StatsPane::selectedRowsTsv() const
         for (int r = 0; r < m_proxy->rowCount(); ++r)
             rows << r;
     std::sort(rows.begin(), rows.end());
-    QString out = m_model->exactHeader().join('\t') + '\n';
-    for (int r : rows) {
-        QStringList f = m_model->exactFields(m_proxy->mapToSource(m_proxy->index(r, 0)).row());
-        for (QString& x : f)
-            x.replace('\t', ' ');
-        out += f.join('\t') + '\n';
+    // The CSV's fields, tab-separated for a spreadsheet's paste (a tab in a name is a space).
+    QString out;
+    for (QStringList fields : csvRecords(rowsCsv(rows))) {
+        for (QString& f : fields)
+            f.replace(QLatin1Char('\t'), QLatin1Char(' '))
+                .replace(QLatin1Char('\n'), QLatin1Char(' '));
+        out += fields.join(QLatin1Char('\t')) + QLatin1Char('\n');
     }
     return out;
 }
@@ -514,14 +564,10 @@ void StatsPane::copySelection() const
 QString StatsPane::csvText() const
 {
     ensureComputed();
-    QString out = m_model->exactHeader().join(',') + '\n';
-    for (int r = 0; r < m_proxy->rowCount(); ++r) {
-        QStringList f = m_model->exactFields(m_proxy->mapToSource(m_proxy->index(r, 0)).row());
-        for (QString& x : f)
-            x = qs(csvField(x.toStdString()));
-        out += f.join(',') + '\n';
-    }
-    return out;
+    QList<int> rows;
+    for (int r = 0; r < m_proxy->rowCount(); ++r)
+        rows << r;
+    return rowsCsv(rows);
 }
 
 bool StatsPane::exportCsv(const QString& file, QString* error) const

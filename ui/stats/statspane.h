@@ -12,6 +12,7 @@
 #include "ui/job/jobsession.h"
 #include "ui/timeline/timelineview.h"
 
+#include <QList>
 #include <QPointer>
 #include <QWidget>
 
@@ -76,6 +77,8 @@ public:
     void copySelection() const;
     // The rows passing the filter in the table's order, as `stats --csv` writes them.
     QString csvText() const;
+    // Rows of the table (its order) as core's statsToCsv writes them.
+    QString rowsCsv(const QList<int>& proxyRows) const;
     bool exportCsv(const QString& file, QString* error) const;
     // The area's range over its tracks only, as File > Export writes a timeline.
     bool exportAreaImage(const QString& file, QString* error) const;

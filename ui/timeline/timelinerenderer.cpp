@@ -1,5 +1,7 @@
 #include "ui/timeline/timelinerenderer.h"
 
+#include "ui/theme/hatch.h"
+
 #include <QFontMetricsF>
 #include <QHash>
 #include <QLocale>
@@ -666,7 +668,7 @@ void TimelineRenderer::paintSlice(QPainter& p, const TimelineGeometry& /*g*/, Ev
         const QColor ink = (marks & kMarkWaiting) && !(marks & kMarkInternalMemcpy)
                                ? m_style.waitHatch
                                : m_style.copyHatch;
-        p.fillRect(r, QBrush(ink, Qt::BDiagPattern));
+        fillHatch(p, r, ink);
     }
     if (r.width() >= 4) {
         // Darker right and bottom edges separate neighbours; fillRect is much cheaper than a

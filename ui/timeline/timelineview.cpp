@@ -1,5 +1,6 @@
 #include "ui/timeline/timelineview.h"
 
+#include "ui/session/flagged.h"
 #include "ui/session/session.h"
 
 #include "core/analysis/presentation.h"
@@ -57,35 +58,57 @@ void TimelineView::setTrace(TracePtr trace, std::shared_ptr<const TimelineIndex>
     m_scrollY = 0;
     fitActivity();
     updateScrollBar();
-    scrollToDeviceTracks();
+    foldHostAboveDevices();
     m_announcePaint = m_renderer.trace() != nullptr;
     invalidate();
 }
 
-void TimelineView::scrollToDeviceTracks()
+void TimelineView::foldHostAboveDevices()
 {
-    // Host threads come first (a Kineto trace's Python, dataloader and tqdm threads, often
-    // idle and tens of rows deep); when they push every device and communication track below
-    // the first screen, open on the device tracks' group instead.
-    const TimelineLayout* layout = m_renderer.layout();
+    // Host threads come first (a Kineto trace's Python, autograd and dataloader threads, tens
+    // of rows deep); when they push every device and communication track below the first
+    // screen, the view opens at the top of the first process with those host groups folded
+    // (their headers and busy rows stay), so the device tracks are on screen too. A click on
+    // a header unfolds it.
     const TracePtr& tr = trace();
-    if (!layout || !tr) return;
-    const double visible = height() - TimelineGeometry::kRulerHeight - layout->pinnedHeight();
-    const auto& rows = layout->rows();
-    for (std::size_t i = std::size_t(layout->firstScrollingRow()); i < rows.size(); ++i) {
-        const TimelineRow& row = rows[i];
-        if (row.kind != RowKind::Slices || row.track == kNone) continue;
-        if (trackClass(*tr, row.track) == TrackClass::Host) continue;
-        const double top = row.y - layout->pinnedHeight();
-        if (top + TimelineLayout::kSliceRowHeight <= visible) return; // already on screen
-        // From its group's header.
-        const int header = layout->rowOfProcess(row.process);
-        const double y = header >= 0 ? rows[std::size_t(header)].y - layout->pinnedHeight() : top;
-        m_scrollY = std::max(0.0, y);
-        clampScroll();
-        m_vbar->setValue(static_cast<int>(m_scrollY));
-        return;
+    if (!tr || m_compact) return;
+    const double visible = height() - TimelineGeometry::kRulerHeight;
+    for (int pass = 0; pass < 64; ++pass) {
+        const TimelineLayout* layout = m_renderer.layout();
+        if (!layout) return;
+        const auto& rows = layout->rows();
+        int firstDevice = -1;
+        for (std::size_t i = 0; i < rows.size() && firstDevice < 0; ++i)
+            if (rows[i].kind == RowKind::Slices && rows[i].track != kNone &&
+                trackClass(*tr, rows[i].track) != TrackClass::Host)
+                firstDevice = int(i);
+        if (firstDevice < 0) return; // no device track: nothing to bring up
+        if (rows[std::size_t(firstDevice)].y + TimelineLayout::kSliceRowHeight <= visible) break;
+        // Fold the tallest host group above it that is still open.
+        ProcessId fold = kNone;
+        double tallest = 0;
+        const ProcessId deviceProcess = rows[std::size_t(firstDevice)].process;
+        // Rows of a group are consecutive: one pass measures each group above the device row.
+        for (std::size_t i = 0; i < std::size_t(firstDevice);) {
+            const ProcessId p = rows[i].process;
+            std::size_t j = i;
+            while (j < rows.size() && rows[j].process == p)
+                ++j;
+            const double h =
+                (j < rows.size() ? rows[j].y : rows[j - 1].y + TimelineLayout::kSliceRowHeight) -
+                rows[i].y;
+            if (p != kNone && p != deviceProcess && !m_renderer.isCollapsed(p) &&
+                layout->rowOfProcess(p) >= 0 && h > tallest) {
+                tallest = h;
+                fold = p;
+            }
+            i = j;
+        }
+        if (fold == kNone) break;
+        m_renderer.setCollapsed(fold, true);
     }
+    m_scrollY = 0;
+    updateScrollBar();
 }
 
 void TimelineView::fitLabelWidth()
@@ -368,6 +391,8 @@ void TimelineView::showAll()
 
 void TimelineView::fitActivity()
 {
+    m_activityView.reset();
+    m_activityNote.clear();
     const TimelineIndex* index = m_renderer.index();
     if (!trace() || !index || !index->activity()) {
         showAll();
@@ -377,6 +402,21 @@ void TimelineView::fitActivity()
     const auto [a, b] = *index->activity();
     const TimeNs span = std::max<TimeNs>(b - a, kMinSpan);
     setVisibleRange(a - span / 100, b + span / 100);
+    // Less than the trace's span: the ruler's corner says so while this view lasts.
+    const TimeNs whole = trace()->endNs() - trace()->startNs();
+    if (whole > (b - a) + (b - a) / 20) {
+        m_activityView = {m_t0, m_t1};
+        m_activityNote = QStringLiteral("activity %1 of %2 · 0: all")
+                             .arg(QString::fromStdString(formatDuration(b - a)),
+                                  QString::fromStdString(formatDuration(whole)));
+    }
+}
+
+QString TimelineView::activityNote() const
+{
+    return m_activityView && m_activityView->first == m_t0 && m_activityView->second == m_t1
+               ? m_activityNote
+               : QString();
 }
 
 void TimelineView::fitSelection()
@@ -486,18 +526,38 @@ void TimelineView::restoreHistory(const HistoryEntry& entry)
     emit eventSelected(entry.event);
 }
 
-std::vector<EventId> TimelineView::flaggedSequence() const
+std::vector<TimelineView::FlaggedStop> TimelineView::flaggedStops(FlaggedWalk walk) const
 {
-    std::vector<EventId> out;
-    if (!m_flaggedOrder.empty()) {
-        for (const auto& group : m_flaggedOrder)
-            out.insert(out.end(), group.begin(), group.end());
+    std::vector<FlaggedStop> out;
+    const ReportPtr& rep = report();
+    auto keep = [&](EventId e) {
+        return walk == FlaggedWalk::All ||
+               (rep && flagged::roleOf(*rep, e) == flagged::Role::Cause);
+    };
+    if (!m_flaggedOrder.empty() && trace()) {
+        // A job: per cross-rank instance (its start the key), the delaying rank's op first.
+        const Trace& t = *trace();
+        for (const auto& group : m_flaggedOrder) {
+            TimeNs key = t.slice(group.front()).start;
+            for (EventId e : group)
+                key = std::min(key, t.slice(e).start);
+            for (EventId e : group)
+                if (keep(e)) out.push_back({e, key});
+        }
         return out;
     }
-    if (const ReportPtr& rep = report())
+    if (rep)
         for (const Collective& c : rep->collectives)
-            if (c.event != kNone && (c.anomalous || c.waiting || c.unalignedCount > 0))
-                out.push_back(c.event);
+            if (c.event != kNone && flagged::roleOf(c) != flagged::Role::None && keep(c.event))
+                out.push_back({c.event, c.start});
+    return out;
+}
+
+std::vector<EventId> TimelineView::flaggedSequence(FlaggedWalk walk) const
+{
+    std::vector<EventId> out;
+    for (const FlaggedStop& s : flaggedStops(walk))
+        out.push_back(s.event);
     return out;
 }
 
@@ -508,6 +568,23 @@ std::optional<std::pair<int, int>> TimelineView::flaggedPosition(EventId e) cons
     const auto it = std::find(seq.begin(), seq.end(), e);
     if (it == seq.end()) return std::nullopt;
     return std::make_pair(int(it - seq.begin()) + 1, int(seq.size()));
+}
+
+std::optional<TimelineView::FlaggedPlace> TimelineView::flaggedPlace(EventId e) const
+{
+    const ReportPtr& rep = report();
+    if (e == kNone || !rep) return std::nullopt;
+    const flagged::Role role = flagged::roleOf(*rep, e);
+    if (role == flagged::Role::None) return std::nullopt;
+    FlaggedPlace place;
+    place.role = role;
+    for (EventId x : flaggedSequence()) {
+        if (flagged::roleOf(*rep, x) != role) continue;
+        ++place.n;
+        if (x == e) place.k = place.n;
+    }
+    if (place.k == 0) return std::nullopt;
+    return place;
 }
 
 void TimelineView::setFlaggedChip(const QString& text)
@@ -526,88 +603,46 @@ QRectF TimelineView::flaggedChipRect() const
     return QRectF(4, (g.rulerHeight - h) / 2, std::max(20.0, g.labelWidth - 8), h);
 }
 
-bool TimelineView::selectNextFlagged(int direction)
+bool TimelineView::selectNextFlagged(int direction, FlaggedWalk walk)
 {
-    const bool moved = stepFlagged(direction);
+    const bool moved = stepFlagged(direction, walk);
     if (moved) emit flaggedStepped(selectedEvent());
     return moved;
 }
 
-bool TimelineView::stepFlagged(int direction)
+bool TimelineView::stepFlagged(int direction, FlaggedWalk walk)
 {
-    const ReportPtr& rep = report();
+    std::vector<FlaggedStop> stops = flaggedStops(walk);
+    // Nothing caused anything here (only waits, say): N walks what there is.
+    if (stops.empty() && walk == FlaggedWalk::Causes) stops = flaggedStops(FlaggedWalk::All);
+    if (stops.empty() || !trace()) return false;
+    const auto n = static_cast<long>(stops.size());
     const EventId current = m_renderer.selectedEvent();
-    if (!m_flaggedOrder.empty() && trace()) {
-        // Within the selected instance, then on to the next one; wraps around.
-        const Trace& t = *trace();
-        const auto n = static_cast<long>(m_flaggedOrder.size());
-        for (long g = 0; g < n; ++g) {
-            const auto& group = m_flaggedOrder[std::size_t(g)];
-            const auto it = std::find(group.begin(), group.end(), current);
-            if (it == group.end()) continue;
-            const long i = it - group.begin() + direction;
-            EventId pick;
-            if (i >= 0 && i < static_cast<long>(group.size()))
-                pick = group[std::size_t(i)];
-            else if (direction > 0)
-                pick = m_flaggedOrder[std::size_t((g + 1) % n)].front();
-            else
-                pick = m_flaggedOrder[std::size_t((g - 1 + n) % n)].back();
-            selectEvent(pick);
+    // On a stop: the next (previous) one, wrapping around.
+    for (long i = 0; i < n; ++i)
+        if (stops[std::size_t(i)].event == current) {
+            selectEvent(stops[std::size_t(((i + direction) % n + n) % n)].event);
             return true;
         }
-        // Not on a flagged op: the first instance after it (N) or the last before it (P).
-        auto startOf = [&](const std::vector<EventId>& group) {
-            TimeNs s = t.slice(group.front()).start;
-            for (EventId e : group)
-                s = std::min(s, t.slice(e).start);
-            return s;
-        };
-        const TimeNs ref =
-            current != kNone ? t.slice(current).start : (direction > 0 ? m_t0 - 1 : m_t1);
-        if (direction > 0) {
-            for (const auto& group : m_flaggedOrder)
-                if (startOf(group) > ref) {
-                    selectEvent(group.front());
-                    return true;
-                }
-            selectEvent(m_flaggedOrder.front().front());
-        } else {
-            for (auto it = m_flaggedOrder.rbegin(); it != m_flaggedOrder.rend(); ++it)
-                if (startOf(*it) < ref) {
-                    selectEvent(it->back());
-                    return true;
-                }
-            selectEvent(m_flaggedOrder.back().back());
-        }
-        return true;
-    }
-    if (!rep || rep->collectives.empty()) return false;
-    // Flagged collectives in time order (collectives are sorted by start).
-    std::vector<const Collective*> flagged;
-    for (const Collective& c : rep->collectives)
-        if (c.event != kNone && (c.anomalous || c.waiting || c.unalignedCount > 0))
-            flagged.push_back(&c);
-    if (flagged.empty()) return false;
-    const EventId sel = m_renderer.selectedEvent();
-    const TimeNs ref = sel != kNone ? trace()->slice(sel).start : (direction > 0 ? m_t0 - 1 : m_t1);
-    const Collective* pick = nullptr;
+    // Elsewhere: the first stop after it (N) or the last before it (P).
+    const TimeNs ref = current != kNone && current < trace()->slices().size()
+                           ? trace()->slice(current).start
+                           : (direction > 0 ? m_t0 - 1 : m_t1);
     if (direction > 0) {
-        for (const Collective* c : flagged)
-            if (c->start > ref || (c->start == ref && c->event > sel && sel != kNone)) {
-                pick = c;
-                break;
+        for (const FlaggedStop& s : stops)
+            if (s.key > ref) {
+                selectEvent(s.event);
+                return true;
             }
-        if (!pick) pick = flagged.front(); // wrap around
+        selectEvent(stops.front().event);
     } else {
-        for (auto it = flagged.rbegin(); it != flagged.rend(); ++it)
-            if ((*it)->start < ref) {
-                pick = *it;
-                break;
+        for (auto it = stops.rbegin(); it != stops.rend(); ++it)
+            if (it->key < ref) {
+                selectEvent(it->event);
+                return true;
             }
-        if (!pick) pick = flagged.back();
+        selectEvent(stops.back().event);
     }
-    selectEvent(pick->event);
     return true;
 }
 
@@ -727,6 +762,16 @@ void TimelineView::paintEvent(QPaintEvent*)
         p.setFont(font());
         p.setRenderHint(QPainter::Antialiasing, false);
     }
+    if (const QString note = activityNote(); !note.isEmpty() && flaggedChipRect().isEmpty()) {
+        // Over "from trace start" in the ruler's corner: the first view is the activity, not
+        // the trace's whole span (far-off events left out).
+        const TimelineStyle& st = m_renderer.style();
+        const QRectF cell(1, 1, g.labelWidth - 2, g.rulerHeight - 2);
+        p.fillRect(cell, st.ruler);
+        p.setPen(st.dimText);
+        p.drawText(cell.adjusted(8, 0, -4, 0), Qt::AlignLeft | Qt::AlignVCenter,
+                   QFontMetricsF(font()).elidedText(note, Qt::ElideRight, cell.width() - 12));
+    }
     if (m_helpVisible) paintHelp(p);
     if (m_announcePaint) {
         m_announcePaint = false;
@@ -755,16 +800,17 @@ QRectF TimelineView::cursorTimeRect() const
 
 QString TimelineView::helpText()
 {
-    return QStringLiteral("W / S, Ctrl+wheel, wheel\tzoom in / out around the cursor\n"
+    return QStringLiteral("W / S, Ctrl+wheel\tzoom in / out around the cursor\n"
                           "A / D, middle-drag, Shift+wheel\tpan left / right\n"
-                          "wheel or drag over the labels\tscroll tracks up / down\n"
+                          "wheel, drag over the labels\tscroll tracks up / down\n"
                           "click\tselect an event (details, call stack)\n"
                           "drag on the ruler\tselect a time range (duration shown)\n"
                           "drag over the tracks\tselect an area: time range x tracks (statistics)\n"
                           "Enter\tzoom to the selected range\n"
                           "F\tfit the selected event\n"
                           "0\tshow the whole trace\n"
-                          "N / P\tnext / previous flagged collective\n"
+                          "N / P\tnext / previous cause (op that made others wait)\n"
+                          "Shift+N / Shift+P\tnext / previous flagged op, waiters too\n"
                           "Alt+Left / Alt+Right\tback / forward in selection history\n"
                           "click a group header\tcollapse / expand it\n"
                           "T, right-click a label\tpin / unpin the track (group) to the top\n"
@@ -980,23 +1026,34 @@ void TimelineView::mouseDoubleClickEvent(QMouseEvent* event)
 
 void TimelineView::wheelEvent(QWheelEvent* event)
 {
+    // As in Perfetto and Nsight Systems: the wheel scrolls the tracks, Ctrl+wheel zooms about
+    // the cursor, Shift+wheel (and a touchpad's sideways swipe) pans. setWheelZooms(true) gives
+    // the plain wheel the zoom instead (View > Wheel zooms).
     const QPointF pos = event->position();
     const TimelineGeometry g = timelineGeometry();
     const QPoint delta = event->angleDelta();
-    if (pos.x() < g.labelWidth && !(event->modifiers() & Qt::ControlModifier)) {
-        m_vbar->setValue(m_vbar->value() - delta.y() / 2);
-        return;
-    }
-    if (event->modifiers() & Qt::ShiftModifier) {
+    const Qt::KeyboardModifiers mods = event->modifiers();
+    // X11 and some mice turn a Shift+wheel into a horizontal one: either axis pans.
+    if (mods & Qt::ShiftModifier) {
         const int d = delta.y() != 0 ? delta.y() : delta.x();
         panByPixels(-d / 120.0 * g.plotRect().width() * 0.1);
+        return;
+    }
+    const bool zoom = (mods & Qt::ControlModifier) || (m_wheelZooms && pos.x() >= g.labelWidth);
+    if (zoom) {
+        const int d = delta.y() != 0 ? delta.y() : delta.x();
+        const double anchor = pos.x() >= g.labelWidth ? pos.x() : g.plotRect().center().x();
+        if (d != 0) zoomBy(std::pow(0.8, d / 120.0), anchor);
         return;
     }
     if (delta.x() != 0 && delta.y() == 0) { // horizontal scrolling on touchpads
         panByPixels(-delta.x() / 120.0 * g.plotRect().width() * 0.1);
         return;
     }
-    if (delta.y() != 0) zoomBy(std::pow(0.8, delta.y() / 120.0), pos.x());
+    // A notch (120) scrolls three slice rows, as a text view scrolls three lines.
+    if (delta.y() != 0)
+        m_vbar->setValue(m_vbar->value() -
+                         int(std::lround(delta.y() / 120.0 * 3 * TimelineLayout::kSliceRowHeight)));
 }
 
 void TimelineView::keyPressEvent(QKeyEvent* event)
@@ -1028,11 +1085,15 @@ void TimelineView::keyPressEvent(QKeyEvent* event)
         if (m_renderer.hasRangeSelection())
             zoomToRange(m_renderer.rangeBegin(), m_renderer.rangeEnd());
         return;
+    // N / P walk the causes (the ops that made the others wait); Shift+N / Shift+P every
+    // flagged op, waiters included.
     case Qt::Key_N:
-        selectNextFlagged(+1);
+        selectNextFlagged(+1, event->modifiers() & Qt::ShiftModifier ? FlaggedWalk::All
+                                                                     : FlaggedWalk::Causes);
         return;
     case Qt::Key_P:
-        selectNextFlagged(-1);
+        selectNextFlagged(-1, event->modifiers() & Qt::ShiftModifier ? FlaggedWalk::All
+                                                                     : FlaggedWalk::Causes);
         return;
     case Qt::Key_Left:
         if (alt) {
@@ -1280,6 +1341,31 @@ void TimelineView::setSession(Session* session)
             setFlaggedOrder(flaggedOrder(*job));
         }
     });
+    // The window's one selection: the timeline owns it (history, reveal), the session tells it.
+    connect(this, &TimelineView::eventSelected, session, &Session::setSelection);
+    connect(session, &Session::selectionRequested, this, [this](EventId e) { selectEvent(e); });
+    connect(session, &Session::stepRequested, this, &TimelineView::showStep);
+}
+
+bool TimelineView::showStep(int rank, int step)
+{
+    const ReportPtr& rep = report();
+    if (!rep) return false;
+    // The rank's own step in a job; the first that has the number otherwise.
+    const StepStats* pick = nullptr;
+    for (const StepStats& st : rep->steps) {
+        if (st.step != step) continue;
+        if (!pick) pick = &st;
+        if (rank >= 0 && st.rank == rank) {
+            pick = &st;
+            break;
+        }
+    }
+    if (!pick) return false;
+    const TimeNs pad = std::max<TimeNs>((pick->end - pick->start) / 20, 100);
+    zoomToRange(pick->start - pad, pick->end + pad);
+    if (pick->event != kNone) selectEvent(pick->event, true);
+    return true;
 }
 
 } // namespace rs

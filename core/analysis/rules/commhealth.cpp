@@ -36,6 +36,7 @@ void linkUnderutilized(AnalysisReport& rep, std::vector<Finding>& out)
     // Per link name: the ops and the figures of their bandwidth-bound transfers.
     std::map<std::string, presentation::LinkUse> uses;
     std::map<std::string, std::vector<const Collective*>> ops;
+    std::map<std::string, std::uint64_t> busbwBytes; // Kineto: payload of the judged collectives
     for (const Collective& c : rep.collectives) {
         for (const TransferStat& t : c.transfers) {
             if (!std::isfinite(t.utilization) || t.name == "SDMA" || t.tasks <= 0) continue;
@@ -60,6 +61,7 @@ void linkUnderutilized(AnalysisReport& rep, std::vector<Finding>& out)
             u.basis = c.link->basis;
             u.busbw = true;
             ++u.transfers;
+            busbwBytes[c.link->name] += c.bytes;
             u.sumUtilization += c.link->utilization;
             if (c.link->utilization < kUnderUtilized) {
                 ++u.slow;
@@ -70,6 +72,10 @@ void linkUnderutilized(AnalysisReport& rep, std::vector<Finding>& out)
     }
     for (auto& [name, u] : uses) {
         if (u.slow == 0) continue;
+        // No traffic worth the name (HCCL: the bandwidth-bound bytes; Kineto: each judged
+        // collective's payload): nothing to warn about.
+        const std::uint64_t carried = u.busbw ? busbwBytes[name] : u.bytes;
+        if (carried < kLinkMinBytes) continue;
         Finding f = base("link-underutilized", Severity::Warning, rep, ops[name]);
         auto text = presentation::linkUnderutilized(u);
         f.title = std::move(text.title);

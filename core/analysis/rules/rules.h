@@ -23,6 +23,9 @@ inline constexpr double kUnderUtilized = 0.6;
 // at least this many bytes (below, latency rather than bandwidth sets the time).
 inline constexpr std::uint64_t kBandwidthBoundRecordBytes = 1000000;
 inline constexpr std::uint64_t kBandwidthBoundCollectiveBytes = 32000000;
+// A link whose bandwidth-bound transfers carried less than this over the whole trace gets no
+// link-underutilized warning: too little traffic for its speed to matter or to be measured.
+inline constexpr std::uint64_t kLinkMinBytes = 8000000;
 // Small packets: a large-packet ratio under kSmallPacketRatio on a transport that runs under
 // kUnderUtilized of its peak and takes at least kSmallPacketTransitShare of the op's time.
 inline constexpr double kSmallPacketRatio = 0.2;

@@ -76,6 +76,41 @@ std::vector<RdmaTransfer> rdmaTransfers(const std::vector<const HcclTask*>& plan
     return out;
 }
 
+// Merged, sorted intervals.
+std::vector<std::pair<TimeNs, TimeNs>> merged(std::vector<std::pair<TimeNs, TimeNs>> iv)
+{
+    std::sort(iv.begin(), iv.end());
+    std::vector<std::pair<TimeNs, TimeNs>> out;
+    for (const auto& [a, b] : iv) {
+        if (b <= a) continue;
+        if (!out.empty() && a <= out.back().second)
+            out.back().second = std::max(out.back().second, b);
+        else
+            out.emplace_back(a, b);
+    }
+    return out;
+}
+
+// Length of the union of `in` outside the union of `out`.
+TimeNs lengthOutside(std::vector<std::pair<TimeNs, TimeNs>> in,
+                     std::vector<std::pair<TimeNs, TimeNs>> out)
+{
+    const auto a = merged(std::move(in)), b = merged(std::move(out));
+    TimeNs total = 0;
+    std::size_t j = 0;
+    for (auto [s, e] : a) {
+        while (j < b.size() && b[j].second <= s)
+            ++j;
+        for (std::size_t k = j; k < b.size() && b[k].first < e; ++k) {
+            if (b[k].first > s) total += b[k].first - s;
+            s = std::max(s, b[k].second);
+            if (s >= e) break;
+        }
+        if (e > s) total += e - s;
+    }
+    return total;
+}
+
 // Tasks of each plane in time order.
 std::map<int, std::vector<const HcclTask*>> byPlane(const std::vector<HcclTask>& tasks)
 {
@@ -159,6 +194,21 @@ void hcclCommFigures(const std::vector<HcclTask>& tasks, const AnalysisOptions& 
         if (t->start < firstTransit) ti.synchronizationNs += t->dur;
     }
     ti.idleNs = ti.elapseNs - ti.transitNs - ti.waitNs;
+    // The part of the idle time an internal Memcpy of the op runs in (any plane; a transit
+    // copy of the master plane is transit already): the viewer's "internal memcpy" segment.
+    {
+        std::vector<std::pair<TimeNs, TimeNs>> busy, copies;
+        for (const HcclTask* t : planes.at(master))
+            if (isTransit(*t) || t->kind == HcclTask::Kind::NotifyWait)
+                busy.emplace_back(t->start, t->end());
+        for (const RdmaTransfer& r : rdma[master])
+            busy.emplace_back(r.start, r.end);
+        for (const HcclTask& t : tasks)
+            if (t.kind == HcclTask::Kind::Memcpy && !(t.plane == master && isTransit(t)))
+                copies.emplace_back(t.start, t.end());
+        ti.memcpyNs = std::clamp<TimeNs>(lengthOutside(std::move(copies), std::move(busy)), 0,
+                                         std::max<TimeNs>(0, ti.idleNs));
+    }
     auto ratio = [](TimeNs a, TimeNs b) {
         return a + b > 0 ? round4(double(a) / double(a + b)) : 0.0;
     };

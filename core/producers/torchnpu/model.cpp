@@ -139,6 +139,8 @@ void addHcclOp(AnalysisContext& ctx, EventId e, const std::string& group,
                 ++c.unalignedCount;
                 ctx.unaligned.push_back(i);
             }
+            // HCCL's "none" destination (4294967295) is the source, as the matrix has it.
+            const bool local = ht.src && (ht.src == ht.dst || ht.dst == 4294967295ull);
             hccl.push_back(std::move(ht));
             if (type == "Memcpy" || t.str(task.name) == "Memcpy") {
                 InternalCopy cp;
@@ -151,6 +153,7 @@ void addHcclOp(AnalysisContext& ctx, EventId e, const std::string& group,
                 cp.unalignedSize = badSize;
                 cp.unalignedAddress = badAddr;
                 cp.address = address;
+                cp.local = local;
                 c.copies.push_back(std::move(cp));
             }
         }
