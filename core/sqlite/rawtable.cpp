@@ -14,7 +14,8 @@ namespace rs::sqlite {
 
 namespace {
 
-constexpr int kMaxDepth = 32; // a b-tree of 2^32 pages is about 5 levels deep
+// SQLite's own limit (BTCURSOR_MAX_DEPTH): a b-tree of 2^32 pages is about 5 levels deep.
+constexpr int kMaxDepth = 20;
 
 std::uint32_t be16(const std::uint8_t* p)
 {

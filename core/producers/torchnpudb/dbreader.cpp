@@ -322,6 +322,7 @@ public:
         if (std::string e; !readOps(db, meta, modelOf, lanes, &e)) addOnce(lastDamage, notRead(e));
         lanes.write(meta, shared.hostPid, shared.device);
         if (!sawStep) writeSteps(db, meta, lastDamage);
+        if (cancelled()) return failed(LoadStop::Cancelled, "loading was cancelled");
 
         r.status = LoadStatus::Complete;
         for (auto* notes : {&linkDamage, &pieceDamage, &lastDamage})
@@ -367,24 +368,56 @@ public:
     }
 
 private:
-    // A connection to the view (each piece and link read has its own).
+    // A connection to the view.
     bool open(sqlite::Database& db) const
     {
         return db.open(m_file, m_progress ? &m_progress->cancel : nullptr);
     }
 
+    // The connections of the pieces and link reads, reused (each opening parses the schema
+    // again: a table of sparse rowids made thousands of pieces, and as many openings).
+    std::unique_ptr<sqlite::Database> take()
+    {
+        {
+            std::lock_guard lock(m_poolMutex);
+            if (!m_pool.empty()) {
+                auto db = std::move(m_pool.back());
+                m_pool.pop_back();
+                return db;
+            }
+        }
+        auto db = std::make_unique<sqlite::Database>();
+        open(*db);
+        return db;
+    }
+
+    void give(std::unique_ptr<sqlite::Database> db)
+    {
+        std::lock_guard lock(m_poolMutex);
+        m_pool.push_back(std::move(db));
+    }
+
     // SQLite's damage of a table named by its page: the page reader walks the table and names
     // the first damage it meets. SQLite's message as it is when it finds none (an index, a
     // check only SQLite makes).
-    std::string locate(sqlite::Database& db, const char* table, const std::string& error) const
+    std::string locate(sqlite::Database& db, const char* table, const std::string& error)
     {
         if (!m_view || error.find("damaged") == std::string::npos) return error;
-        const auto info = sqlite::rawTable(db, table);
-        if (!info) return error;
-        sqlite::TableCursor c(m_view, *info, table);
-        for (bool ok = c.seek(INT64_MIN); ok; ok = c.next()) {
+        {
+            std::lock_guard lock(m_poolMutex);
+            if (auto it = m_located.find(table); it != m_located.end())
+                return it->second.empty() ? error : it->second;
         }
-        return c.failed() ? c.error() + " (SQLite: database disk image is malformed)" : error;
+        std::string named;
+        if (const auto info = sqlite::rawTable(db, table)) {
+            sqlite::TableCursor c(m_view, *info, table);
+            for (bool ok = c.seek(INT64_MIN); ok; ok = c.next()) {
+            }
+            if (c.failed()) named = c.error() + " (SQLite: database disk image is malformed)";
+        }
+        std::lock_guard lock(m_poolMutex);
+        m_located.emplace(table, named); // once per table (every piece of it may fail)
+        return named.empty() ? error : named;
     }
 
     static bool notDatabase(const std::string& e)
@@ -654,15 +687,16 @@ private:
         lr.group = std::make_unique<TaskGroup>(WorkPool::global());
         for (int k = 0; k < 3; ++k)
             lr.group->run([this, out, k, links, hccl] {
-                sqlite::Database own;
-                if (!open(own)) {
-                    out->errors[k] = own.error();
+                auto own = take();
+                if (!own->isOpen()) {
+                    out->errors[k] = own->error();
                     return;
                 }
                 if (k == 2)
-                    hccl(own, &out->errors[k]);
+                    hccl(*own, &out->errors[k]);
                 else
-                    links(own, k, &out->errors[k]);
+                    links(*own, k, &out->errors[k]);
+                give(std::move(own));
             });
     }
 
@@ -888,11 +922,12 @@ private:
     // Reads a piece on its own connection; a failure keeps what the piece read.
     void readPiece(const Piece& piece, PieceOut& out)
     {
-        sqlite::Database db;
-        if (!open(db)) {
-            out.error = db.error();
+        auto connection = take();
+        if (!connection->isOpen()) {
+            out.error = connection->error();
             return;
         }
+        sqlite::Database& db = *connection;
         try {
             switch (piece.kind) {
             case Piece::Kind::Python:
@@ -915,6 +950,7 @@ private:
             out.cancelled = true;
             out.error.clear();
         }
+        give(std::move(connection));
     }
 
     // " WHERE rowid BETWEEN lo AND hi" of a piece.
@@ -1400,7 +1436,10 @@ private:
     const LoadOptions& m_options;
     LoadProgress* m_progress;
     std::shared_ptr<const sqlite::PageFile> m_view; // its pages (null: not SQLite's format)
-    std::vector<std::string> m_damage;              // notes of this thread's reads, in order
+    std::mutex m_poolMutex;
+    std::vector<std::unique_ptr<sqlite::Database>> m_pool;
+    std::map<std::string, std::string, std::less<>> m_located; // table -> its damage named
+    std::vector<std::string> m_damage; // notes of this thread's reads, in order
     std::vector<std::pair<std::string, std::string>> m_rangeDamage; // table, SQLite's error
     const Shared* m_shared = nullptr;
     std::shared_ptr<const sqlite::PageFile> m_pages;
