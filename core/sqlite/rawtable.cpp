@@ -579,8 +579,11 @@ bool TableCursor::enterCell()
         // No more bytes than the file's pages can hold (a damaged size would ask for a GB).
         if (size - local > std::uint64_t(m_file->pageCount()) * (usable - 4))
             return fail(l.page, "a record larger than the file");
-        m_overflow.resize(size);
-        std::memcpy(m_overflow.data(), p, local);
+        // Grown as the pages are read, never to what a damaged size claims: a view's page
+        // count may be its header's, past the bytes the file holds.
+        m_overflow.clear();
+        m_overflow.reserve(std::size_t(std::min<std::uint64_t>(size, std::uint64_t(1) << 20)));
+        m_overflow.insert(m_overflow.end(), p, p + local);
         std::uint64_t have = local;
         std::uint32_t next = be32(p + local);
         std::vector<std::uint8_t> page(m_file->pageSize());
@@ -594,7 +597,7 @@ bool TableCursor::enterCell()
             if (!m_file->read(next, page.data()))
                 return fail(next, "an overflow page missing: the file ends before it");
             const std::uint64_t take = std::min<std::uint64_t>(size - have, usable - 4);
-            std::memcpy(m_overflow.data() + have, page.data() + 4, take);
+            m_overflow.insert(m_overflow.end(), page.data() + 4, page.data() + 4 + take);
             have += take;
             next = be32(page.data());
         }
