@@ -655,11 +655,13 @@ private slots:
         auto statsJson = [&] {
             return cli({"stats", "--json", "--no-cache", job, "--by", "collective"});
         };
+        auto infoJson = [&] { return cli({"info", "--json", "--no-cache", job}); };
         const std::string original = models();
         std::vector<std::string> none;
         const std::string originalApart = models(&none);
         QVERIFY(none.empty());
-        const QByteArray originalJson = analyzeJson(), originalStats = statsJson();
+        const QByteArray originalJson = analyzeJson(), originalStats = statsJson(),
+                         originalInfo = infoJson();
         QVERIFY(!haveCli || originalJson.startsWith("{"));
 
         struct Mode {
@@ -683,6 +685,14 @@ private slots:
             QVERIFY2(models() == original, m.name);
             QVERIFY2(analyzeJson() == originalJson, m.name);
             QVERIFY2(statsJson() == originalStats, m.name);
+            QVERIFY2(infoJson() == originalInfo, m.name);
+        }
+        // The timeline exported from the last of them (a job folder of WAL databases).
+        if (haveCli) {
+            const QString png = tmp.path() + "/wal.png";
+            const QByteArray said = cli({"export", "--no-cache", job, "--out", png});
+            QVERIFY2(!said.startsWith("exit "), said.constData());
+            QVERIFY(QFileInfo(png).size() > 1000);
         }
         // The fixture's frames matter: the main file alone lacks rows.
         {
@@ -853,6 +863,37 @@ private slots:
         }
         QCOMPARE(ringscope({"export", job, "--composite", "--out", out.filePath("r.png")}).code, 0);
         QVERIFY(QFileInfo(out.filePath("r.png")).size() > 1000);
+    }
+
+    // A damaged database (the fuzzer's finding of issue 47, a public database with 4,400 bytes
+    // changed) in a rank folder: info and analyze load what is readable, exit 0 and say what is
+    // damaged, naming the file, the table and the page: on stderr, in info's warnings and in
+    // analyze --json's warnings (the viewer's Warnings pane lists the same trace warnings).
+    void damageReachesTheCommandLine()
+    {
+        const QString bin = test::binaryDir() + "/app/ringscope";
+        if (!QFileInfo(bin).isExecutable()) QSKIP("the ringscope binary is not built");
+        const QByteArray input = fileBytes(
+            QStringLiteral(RINGSCOPE_SOURCE_DIR "/tests/fuzz/corpus-db/dbrows-raw-vs-sql"));
+        QVERIFY(input.size() > 1000);
+        QTemporaryDir dir;
+        const QString rank = dir.path() + "/rank1_ascend_pt";
+        QVERIFY(QDir().mkpath(rank + "/ASCEND_PROFILER_OUTPUT"));
+        const QString db = rank + "/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db";
+        QVERIFY(writeBytes(db, input.mid(1)));
+        const QString named = db + ": table PYTORCH_API, page 159: rows out of order";
+        test::ProcessRun r = test::runProcess(bin, {"info", "--json", "--no-cache", rank});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains("warning: " + named), qPrintable(r.err));
+        const nlohmann::json info = nlohmann::json::parse(r.out.toStdString());
+        bool listed = false;
+        for (const auto& w : info["warnings"])
+            listed |= QString::fromStdString(w.get<std::string>()).startsWith(named);
+        QVERIFY(listed);
+        QVERIFY(info["events"].get<std::int64_t>() > 1000);
+        r = test::runProcess(bin, {"analyze", "--json", "--no-cache", rank});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains(named), qPrintable(r.out.left(2000)));
     }
 
     // info --json fields of a database rank.
