@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include <fstream>
@@ -844,6 +845,161 @@ private slots:
         r = rs::torchnpudb::readDatabase(big.toStdString(), std::nullopt, tiny, nullptr);
         QVERIFY(r.failed());
         QVERIFY2(contains(r.message, "memory budget"), r.message.c_str());
+    }
+
+    // A -wal or -journal beside a database that cannot be trusted (issue 40): a frame whose
+    // checksum is damaged, frames of another log (salt mismatch), a -wal of another database,
+    // one cut short or of garbage, a damaged hot journal: each a clear warning naming the log,
+    // never a crash, and the main file's committed state where one exists.
+    void databaseLogs()
+    {
+        QTemporaryDir dir;
+        auto path = [&](const QString& name) { return dir.filePath(name); };
+        auto bytesOf = [](const QString& p) {
+            QFile f(p);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        };
+        auto sql = [](sqlite3* db, const char* text) {
+            return sqlite3_exec(db, text, nullptr, nullptr, nullptr) == SQLITE_OK;
+        };
+        // A WAL database whose -wal holds three commits of tasks, never checkpointed.
+        auto walDatabase = [&](const QString& p, const char* pragma) {
+            if (!rs::test::execSql(p, std::string(pragma) + kDbSchema).empty()) return false;
+            sqlite3* db = nullptr;
+            bool ok =
+                sqlite3_open(p.toUtf8().constData(), &db) == SQLITE_OK &&
+                sql(db, "PRAGMA journal_mode=WAL") && sql(db, "PRAGMA wal_autocheckpoint=0") &&
+                sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr) == SQLITE_OK;
+            for (int c = 0; c < 3 && ok; ++c)
+                ok =
+                    sql(db, ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE "
+                             "i < 300) INSERT INTO TASK SELECT 10000 + i * 10 + " +
+                             std::to_string(c * 100000) +
+                             ", 10005 + i * 10, 0, 7, 1, 42, 5, 4294967295, 2, i, 4294967295 "
+                             "FROM n")
+                                .c_str());
+            sqlite3_close(db);
+            return ok;
+        };
+        const QString base = path("base.db");
+        QVERIFY(walDatabase(base, ""));
+        const QByteArray main = bytesOf(base), wal = bytesOf(base + "-wal");
+        const int frame = 24 + 4096;
+        QVERIFY((wal.size() - 32) / frame >= 3);
+        int n = 20;
+        // The database with the given -wal (none when empty) under a name of its own.
+        auto place = [&](const QByteArray& log) {
+            const QString p = path(QString("ascend_pytorch_profiler_%1.db").arg(n++));
+            writeFile(dir, QFileInfo(p).fileName(), main.toStdString());
+            if (!log.isNull()) writeFile(dir, QFileInfo(p).fileName() + "-wal", log.toStdString());
+            return p;
+        };
+        auto load = [](const QString& p) { return rs::loadTrace(p.toStdString()); };
+        auto slices = [](const LoadResult& r) { return r.trace ? r.trace->slices().size() : 0; };
+        auto named = [&](const LoadResult& r, const QString& p, const char* what) {
+            for (const std::string& w : r.warnings)
+                if (contains(w, (p + "-wal").toUtf8().constData()) && contains(w, what))
+                    return true;
+            return false;
+        };
+        const LoadResult mainOnly = load(place({}));
+        QVERIFY2(mainOnly.complete(), mainOnly.message.c_str());
+        const LoadResult full = load(place(wal));
+        QVERIFY2(full.complete(), full.message.c_str());
+        for (const std::string& w : full.warnings)
+            QVERIFY2(!contains(w, "-wal"), w.c_str());
+        QVERIFY(slices(full) > slices(mainOnly));
+
+        // A frame's checksum damaged, commits after it: the commits before it are shown.
+        QByteArray bad = wal;
+        bad[32 + frame + 24 + 100] = char(bad[32 + frame + 24 + 100] ^ 0x55); // frame 2's page
+        QString p = place(bad);
+        LoadResult r = load(p);
+        QVERIFY2(r.trace && named(r, p, "frame 2 is damaged"), warningsOf(r).c_str());
+        QVERIFY(slices(r) >= slices(mainOnly) && slices(r) < slices(full));
+
+        // The frames of another log (its header's salt changed, the header's checksum made
+        // right): no frame belongs; the main file's committed state.
+        QByteArray salted = wal;
+        salted[16] = char(salted[16] ^ 1);
+        {
+            const bool big = salted[3] & 1;
+            auto word = [&](int at) {
+                const auto b = [&](int k) { return std::uint32_t(std::uint8_t(salted[at + k])); };
+                return big ? b(0) << 24 | b(1) << 16 | b(2) << 8 | b(3)
+                           : b(3) << 24 | b(2) << 16 | b(1) << 8 | b(0);
+            };
+            std::uint32_t s1 = 0, s2 = 0;
+            for (int i = 0; i < 24; i += 8) {
+                s1 += word(i) + s2;
+                s2 += word(i + 4) + s1;
+            }
+            for (int k = 0; k < 4; ++k) {
+                salted[24 + k] = char(s1 >> (24 - 8 * k));
+                salted[28 + k] = char(s2 >> (24 - 8 * k));
+            }
+        }
+        p = place(salted);
+        r = load(p);
+        QVERIFY2(r.complete() && named(r, p, "salt"), warningsOf(r).c_str());
+        QCOMPARE(slices(r), slices(mainOnly));
+
+        // A -wal of another database (its pages of another size).
+        QVERIFY(walDatabase(path("other.db"), "PRAGMA page_size=1024;"));
+        p = place(bytesOf(path("other.db-wal")));
+        r = load(p);
+        QVERIFY2(r.complete() && named(r, p, "another database"), warningsOf(r).c_str());
+        QCOMPARE(slices(r), slices(mainOnly));
+
+        // Cut short inside its third frame: what the whole frames committed.
+        p = place(wal.left(32 + 2 * frame + 100));
+        r = load(p);
+        QVERIFY2(r.trace && named(r, p, "ends inside frame 3"), warningsOf(r).c_str());
+        QVERIFY(slices(r) >= slices(mainOnly) && slices(r) < slices(full));
+
+        // Garbage, and a log shorter than its header.
+        p = place(QByteArray(9000, 'x'));
+        r = load(p);
+        QVERIFY2(r.complete() && named(r, p, "not a write-ahead log"), warningsOf(r).c_str());
+        QCOMPARE(slices(r), slices(mainOnly));
+        p = place(QByteArray(10, '\0'));
+        r = load(p);
+        QVERIFY2(r.complete() && named(r, p, "shorter than"), warningsOf(r).c_str());
+
+        // A hot journal (a writer stopped mid-transaction) with a damaged record, and one of
+        // garbage: loads, says the file was being written or the journal is not one.
+        const QString rb = path("ascend_pytorch_profiler_40.db");
+        std::string rows = kDbSchema;
+        rows += "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
+                "INSERT INTO TASK SELECT 10000 + i * 10, 10005 + i * 10, 0, 7, 1, 42, 5, "
+                "4294967295, 2, i, 4294967295 FROM n;";
+        QCOMPARE(rs::test::execSql(rb, rows), std::string());
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open(rb.toUtf8().constData(), &db), SQLITE_OK);
+        QVERIFY(sql(db, "PRAGMA cache_size=10") && sql(db, "BEGIN") &&
+                sql(db, "DELETE FROM TASK WHERE startNs % 20 = 0"));
+        const QByteArray crashed = bytesOf(rb), journal = bytesOf(rb + "-journal");
+        sql(db, "ROLLBACK");
+        sqlite3_close(db);
+        QVERIFY(journal.size() > 4096);
+        for (int k = 0; k < 2; ++k) {
+            QByteArray j = journal;
+            if (k == 0)
+                j[j.size() / 2] = char(j[j.size() / 2] ^ 0x5a);
+            else
+                j.fill('x');
+            const QString c = path(QString("ascend_pytorch_profiler_%1.db").arg(41 + k));
+            writeFile(dir, QFileInfo(c).fileName(), crashed.toStdString());
+            writeFile(dir, QFileInfo(c).fileName() + "-journal", j.toStdString());
+            r = load(c);
+            QVERIFY2(r.trace || contains(r.message, QFileInfo(c).fileName().toUtf8().constData()),
+                     r.message.c_str());
+            bool said = false;
+            for (const std::string& w : r.warnings)
+                said |= contains(w, (c.toStdString()).c_str()) &&
+                        (contains(w, "was being written") || contains(w, "not a rollback journal"));
+            QVERIFY2(said, warningsOf(r).c_str());
+        }
     }
 
     void malformedInTheMiddle()

@@ -2,7 +2,9 @@
 // and 2, opened as a user would (rank folder, output folder, the .db file, the job folder) from
 // a copy without analysis.db, and compared with what torch_npu computed in analysis.db: steps
 // (StepTraceTime) within 2%, communication (CommAnalyzerTime, CommAnalyzerBandwidth,
-// CommAnalyzerMatrix) within 1% or 2 µs, the tolerances the text export is held to.
+// CommAnalyzerMatrix) within 1% or 2 µs, the tolerances the text export is held to. Every
+// journal mode the export meets (WAL with and without a -wal, a read-only folder, a live
+// writer, a crashed writer's -journal) gives the original file's model and analysis.
 
 #include "bench/tracegen_seed.h"
 #include "core/analysis/analyzer.h"
@@ -11,6 +13,7 @@
 #include "core/producers/producer.h"
 #include "core/sqlite/sqlitedb.h"
 #include "core/traceinfo.h"
+#include "tests/support/modeldump.h"
 #include "tests/support/processrun.h"
 #include "tests/testutil.h"
 
@@ -19,10 +22,15 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
+#include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QtTest>
 
+#include <sqlite3.h>
+
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -42,6 +50,121 @@ bool copyRun(const QString& from, const QString& to)
         if (!QFile::copy(f, to + "/" + rel)) return false;
     }
     return true;
+}
+
+QByteArray fileBytes(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+bool writeBytes(const QString& path, const QByteArray& bytes)
+{
+    QFile::remove(path);
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+bool exec(sqlite3* db, const std::string& sql)
+{
+    char* err = nullptr;
+    const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+    if (err) {
+        qWarning("%s: %s", sql.c_str(), err);
+        sqlite3_free(err);
+    }
+    return rc == SQLITE_OK;
+}
+
+// The tables' last rows that the WAL fixtures move into the log.
+constexpr const char* kLoggedTables[] = {"TASK", "PYTORCH_API"};
+
+std::string columnsOf(sqlite3* db, const char* table)
+{
+    std::string out;
+    sqlite3_stmt* st = nullptr;
+    const std::string sql = std::string("PRAGMA table_info(") + table + ")";
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) return out;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (!out.empty()) out += ", ";
+        out += reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
+    }
+    sqlite3_finalize(st);
+    return out;
+}
+
+// WAL mode as a finished profile leaves it: SQLite checkpoints and deletes the -wal at close.
+bool toWal(const QString& path)
+{
+    sqlite3* db = nullptr;
+    const bool ok = sqlite3_open(path.toUtf8().constData(), &db) == SQLITE_OK &&
+                    exec(db, "PRAGMA journal_mode=WAL");
+    sqlite3_close(db);
+    return ok && !QFile::exists(path + "-wal");
+}
+
+// WAL mode as a running job (or one that crashed before a checkpoint) leaves it: the last rows
+// of TASK and PYTORCH_API taken out of the main file (in rollback mode), then written again in
+// WAL mode, committed and never checkpointed. The main file alone lacks them; its -wal holds
+// them, with the same rowids and values.
+bool toWalWithFrames(const QString& path)
+{
+    sqlite3* db = nullptr;
+    bool ok = sqlite3_open(path.toUtf8().constData(), &db) == SQLITE_OK;
+    for (const char* t : kLoggedTables)
+        ok = ok &&
+             exec(db, std::string("CREATE TEMP TABLE keep_") + t +
+                          " AS SELECT rowid AS rs_rowid, * " + "FROM main." + t +
+                          " WHERE rowid > (SELECT max(rowid) - 64 FROM main." + t + ")") &&
+             exec(db, std::string("DELETE FROM main.") + t +
+                          " WHERE rowid IN (SELECT rs_rowid FROM keep_" + t + ")");
+    ok = ok && exec(db, "PRAGMA journal_mode=WAL") && exec(db, "PRAGMA wal_autocheckpoint=0") &&
+         sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr) == SQLITE_OK;
+    for (const char* t : kLoggedTables) {
+        const std::string cols = columnsOf(db, t);
+        ok = ok &&
+             exec(db, std::string("INSERT INTO main.") + t + " (rowid, " + cols +
+                          ") SELECT rs_rowid, " + cols + " FROM keep_" + t + " ORDER BY rs_rowid");
+    }
+    sqlite3_close(db);
+    return ok && QFileInfo(path + "-wal").size() > 32;
+}
+
+// A writer that stopped mid-transaction: its changes partly in the file (the cache spilled
+// them), the pages they replaced in its -journal. The file and journal copied at that moment.
+bool toHotJournal(const QString& path)
+{
+    sqlite3* db = nullptr;
+    const QString at = path + ".crash";
+    bool ok = sqlite3_open(path.toUtf8().constData(), &db) == SQLITE_OK &&
+              exec(db, "PRAGMA cache_size=10") && exec(db, "BEGIN") &&
+              exec(db, "DELETE FROM TASK") && exec(db, "DELETE FROM PYTORCH_API") &&
+              exec(db, "DELETE FROM CANN_API") && QFile::copy(path, at) &&
+              QFile::copy(path + "-journal", at + "-journal");
+    exec(db, "ROLLBACK");
+    sqlite3_close(db);
+    const QByteArray before = fileBytes(path);
+    ok = ok && fileBytes(at) != before && QFile::remove(path) && QFile::rename(at, path) &&
+         QFile::rename(at + "-journal", path + "-journal");
+    return ok;
+}
+
+// The analysis JSON without its warnings (a hot journal adds one).
+QByteArray withoutWarnings(const QByteArray& json)
+{
+    nlohmann::json j = nlohmann::json::parse(json.toStdString(), nullptr, false);
+    std::function<void(nlohmann::json&)> strip = [&](nlohmann::json& v) {
+        if (v.is_object()) {
+            v.erase("warnings");
+            for (auto& [k, x] : v.items())
+                strip(x);
+        } else if (v.is_array()) {
+            for (auto& x : v)
+                strip(x);
+        }
+    };
+    strip(j);
+    return QByteArray::fromStdString(j.dump(1));
 }
 
 struct Oracle {
@@ -473,6 +596,193 @@ private slots:
         QVERIFY(custom);
     }
 
+    // Every journal mode a torch_npu database meets (issue 40), made in a copy of both public
+    // runs and converted in place: each loads to the original's model (both ranks), and the
+    // CLI's analyze --json of the job folder is the original's byte for byte (stats too).
+    void journalModes_data()
+    {
+        QTest::addColumn<QString>("level");
+        QTest::newRow("level0") << "level0";
+        QTest::newRow("level2") << "level2";
+    }
+    void journalModes()
+    {
+        QFETCH(QString, level);
+        const QString bin = test::binaryDir() + "/app/ringscope";
+        const bool haveCli = QFileInfo(bin).isExecutable();
+        QTemporaryDir tmp;
+        const QString job = tmp.path() + "/job";
+        QVERIFY(copyRun(test::publicTrace("ascend_torchnpu_db_" + level + "_2rank"), job));
+        auto dbOf = [&](int rank) {
+            return job + QString("/rank%1_ascend_pt/ASCEND_PROFILER_OUTPUT/"
+                                 "ascend_pytorch_profiler_%1.db")
+                             .arg(rank);
+        };
+        QByteArray originals[2];
+        for (int rank : {0, 1}) {
+            QFile::setPermissions(dbOf(rank), QFile::ReadOwner | QFile::WriteOwner);
+            originals[rank] = fileBytes(dbOf(rank));
+        }
+        auto restore = [&] {
+            bool ok = true;
+            for (int rank : {0, 1}) {
+                for (const char* log : {"-wal", "-shm", "-journal"})
+                    QFile::remove(dbOf(rank) + log);
+                ok = ok && writeBytes(dbOf(rank), originals[rank]);
+            }
+            return ok;
+        };
+        // Both ranks' models; with warnings given, their warnings apart from the rest.
+        auto models = [&](std::vector<std::string>* warnings = nullptr) {
+            std::string out;
+            for (int rank : {0, 1}) {
+                const LoadResult r = loadTrace(dbOf(rank).toStdString());
+                if (!r.complete()) return "rank " + std::to_string(rank) + ": " + r.message;
+                for (const test::ModelSection& sec : test::dumpModel(*r.trace))
+                    if (!warnings || sec.name != "warnings")
+                        out += "[" + sec.name + "]\n" + sec.text;
+                if (warnings)
+                    warnings->insert(warnings->end(), r.warnings.begin(), r.warnings.end());
+            }
+            return out;
+        };
+        auto cli = [&](const QStringList& args) {
+            if (!haveCli) return QByteArray();
+            const test::ProcessRun r = test::runProcess(bin, args);
+            return (r.code == 0 ? r.out : r.describe()).toUtf8();
+        };
+        auto analyzeJson = [&] { return cli({"analyze", "--json", "--no-cache", job}); };
+        auto statsJson = [&] {
+            return cli({"stats", "--json", "--no-cache", job, "--by", "collective"});
+        };
+        auto infoJson = [&] { return cli({"info", "--json", "--no-cache", job}); };
+        const std::string original = models();
+        std::vector<std::string> none;
+        const std::string originalApart = models(&none);
+        QVERIFY(none.empty());
+        const QByteArray originalJson = analyzeJson(), originalStats = statsJson(),
+                         originalInfo = infoJson();
+        QVERIFY(!haveCli || originalJson.startsWith("{"));
+
+        struct Mode {
+            const char* name;
+            std::function<bool(const QString&)> make;
+        };
+        const Mode modes[] = {
+            {"WAL mode, no -wal (a finished profile)", toWal},
+            {"WAL mode, an empty -wal",
+             [](const QString& p) {
+                 return toWal(p) && QFile(p + "-wal").open(QIODevice::WriteOnly);
+             }},
+            {"WAL mode, committed frames in the -wal, no -shm",
+             [](const QString& p) { return toWalWithFrames(p) && QFile::remove(p + "-shm"); }},
+            {"WAL mode, committed frames in the -wal and a -shm", toWalWithFrames},
+        };
+        for (const Mode& m : modes) {
+            QVERIFY(restore());
+            for (int rank : {0, 1})
+                QVERIFY2(m.make(dbOf(rank)), m.name);
+            QVERIFY2(models() == original, m.name);
+            QVERIFY2(analyzeJson() == originalJson, m.name);
+            QVERIFY2(statsJson() == originalStats, m.name);
+            QVERIFY2(infoJson() == originalInfo, m.name);
+        }
+        // The timeline exported from the last of them (a job folder of WAL databases).
+        if (haveCli) {
+            const QString png = tmp.path() + "/wal.png";
+            const QByteArray said = cli({"export", "--no-cache", job, "--out", png});
+            QVERIFY2(!said.startsWith("exit "), said.constData());
+            QVERIFY(QFileInfo(png).size() > 1000);
+        }
+        // The fixture's frames matter: the main file alone lacks rows.
+        {
+            QVERIFY(restore() && toWalWithFrames(dbOf(1)));
+            const QByteArray wal = fileBytes(dbOf(1) + "-wal");
+            QVERIFY(QFile::remove(dbOf(1) + "-wal") && QFile::remove(dbOf(1) + "-shm"));
+            QVERIFY(models() != original);
+            QVERIFY(writeBytes(dbOf(1) + "-wal", wal));
+            QVERIFY(models() == original);
+        }
+
+        // A folder that cannot be written (a read-only cluster file system): the same answers,
+        // and nothing created in it (no -shm, no journal). As root the mode is not enforced;
+        // that nothing is created is checked all the same.
+        QVERIFY(restore());
+        for (int rank : {0, 1})
+            QVERIFY(toWalWithFrames(dbOf(rank)) && QFile::remove(dbOf(rank) + "-shm"));
+        const QString out1 = QFileInfo(dbOf(1)).path();
+        const QStringList listed = QDir(out1).entryList(QDir::Files, QDir::Name);
+        const auto mode = QFile::permissions(out1);
+        QVERIFY(QFile::setPermissions(out1, QFile::ReadOwner | QFile::ExeOwner | QFile::ReadGroup |
+                                                QFile::ExeGroup | QFile::ReadOther |
+                                                QFile::ExeOther));
+        const std::string readOnly = models();
+        const QByteArray readOnlyJson = analyzeJson();
+        const QStringList after = QDir(out1).entryList(QDir::Files, QDir::Name);
+        QFile::setPermissions(out1, mode);
+        QVERIFY(readOnly == original);
+        QVERIFY(readOnlyJson == originalJson);
+        QCOMPARE(after, listed);
+
+        // A live writer holding the database open in WAL mode and committing while Ringscope
+        // reads (into a table of its own): the same model, never blocked, the file untouched.
+        if (QStandardPaths::findExecutable("python3").isEmpty()) {
+            qWarning("python3 not found: the live writer case is skipped (scripts/deps)");
+        } else {
+            QProcess writer;
+            writer.start("python3",
+                         {"-c",
+                          "import sqlite3, sys, time\n"
+                          "con = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                          "con.execute('PRAGMA wal_autocheckpoint=0')\n"
+                          "con.execute('CREATE TABLE IF NOT EXISTS writer (x INTEGER)')\n"
+                          "print('ready', flush=True)\n"
+                          "n = 0\n"
+                          "while n < 200000:\n"
+                          "    con.execute('INSERT INTO writer VALUES (?)', (n,))\n"
+                          "    n += 1\n"
+                          "    time.sleep(0.002)\n",
+                          dbOf(1)});
+            QVERIFY(writer.waitForStarted(10000));
+            QVERIFY(writer.waitForReadyRead(20000));
+            const qint64 walBefore = QFileInfo(dbOf(1) + "-wal").size();
+            const QByteArray mainBefore = fileBytes(dbOf(1));
+            QElapsedTimer timer;
+            timer.start();
+            const std::string live = models();
+            const QByteArray liveJson = analyzeJson();
+            const qint64 elapsed = timer.elapsed();
+            QThread::msleep(50);
+            const qint64 walAfter = QFileInfo(dbOf(1) + "-wal").size();
+            writer.kill();
+            writer.waitForFinished(10000);
+            QVERIFY2(walAfter > walBefore, "the writer committed while the database was read");
+            QVERIFY(live == original);
+            QVERIFY(liveJson == originalJson);
+            QVERIFY(elapsed < 60000);
+            QVERIFY(fileBytes(dbOf(1)) == mainBefore); // never checkpointed by a reader
+        }
+
+        // A -journal left by a writer that stopped mid-transaction: the last committed state,
+        // with a warning naming the file; the file and its journal left as they were.
+        QVERIFY(restore());
+        for (int rank : {0, 1})
+            QVERIFY(toHotJournal(dbOf(rank)));
+        const QByteArray crashed = fileBytes(dbOf(1)), journal = fileBytes(dbOf(1) + "-journal");
+        std::vector<std::string> warnings;
+        QVERIFY(models(&warnings) == originalApart);
+        QCOMPARE(int(warnings.size()), 2);
+        for (const std::string& w : warnings)
+            QVERIFY2(w.find("was being written") != std::string::npos &&
+                         w.find("-journal") != std::string::npos &&
+                         w.find(job.toStdString()) != std::string::npos,
+                     w.c_str());
+        const QByteArray crashedJson = analyzeJson();
+        QVERIFY(!haveCli || crashedJson.contains("was being written"));
+        QVERIFY(withoutWarnings(crashedJson) == withoutWarnings(originalJson));
+        QVERIFY(fileBytes(dbOf(1)) == crashed && fileBytes(dbOf(1) + "-journal") == journal);
+    }
+
     // The database is read as it is: never written, never locked (a job may still write it).
     void readOnlyWithoutLocks()
     {
@@ -553,6 +863,37 @@ private slots:
         }
         QCOMPARE(ringscope({"export", job, "--composite", "--out", out.filePath("r.png")}).code, 0);
         QVERIFY(QFileInfo(out.filePath("r.png")).size() > 1000);
+    }
+
+    // A damaged database (the fuzzer's finding of issue 47, a public database with 4,400 bytes
+    // changed) in a rank folder: info and analyze load what is readable, exit 0 and say what is
+    // damaged, naming the file, the table and the page: on stderr, in info's warnings and in
+    // analyze --json's warnings (the viewer's Warnings pane lists the same trace warnings).
+    void damageReachesTheCommandLine()
+    {
+        const QString bin = test::binaryDir() + "/app/ringscope";
+        if (!QFileInfo(bin).isExecutable()) QSKIP("the ringscope binary is not built");
+        const QByteArray input = fileBytes(
+            QStringLiteral(RINGSCOPE_SOURCE_DIR "/tests/fuzz/corpus-db/dbrows-raw-vs-sql"));
+        QVERIFY(input.size() > 1000);
+        QTemporaryDir dir;
+        const QString rank = dir.path() + "/rank1_ascend_pt";
+        QVERIFY(QDir().mkpath(rank + "/ASCEND_PROFILER_OUTPUT"));
+        const QString db = rank + "/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db";
+        QVERIFY(writeBytes(db, input.mid(1)));
+        const QString named = db + ": table PYTORCH_API, page 159: rows out of order";
+        test::ProcessRun r = test::runProcess(bin, {"info", "--json", "--no-cache", rank});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains("warning: " + named), qPrintable(r.err));
+        const nlohmann::json info = nlohmann::json::parse(r.out.toStdString());
+        bool listed = false;
+        for (const auto& w : info["warnings"])
+            listed |= QString::fromStdString(w.get<std::string>()).startsWith(named);
+        QVERIFY(listed);
+        QVERIFY(info["events"].get<std::int64_t>() > 1000);
+        r = test::runProcess(bin, {"analyze", "--json", "--no-cache", rank});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains(named), qPrintable(r.out.left(2000)));
     }
 
     // info --json fields of a database rank.

@@ -1,10 +1,7 @@
 #include "core/sqlite/rawtable.h"
 
+#include "core/sqlite/dbfile.h"
 #include "core/sqlite/sqlitedb.h"
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -17,7 +14,8 @@ namespace rs::sqlite {
 
 namespace {
 
-constexpr int kMaxDepth = 32; // a b-tree of 2^32 pages is about 5 levels deep
+// SQLite's own limit (BTCURSOR_MAX_DEPTH): a b-tree of 2^32 pages is about 5 levels deep.
+constexpr int kMaxDepth = 20;
 
 std::uint32_t be16(const std::uint8_t* p)
 {
@@ -68,47 +66,48 @@ std::string upper(std::string_view s)
 
 // ---- PageFile
 
-PageFile::~PageFile()
+const std::string& PageFile::name() const
 {
-    if (m_fd >= 0) ::close(m_fd);
+    return m_file->name();
+}
+
+std::shared_ptr<const PageFile> PageFile::open(std::shared_ptr<const DbFile> file, std::string* why)
+{
+    if (!file) {
+        *why = "cannot open";
+        return nullptr;
+    }
+    std::shared_ptr<PageFile> f(new PageFile);
+    f->m_file = std::move(file);
+    if (!f->readHeader(why)) return nullptr;
+    return f;
 }
 
 std::shared_ptr<const PageFile> PageFile::openPath(const std::string& path, std::string* why)
 {
-    std::shared_ptr<PageFile> f(new PageFile);
-    f->m_name = path;
-    f->m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (f->m_fd < 0) {
-        *why = "cannot open";
+    std::string error;
+    auto file = DbFile::open(path, &error);
+    if (!file) {
+        *why = "cannot open (" + error + ")";
         return nullptr;
     }
-    struct stat st {};
-    std::uint8_t head[100];
-    if (::fstat(f->m_fd, &st) != 0 || ::pread(f->m_fd, head, sizeof head, 0) != sizeof head) {
-        *why = "cannot read the header";
-        return nullptr;
-    }
-    if (!f->readHeader(head, std::uint64_t(st.st_size), why)) return nullptr;
-    return f;
+    return open(std::move(file), why);
 }
 
 std::shared_ptr<const PageFile> PageFile::openBytes(const void* data, std::size_t size,
                                                     std::string* why)
 {
-    std::shared_ptr<PageFile> f(new PageFile);
-    f->m_name = "(memory)";
-    if (size < 100) {
-        *why = "shorter than a header";
-        return nullptr;
-    }
-    const auto* b = static_cast<const std::uint8_t*>(data);
-    f->m_bytes.assign(b, b + size);
-    if (!f->readHeader(f->m_bytes.data(), size, why)) return nullptr;
-    return f;
+    const std::string_view bytes(static_cast<const char*>(data), data ? size : 0);
+    return open(DbFile::fromBytes("(memory)", bytes), why);
 }
 
-bool PageFile::readHeader(const std::uint8_t* h, std::uint64_t fileSize, std::string* why)
+bool PageFile::readHeader(std::string* why)
 {
+    std::uint8_t h[100];
+    if (m_file->size() < sizeof h || !m_file->read(0, h, sizeof h)) {
+        *why = "shorter than a header";
+        return false;
+    }
     if (std::memcmp(h, "SQLite format 3", 16) != 0) {
         *why = "not an SQLite file";
         return false;
@@ -119,10 +118,10 @@ bool PageFile::readHeader(const std::uint8_t* h, std::uint64_t fileSize, std::st
         *why = "page size";
         return false;
     }
-    // 1: a rollback journal (the whole database is in this file); 2: WAL, whose pages may be
-    // in the -wal file: left to SQLite.
+    // The view shows a WAL database as a rollback one (its frames applied): any other file
+    // format version is one SQLite itself refuses or would write differently.
     if (h[18] != 1 || h[19] != 1) {
-        *why = "WAL mode";
+        *why = "file format version";
         return false;
     }
     if (be32(h + 56) != 1) {
@@ -135,7 +134,16 @@ bool PageFile::readHeader(const std::uint8_t* h, std::uint64_t fileSize, std::st
     }
     m_pageSize = ps;
     m_usable = ps - h[20];
-    const std::uint64_t pages = fileSize / ps;
+    // SQLite's count of the pages: the header's when it is valid and the file holds it.
+    std::uint64_t pages = m_file->size() / ps;
+    const std::uint64_t counted = be32(h + 28);
+    if (counted > 0 && be32(h + 24) == be32(h + 92)) {
+        if (counted > pages) {
+            *why = "the header counts more pages than the file has";
+            return false;
+        }
+        pages = counted;
+    }
     if (pages == 0 || pages > 0xffffffffull) {
         *why = "size";
         return false;
@@ -147,18 +155,20 @@ bool PageFile::readHeader(const std::uint8_t* h, std::uint64_t fileSize, std::st
 bool PageFile::read(std::uint32_t n, std::uint8_t* buf) const
 {
     if (n == 0 || n > m_pageCount) return false;
-    const std::uint64_t at = std::uint64_t(n - 1) * m_pageSize;
-    if (m_fd < 0) {
-        std::memcpy(buf, m_bytes.data() + at, m_pageSize);
-        return true;
+    return m_file->read(std::uint64_t(n - 1) * m_pageSize, buf, m_pageSize);
+}
+
+std::string PageFile::origin(std::uint32_t page) const
+{
+    switch (m_file->source(page)) {
+    case DbFile::Source::Wal:
+        return " (from the -wal)";
+    case DbFile::Source::Journal:
+        return " (from the -journal)";
+    case DbFile::Source::Main:
+        break;
     }
-    std::size_t done = 0;
-    while (done < m_pageSize) {
-        const ssize_t r = ::pread(m_fd, buf + done, m_pageSize - done, off_t(at + done));
-        if (r <= 0) return false;
-        done += std::size_t(r);
-    }
-    return true;
+    return {};
 }
 
 // ---- The schema, through SQLite
@@ -232,62 +242,160 @@ TableCursor::TableCursor(std::shared_ptr<const PageFile> file, const RawTableInf
     m_root = table.root;
 }
 
-bool TableCursor::fail(const std::string& what)
+bool TableCursor::fail(std::uint32_t page, const std::string& what)
 {
     m_valid = false;
-    if (m_error.empty())
-        m_error = m_file->name() + ": table " + m_table + ": " + what +
-                  " (database disk image is malformed)";
+    if (m_error.empty()) {
+        m_error = m_file->name() + ": table " + m_table;
+        if (page) m_error += ", page " + std::to_string(page) + m_file->origin(page);
+        m_error += ": " + what;
+    }
     return false;
 }
 
+bool TableCursor::claim(std::uint32_t page)
+{
+    return !m_scanning || m_seen.insert(page).second;
+}
+
+namespace {
+
+// The offset of cell i of a page, checked to lie past the page's cell pointers and on it.
+bool cellAt(const std::vector<std::uint8_t>& d, int header, bool leaf, int cells, int i,
+            std::uint32_t usable, std::uint32_t* off)
+{
+    const std::size_t pointers = std::size_t(header) + (leaf ? 8 : 12);
+    *off = be16(&d[pointers + 2 * std::size_t(i)]);
+    return *off >= pointers + 2 * std::size_t(cells) && *off < usable;
+}
+
+// Interior cell i: its child page and the largest key under it.
+bool dividerAt(const std::vector<std::uint8_t>& d, int header, int cells, int i,
+               std::uint32_t usable, std::uint32_t* child, std::int64_t* key)
+{
+    std::uint32_t off = 0;
+    std::uint64_t k = 0;
+    if (!cellAt(d, header, false, cells, i, usable, &off) || off + 4 >= usable ||
+        !varint(d.data() + off + 4, d.data() + usable, &k))
+        return false;
+    *child = be32(d.data() + off);
+    *key = std::int64_t(k);
+    return true;
+}
+
+} // namespace
+
+// Page `page` into level `depth`, checked as a page of this table's b-tree at that depth, with
+// the key bounds the level was given.
 bool TableCursor::load(int depth, std::uint32_t page)
 {
     Level& l = m_path[std::size_t(depth)];
+    if (page < 1 || page > m_file->pageCount()) {
+        l.page = 0;
+        return fail(page, "the b-tree points past the end of the file");
+    }
+    if (!claim(page)) return fail(page, "reached twice in the table's b-tree");
+    bool fresh = false;
     if (l.page != page || l.data.empty()) {
         l.data.resize(m_file->pageSize());
         l.page = 0;
         if (!m_file->read(page, l.data.data()))
-            return fail("page " + std::to_string(page) + " is past the end of the file");
+            return fail(page, "missing: the file ends before it");
         l.page = page;
         l.keysKnown = false;
-        ++m_pagesRead;
+        fresh = true;
     }
     const std::uint32_t usable = m_file->usableSize();
     const int h = page == 1 ? 100 : 0;
     const std::uint8_t type = l.data[std::size_t(h)];
     if (type != 0x0d && type != 0x05) {
         l.page = 0;
-        return fail("page " + std::to_string(page) + " is not a table b-tree page");
+        return fail(page, "not a table b-tree page");
     }
     l.leaf = type == 0x0d;
     l.header = h;
     l.cells = int(be16(&l.data[std::size_t(h) + 3]));
     const std::uint32_t pointers = std::uint32_t(h) + (l.leaf ? 8 : 12);
-    if (pointers + 2u * std::uint32_t(l.cells) > usable) {
+    // SQLite's own limit (MX_CELL), then the pointers themselves.
+    if (std::uint32_t(l.cells) > (m_file->pageSize() - 8) / 6 ||
+        pointers + 2u * std::uint32_t(l.cells) > usable) {
         l.page = 0;
-        return fail("page " + std::to_string(page) + " holds more cells than fit");
+        return fail(page, "holds more cells than fit");
+    }
+    // Only a root leaf may be empty (an empty table); every leaf is at one depth.
+    if (l.cells == 0 && (depth > 0 || !l.leaf)) {
+        l.page = 0;
+        return fail(page, "an empty page inside the b-tree");
+    }
+    if (l.leaf && m_leafDepth < 0) m_leafDepth = depth;
+    if ((l.leaf && depth != m_leafDepth) || (!l.leaf && m_leafDepth >= 0 && depth >= m_leafDepth)) {
+        l.page = 0;
+        return fail(page, "the b-tree's leaves are not all at one depth");
+    }
+    if (!fresh) return true;
+    // Keys strictly increase across a page, inside the bounds its parent gives. A scan checks
+    // each leaf's rows as it reads them; lookups check the whole leaf here.
+    if (l.leaf && m_scanning) return true;
+    bool hasPrev = l.hasLo;
+    std::int64_t prev = l.lo;
+    for (int i = 0; i < l.cells; ++i) {
+        std::int64_t key = 0;
+        if (l.leaf) {
+            bool ok = true;
+            key = leafKey(l, i, &ok);
+            if (!ok) return fail(page, "a cell is not on the page");
+        } else {
+            std::uint32_t child = 0;
+            if (!dividerAt(l.data, h, l.cells, i, usable, &child, &key))
+                return fail(page, "a cell is not on the page");
+            if (child < 2 || child > m_file->pageCount())
+                return fail(page, "a child page number past the end of the file");
+        }
+        if ((hasPrev && key <= prev) || (l.hasHi && key > l.hi))
+            return fail(page, "rows out of order");
+        prev = key;
+        hasPrev = true;
     }
     return true;
 }
 
-// The offset of cell i of a page, checked to lie on the page.
-static bool cellAt(const std::vector<std::uint8_t>& d, int header, bool leaf, int i,
-                   std::uint32_t usable, std::uint32_t* off)
+bool TableCursor::child(int depth, int i, std::uint32_t* page)
 {
-    const std::size_t p = std::size_t(header) + (leaf ? 8 : 12) + 2 * std::size_t(i);
-    *off = be16(&d[p]);
-    return *off >= 8 && *off < usable;
+    if (depth + 1 >= kMaxDepth)
+        return fail(m_path[std::size_t(depth)].page, "the b-tree is deeper than any valid one");
+    const Level& l = m_path[std::size_t(depth)];
+    Level& c = m_path[std::size_t(depth) + 1];
+    const std::uint32_t usable = m_file->usableSize();
+    std::int64_t key = 0;
+    c.hasHi = l.hasHi;
+    c.hi = l.hi;
+    if (i < l.cells) {
+        if (!dividerAt(l.data, l.header, l.cells, i, usable, page, &key))
+            return fail(l.page, "a cell is not on the page");
+        c.hasHi = true;
+        c.hi = key;
+    } else {
+        *page = be32(l.data.data() + l.header + 8);
+    }
+    c.hasLo = l.hasLo;
+    c.lo = l.lo;
+    if (i > 0) {
+        std::uint32_t left = 0;
+        if (!dividerAt(l.data, l.header, l.cells, i - 1, usable, &left, &key))
+            return fail(l.page, "a cell is not on the page");
+        c.hasLo = true;
+        c.lo = key;
+    }
+    return true;
 }
 
 bool TableCursor::descend(int depth, std::uint32_t page, std::optional<std::int64_t> key)
 {
     const std::uint32_t usable = m_file->usableSize();
+    if (depth == 0) m_path[0].hasLo = m_path[0].hasHi = false;
     for (;; ++depth) {
-        if (depth >= kMaxDepth) return fail("the b-tree is deeper than any valid one");
         if (!load(depth, page)) return false;
         Level& l = m_path[std::size_t(depth)];
-        const std::uint8_t* base = l.data.data();
         if (l.leaf) {
             m_depth = depth + 1;
             l.cell = 0;
@@ -298,8 +406,7 @@ bool TableCursor::descend(int depth, std::uint32_t page, std::optional<std::int6
                     const int mid = (lo + hi) / 2;
                     bool ok = true;
                     const std::int64_t k = leafKey(l, mid, &ok);
-                    if (!ok)
-                        return fail("a cell of page " + std::to_string(l.page) + " is damaged");
+                    if (!ok) return fail(l.page, "a cell is not on the page");
                     if (k < *key)
                         lo = mid + 1;
                     else
@@ -315,12 +422,11 @@ bool TableCursor::descend(int depth, std::uint32_t page, std::optional<std::int6
             int lo = 0, hi = l.cells;
             while (lo < hi) {
                 const int mid = (lo + hi) / 2;
-                std::uint32_t off = 0;
-                std::uint64_t k = 0;
-                if (!cellAt(l.data, l.header, false, mid, usable, &off) || off + 4 >= usable ||
-                    !varint(base + off + 4, base + usable, &k))
-                    return fail("a cell of page " + std::to_string(l.page) + " is damaged");
-                if (std::int64_t(k) < *key)
+                std::uint32_t c = 0;
+                std::int64_t k = 0;
+                if (!dividerAt(l.data, l.header, l.cells, mid, usable, &c, &k))
+                    return fail(l.page, "a cell is not on the page");
+                if (k < *key)
                     lo = mid + 1;
                 else
                     hi = mid;
@@ -328,16 +434,7 @@ bool TableCursor::descend(int depth, std::uint32_t page, std::optional<std::int6
             pick = lo;
         }
         l.cell = pick;
-        std::uint32_t child = 0;
-        if (pick < l.cells) {
-            std::uint32_t off = 0;
-            if (!cellAt(l.data, l.header, false, pick, usable, &off) || off + 4 > usable)
-                return fail("a cell of page " + std::to_string(l.page) + " is damaged");
-            child = be32(base + off);
-        } else {
-            child = be32(base + l.header + 8);
-        }
-        page = child;
+        if (!child(depth, pick, &page)) return false;
     }
 }
 
@@ -348,7 +445,7 @@ std::int64_t TableCursor::leafKey(const Level& l, int cell, bool* ok) const
     std::uint64_t size = 0, key = 0;
     const std::uint8_t* base = l.data.data();
     int n = 0;
-    if (!cellAt(l.data, l.header, true, cell, usable, &off) ||
+    if (!cellAt(l.data, l.header, true, l.cells, cell, usable, &off) ||
         !(n = varint(base + off, base + usable, &size)) ||
         !varint(base + off + n, base + usable, &key)) {
         *ok = false;
@@ -360,8 +457,12 @@ std::int64_t TableCursor::leafKey(const Level& l, int cell, bool* ok) const
 bool TableCursor::seek(std::int64_t key)
 {
     m_valid = false;
-    m_pagesRead = 0;
     m_hasLast = false;
+    m_scanning = true;
+    m_seen.clear();
+    // Cached pages are read again: each is checked once per scan.
+    for (Level& l : m_path)
+        l.page = 0;
     if (!m_error.empty()) return false;
     if (!descend(0, m_root, key)) return false;
     return settle();
@@ -381,7 +482,7 @@ bool TableCursor::settle()
         if (top.cell < top.cells) {
             if (!enterCell()) return false;
             // Rowids strictly increase along a valid tree: a cycle or a shared page is not.
-            if (m_hasLast && m_rowid <= m_last) return fail("rowids out of order");
+            if (m_hasLast && m_rowid <= m_last) return fail(top.page, "rows out of order");
             m_last = m_rowid;
             m_hasLast = true;
             return true;
@@ -393,27 +494,17 @@ bool TableCursor::settle()
             m_valid = false;
             return false;
         }
-        if (m_pagesRead > std::uint64_t(m_file->pageCount()) * 2 + 64)
-            return fail("the b-tree visits more pages than the file has");
         Level& p = m_path[std::size_t(d)];
         ++p.cell;
-        const std::uint32_t usable = m_file->usableSize();
-        std::uint32_t child = 0;
-        if (p.cell < p.cells) {
-            std::uint32_t off = 0;
-            if (!cellAt(p.data, p.header, false, p.cell, usable, &off) || off + 4 > usable)
-                return fail("a cell of page " + std::to_string(p.page) + " is damaged");
-            child = be32(p.data.data() + off);
-        } else {
-            child = be32(p.data.data() + p.header + 8);
-        }
-        if (!descend(d + 1, child, std::nullopt)) return false;
+        std::uint32_t next = 0;
+        if (!child(d, p.cell, &next) || !descend(d + 1, next, std::nullopt)) return false;
     }
 }
 
 bool TableCursor::find(std::int64_t key)
 {
     if (!m_error.empty()) return false;
+    m_scanning = false;
     // Keys that mostly increase (a join in the outer table's order) stay on this leaf.
     if (m_depth > 0) {
         Level& top = m_path[std::size_t(m_depth - 1)];
@@ -433,7 +524,7 @@ bool TableCursor::find(std::int64_t key)
                     else
                         hi = mid;
                 }
-                if (!ok) return fail("a cell of page " + std::to_string(top.page) + " is damaged");
+                if (!ok) return fail(top.page, "a cell is not on the page");
                 m_path[std::size_t(m_depth - 1)].cell = lo;
                 m_valid = false;
                 if (lo >= top.cells || !enterCell()) return false;
@@ -457,18 +548,20 @@ bool TableCursor::enterCell()
     const std::uint8_t* base = l.data.data();
     const std::uint8_t* end = base + usable;
     std::uint32_t off = 0;
-    if (!cellAt(l.data, l.header, true, l.cell, usable, &off))
-        return fail("a cell of page " + std::to_string(l.page) + " is damaged");
+    if (!cellAt(l.data, l.header, true, l.cells, l.cell, usable, &off))
+        return fail(l.page, "a cell pointer points off the page's cells");
     const std::uint8_t* p = base + off;
     std::uint64_t size = 0, key = 0;
     int n = varint(p, end, &size);
-    if (!n) return fail("a cell of page " + std::to_string(l.page) + " is damaged");
+    if (!n) return fail(l.page, "a cell runs past the page");
     p += n;
     n = varint(p, end, &key);
-    if (!n) return fail("a cell of page " + std::to_string(l.page) + " is damaged");
+    if (!n) return fail(l.page, "a cell runs past the page");
     p += n;
-    if (size > 1'000'000'000) return fail("a record is larger than SQLite writes");
+    if (size > 1'000'000'000) return fail(l.page, "a record larger than SQLite writes");
     m_rowid = std::int64_t(key);
+    if ((l.hasLo && m_rowid <= l.lo) || (l.hasHi && m_rowid > l.hi))
+        return fail(l.page, "rows out of order");
     // Payload kept on the page, the rest in a chain of overflow pages (the file format's
     // rule for table leaves).
     const std::uint64_t x = usable - 35;
@@ -479,36 +572,46 @@ bool TableCursor::enterCell()
         local = k <= x ? k : m;
     }
     if (std::uint64_t(end - p) < local + (local < size ? 4 : 0))
-        return fail("a record of page " + std::to_string(l.page) + " runs past it");
+        return fail(l.page, "a cell runs past the page");
     if (local == size) {
         m_payload = p;
     } else {
         // No more bytes than the file's pages can hold (a damaged size would ask for a GB).
         if (size - local > std::uint64_t(m_file->pageCount()) * (usable - 4))
-            return fail("a record is larger than the file");
-        m_overflow.resize(size);
-        std::memcpy(m_overflow.data(), p, local);
+            return fail(l.page, "a record larger than the file");
+        // Grown as the pages are read, never to what a damaged size claims: a view's page
+        // count may be its header's, past the bytes the file holds.
+        m_overflow.clear();
+        m_overflow.reserve(std::size_t(std::min<std::uint64_t>(size, std::uint64_t(1) << 20)));
+        m_overflow.insert(m_overflow.end(), p, p + local);
         std::uint64_t have = local;
         std::uint32_t next = be32(p + local);
         std::vector<std::uint8_t> page(m_file->pageSize());
-        for (std::uint32_t hops = 0; have < size; ++hops) {
-            if (hops > m_file->pageCount() || !m_file->read(next, page.data()))
-                return fail("an overflow chain is broken");
+        std::unordered_set<std::uint32_t> chain;
+        while (have < size) {
+            if (next < 2 || next > m_file->pageCount())
+                return fail(l.page, "an overflow chain leaves the file");
+            if (!chain.insert(next).second || !claim(next))
+                return fail(l.page,
+                            "an overflow chain reaches page " + std::to_string(next) + " twice");
+            if (!m_file->read(next, page.data()))
+                return fail(next, "an overflow page missing: the file ends before it");
             const std::uint64_t take = std::min<std::uint64_t>(size - have, usable - 4);
-            std::memcpy(m_overflow.data() + have, page.data() + 4, take);
+            m_overflow.insert(m_overflow.end(), page.data() + 4, page.data() + 4 + take);
             have += take;
             next = be32(page.data());
         }
         m_payload = m_overflow.data();
     }
     m_payloadSize = std::uint32_t(size);
-    // The record: a header of serial types, then the values in order.
+    // The record: a header of serial types, then the values in order (checked as SQLite's
+    // OP_Column checks them).
     const std::uint8_t* r = m_payload;
     const std::uint8_t* rend = m_payload + size;
     std::uint64_t headerSize = 0;
     n = varint(r, rend, &headerSize);
-    if (!n || headerSize > size || headerSize < std::uint64_t(n))
-        return fail("a record header is damaged");
+    if (!n || headerSize > size || headerSize > 98307 || headerSize < std::uint64_t(n))
+        return fail(l.page, "a record's header is damaged");
     const std::uint8_t* h = r + n;
     const std::uint8_t* hend = r + headerSize;
     std::uint64_t body = headerSize;
@@ -516,14 +619,15 @@ bool TableCursor::enterCell()
     while (h < hend && m_recordColumns < m_columnCount) { // the rest are not read
         std::uint64_t type = 0;
         n = varint(h, hend, &type);
-        if (!n) return fail("a record header is damaged");
+        if (!n) return fail(l.page, "a record's header is damaged");
         h += n;
         const std::int64_t bytes = serialSize(type);
         if (bytes < 0 || body + std::uint64_t(bytes) > size)
-            return fail("a record's values run past it");
+            return fail(l.page, "a record's values run past it");
         m_values[m_recordColumns++] = Value{std::uint32_t(type), std::uint32_t(body)};
         body += std::uint64_t(bytes);
     }
+    if (h >= hend && body != size) return fail(l.page, "a record's values do not fill it");
     m_valid = true;
     return true;
 }
@@ -594,6 +698,47 @@ std::optional<double> TableCursor::real(int col) const
         auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
         if (ec != std::errc() || end != t.data() + t.size()) return std::nullopt;
         return x;
+    }
+    return std::nullopt;
+}
+
+std::optional<std::int64_t> TableCursor::rowidKey(int col) const
+{
+    if (col == m_rowidColumn && col >= 0) return m_rowid;
+    if (col < 0 || std::size_t(col) >= m_recordColumns) return std::nullopt;
+    const Value v = m_values[std::size_t(col)];
+    if (isStoredInteger(v.type)) return storedInteger(v.type, m_payload + v.offset);
+    // A real that is exactly an integer, not at int64's ends (sqlite3VdbeIntegerAffinity).
+    auto exact = [](double d) -> std::optional<std::int64_t> {
+        if (!(d > -9223372036854775808.0 && d < 9223372036854775808.0)) return std::nullopt;
+        const auto i = std::int64_t(d);
+        if (double(i) != d || i == INT64_MIN || i == INT64_MAX) return std::nullopt;
+        return i;
+    };
+    if (v.type == 7) return exact(*real(col));
+    if (v.type >= 13 && (v.type & 1)) {
+        // Text of a number, spaces around it allowed (sqlite3AtoF): an integer read exactly,
+        // else a real that is exactly one.
+        std::string_view t = text(col);
+        auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+        while (!t.empty() && space(t.front()))
+            t.remove_prefix(1);
+        while (!t.empty() && space(t.back()))
+            t.remove_suffix(1);
+        if (t.size() > 1 && t[0] == '+' && (std::isdigit((unsigned char)t[1]) || t[1] == '.'))
+            t.remove_prefix(1);
+        if (t.empty()) return std::nullopt;
+        for (char c : t)
+            if (!std::isdigit((unsigned char)c) && c != '-' && c != '+' && c != '.' && c != 'e' &&
+                c != 'E')
+                return std::nullopt; // no hex, inf or nan: SQLite reads none as a number
+        std::int64_t i = 0;
+        auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), i);
+        if (ec == std::errc() && end == t.data() + t.size()) return i;
+        double d = 0;
+        auto [dend, dec] = std::from_chars(t.data(), t.data() + t.size(), d);
+        if (dec != std::errc() || dend != t.data() + t.size()) return std::nullopt;
+        return exact(d);
     }
     return std::nullopt;
 }

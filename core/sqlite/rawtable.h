@@ -3,10 +3,17 @@
 // SQLite's file format read directly (https://www.sqlite.org/fileformat2.html), for the big
 // scans of a profiler database: a rowid table's leaf cells decoded in place, without SQLite's
 // virtual machine and its per-column calls, which were a third of a database load's time
-// (docs/performance.md, "The database export"). Read-only, on its own file descriptor; every
-// page, cell and record is bounds-checked, and a damaged one stops the scan with a message.
-// What it does not read (a WAL database, a text encoding other than UTF-8, WITHOUT ROWID
-// tables, columns with defaults) the caller reads through SQL: rawTable() says which.
+// (docs/performance.md, "The database export"). It reads the view of dbfile.h (a WAL file's
+// committed frames applied, a hot journal played back), the one SQLite reads too.
+//
+// Damage is checked as SQLite's b-tree rules require, and at least as strictly as SQLite's own
+// reading checks it: page types (a table's pages, its leaves all at one depth, interior pages
+// and non-root pages never empty), cell pointers and cells inside the page past its pointer
+// array, payloads and overflow chains within the file, keys in order (within a page and
+// within the bounds its parent gives), no page reached twice. The first damage stops a scan
+// with a message naming the file, the table and the page; the rows before it were read.
+// What it does not read (a text encoding other than UTF-8, WITHOUT ROWID tables, columns with
+// defaults) the caller reads through SQL: rawTable() says which.
 //
 // Costs: a scan reads each leaf page once (one pread); find() of keys that mostly increase
 // reads a leaf per leaf's worth of keys; a page path is kept per cursor.
@@ -17,37 +24,41 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace rs::sqlite {
 
 class Database;
+class DbFile;
 
-// The pages of a database file, read with pread (thread-safe), or of an image in memory.
+// The pages of a database's view (dbfile.h), read with pread (thread-safe).
 class PageFile {
 public:
     // nullptr with *why set when the file is not one this reader reads.
+    static std::shared_ptr<const PageFile> open(std::shared_ptr<const DbFile> file,
+                                                std::string* why);
     static std::shared_ptr<const PageFile> openPath(const std::string& path, std::string* why);
     static std::shared_ptr<const PageFile> openBytes(const void* data, std::size_t size,
                                                      std::string* why);
-    ~PageFile();
     PageFile(const PageFile&) = delete;
     PageFile& operator=(const PageFile&) = delete;
 
     std::uint32_t pageSize() const { return m_pageSize; }
     std::uint32_t usableSize() const { return m_usable; }
     std::uint32_t pageCount() const { return m_pageCount; }
-    const std::string& name() const { return m_name; }
+    const std::string& name() const;
+    const DbFile& file() const { return *m_file; }
     // Page n (1-based) into buf (pageSize bytes); false when past the end or unreadable.
     bool read(std::uint32_t n, std::uint8_t* buf) const;
+    // " (from the -wal)" or " (from the -journal)" for a page a log holds; else empty.
+    std::string origin(std::uint32_t page) const;
 
 private:
     PageFile() = default;
-    bool readHeader(const std::uint8_t* head, std::uint64_t fileSize, std::string* why);
+    bool readHeader(std::string* why);
 
-    std::string m_name;
-    int m_fd = -1;
-    std::vector<std::uint8_t> m_bytes; // an image in memory (m_fd < 0)
+    std::shared_ptr<const DbFile> m_file;
     std::uint32_t m_pageSize = 0, m_usable = 0, m_pageCount = 0;
 };
 
@@ -86,6 +97,8 @@ public:
 
     std::int64_t rowid() const { return m_rowid; }
     bool failed() const { return !m_error.empty(); }
+    // "<file>: table <T>, page <P>: <what>" (the page with " (from the -wal)" when a log
+    // holds it).
     const std::string& error() const { return m_error; }
 
     // The current row's columns by table index, with sqlite::Statement's meaning: integer()
@@ -124,6 +137,10 @@ public:
     }
     std::optional<double> real(int col) const;
     std::string_view text(int col) const;
+    // The column's value as SQLite turns it into a rowid to look a row up by (numeric
+    // affinity: an integer, a real that is exactly one, text that reads as one); nullopt when
+    // it does not, and then SQLite finds no row either.
+    std::optional<std::int64_t> rowidKey(int col) const;
 
 private:
     struct Level {
@@ -135,6 +152,9 @@ private:
         bool leaf = false;
         bool keysKnown = false; // a leaf's first and last rowid, for find()
         std::int64_t firstKey = 0, lastKey = 0;
+        // The keys its parent allows under it: (lo, hi]
+        bool hasLo = false, hasHi = false;
+        std::int64_t lo = 0, hi = 0;
     };
     struct Value {
         std::uint32_t type = 0; // serial type (a record is at most SQLite's 10^9 bytes)
@@ -147,7 +167,10 @@ private:
     bool enterCell(); // decodes the leaf cell at the top level's cursor
     bool settle();    // onto the current leaf cell, or the next one across pages
     std::int64_t leafKey(const Level& l, int cell, bool* ok) const;
-    bool fail(const std::string& what);
+    // Child i of interior level l (the right child for i == cells) with its key bounds.
+    bool child(int depth, int i, std::uint32_t* page);
+    bool claim(std::uint32_t page); // a page reached by this scan: false the second time
+    bool fail(std::uint32_t page, const std::string& what);
 
     std::shared_ptr<const PageFile> m_file;
     std::string m_table;
@@ -159,10 +182,13 @@ private:
     std::uint32_t m_root = 0;
     std::int64_t m_rowid = 0;
     bool m_valid = false;
-    // A scan's guards against a damaged tree: rowids must increase, pages are finite.
+    // A scan's guards against a damaged tree: rowids must increase, no page is reached twice,
+    // every leaf is at one depth.
     std::int64_t m_last = 0;
     bool m_hasLast = false;
-    std::uint64_t m_pagesRead = 0;
+    bool m_scanning = false;
+    std::unordered_set<std::uint32_t> m_seen;
+    int m_leafDepth = -1;
     // The current record: its payload (in place on the page, or assembled from overflow)
     const std::uint8_t* m_payload = nullptr;
     std::uint32_t m_payloadSize = 0;
@@ -171,6 +197,45 @@ private:
     std::size_t m_recordColumns = 0;
     mutable char m_number[32];
     std::string m_error;
+};
+
+// Rows read by cursors, seen as a query's row with sqlite::Statement's calls: column i of the
+// select is column cols[i].col of a cursor (a join's side reads as NULLs where it found no
+// row; col -1 reads as NULL). A database reader's row code then serves both readers.
+struct RawRow {
+    struct Col {
+        const TableCursor* cursor = nullptr;
+        int col = -1;
+        const bool* found = nullptr; // a joined table's row, when there is one
+    };
+    std::vector<Col> cols;
+
+    // Inlined: a call returning an optional through memory stalled on its store (GCC 12).
+    [[gnu::always_inline]] const Col* at(int i) const
+    {
+        const Col& c = cols[std::size_t(i)];
+        return c.cursor && (!c.found || *c.found) ? &c : nullptr;
+    }
+    bool isNull(int i) const
+    {
+        const Col* c = at(i);
+        return !c || c->cursor->isNull(c->col);
+    }
+    [[gnu::always_inline]] std::optional<std::int64_t> integer(int i) const
+    {
+        const Col* c = at(i);
+        return c ? c->cursor->integer(c->col) : std::nullopt;
+    }
+    std::optional<double> real(int i) const
+    {
+        const Col* c = at(i);
+        return c ? c->cursor->real(c->col) : std::nullopt;
+    }
+    std::string_view text(int i) const
+    {
+        const Col* c = at(i);
+        return c ? c->cursor->text(c->col) : std::string_view();
+    }
 };
 
 } // namespace rs::sqlite

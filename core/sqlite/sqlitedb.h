@@ -1,8 +1,11 @@
 #pragma once
 
-// A thin RAII layer over libsqlite3 for reading a profiler database: opened read-only through
-// SQLite's no-locking VFS ("unix-none"), so a database a running job is still writing is
-// neither blocked nor changed; every error names the file (and the table, where there is one).
+// A thin RAII layer over libsqlite3 for reading a profiler database. SQLite reads the view of
+// the file that dbfile.h takes (its -wal's committed frames or its hot -journal applied),
+// through a VFS of ours that serves those bytes and nothing else: read-only, without locks,
+// a -shm or a journal, so a database a running job is still writing is neither blocked nor
+// changed, and a folder that cannot be written opens as any other. Every error names the file
+// (and the table, where there is one).
 
 #include <atomic>
 #include <cstdint>
@@ -17,6 +20,7 @@ struct sqlite3_stmt;
 
 namespace rs::sqlite {
 
+class DbFile;
 class Statement;
 
 class Database {
@@ -28,14 +32,20 @@ public:
     Database(const Database&) = delete;
     Database& operator=(const Database&) = delete;
 
-    // Opens a file read-only without locking; false and error() when it cannot (not a file,
-    // not a database). cancel, when given, interrupts a query in progress once it is set.
+    // Opens a file read-only without locking (DbFile::open: as of now); false and error()
+    // when it cannot (not a file, not a database). cancel, when given, interrupts a query in
+    // progress once it is set.
     bool open(const std::string& path, const std::atomic<bool>* cancel = nullptr);
+    // Opens a view already taken: the connections of one load share it, so they all read the
+    // same moment of the file.
+    bool open(std::shared_ptr<const DbFile> file, const std::atomic<bool>* cancel = nullptr);
     // Opens bytes in memory as a database (tests and fuzzing). The bytes are copied.
     bool openBytes(const std::string& name, const void* data, std::size_t size);
     bool isOpen() const { return m_db != nullptr; }
     const std::string& path() const { return m_path; }
     const std::string& error() const { return m_error; }
+    // The view this connection reads (null until opened).
+    const std::shared_ptr<const DbFile>& file() const { return m_file; }
 
     bool hasTable(std::string_view table) const;
     // Whether an index of the table starts with that column (a join on it is a lookup).
@@ -50,6 +60,7 @@ public:
 private:
     friend class Statement;
     sqlite3* m_db = nullptr;
+    std::shared_ptr<const DbFile> m_file;
     std::string m_path;
     std::string m_error;
     const std::atomic<bool>* m_cancel = nullptr;

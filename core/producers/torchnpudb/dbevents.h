@@ -16,6 +16,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -402,4 +403,76 @@ struct Shared {
         return it == m.end() ? std::string_view() : std::string_view(it->second);
     }
 };
+
+// Tables come in their writer's order, mostly the order wanted: a check costs one pass where a
+// sort of sorted millions costs n log n.
+template <typename V> void sortIfNeeded(V& v)
+{
+    if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+}
+
+// The Overlap Analysis lanes (msprof pipeline_overlap_viewer.py): computing = the union of
+// the tasks with compute info, communication = the union of the HCCL ops; not overlapped =
+// communication - computing; free = the gaps between busy sections. Per device.
+struct Lanes {
+    using Intervals = std::vector<std::pair<std::int64_t, std::int64_t>>;
+    std::map<std::int64_t, Intervals> compute, comm;
+
+    static Intervals merged(Intervals v)
+    {
+        sortIfNeeded(v);
+        Intervals out;
+        for (auto [a, b] : v) {
+            if (b <= a) continue;
+            if (!out.empty() && a <= out.back().second)
+                out.back().second = std::max(out.back().second, b);
+            else
+                out.emplace_back(a, b);
+        }
+        return out;
+    }
+    void write(Emitter& e, std::uint64_t hostPid, std::int64_t mainDevice)
+    {
+        std::set<std::int64_t> devices;
+        for (auto& [d, u] : compute)
+            devices.insert(d);
+        for (auto& [d, u] : comm)
+            devices.insert(d);
+        for (std::int64_t d : devices) {
+            const std::uint64_t pid = formatPid(hostPid, kSortOverlap, d);
+            if (d != mainDevice) {
+                e.processMeta(pid, "Overlap Analysis", kSortOverlap, "NPU " + std::to_string(d));
+                const char* names[] = {"Computing", "Communication",
+                                       "Communication(Not Overlapped)", "Free"};
+                for (int i = 0; i < 4; ++i)
+                    e.threadMeta(pid, std::uint64_t(i), names[i], i);
+            }
+            const Intervals cu = merged(std::move(compute[d]));
+            const Intervals mu = merged(std::move(comm[d]));
+            for (const auto& [a, b] : cu)
+                e.slice(pid, 0, a, b, "Computing", "", {});
+            for (const auto& [a, b] : mu)
+                e.slice(pid, 1, a, b, "Communication", "", {});
+            // comm minus compute, both sorted and disjoint.
+            std::size_t k = 0;
+            for (auto [a, b] : mu) {
+                while (k < cu.size() && cu[k].second <= a)
+                    ++k;
+                std::int64_t at = a;
+                for (std::size_t j = k; j < cu.size() && cu[j].first < b; ++j) {
+                    if (cu[j].first > at)
+                        e.slice(pid, 2, at, cu[j].first, "Communication(Not Overlapped)", "", {});
+                    at = std::max(at, cu[j].second);
+                }
+                if (at < b) e.slice(pid, 2, at, b, "Communication(Not Overlapped)", "", {});
+            }
+            Intervals all = cu;
+            all.insert(all.end(), mu.begin(), mu.end());
+            const Intervals busy = merged(std::move(all));
+            for (std::size_t i = 1; i < busy.size(); ++i)
+                e.slice(pid, 3, busy[i - 1].second, busy[i].first, "Free", "", {});
+        }
+    }
+};
+
 } // namespace rs::torchnpudb

@@ -2,6 +2,7 @@
 #include "core/producers/torchnpudb/dbevents.h"
 
 #include "core/producers/producer.h"
+#include "core/sqlite/dbfile.h"
 #include "core/sqlite/rawtable.h"
 #include "core/sqlite/sqlitedb.h"
 #include "core/tracebuilder.h"
@@ -33,32 +34,6 @@ const Producer& torchNpuDbProducer();
 
 namespace torchnpudb {
 
-const TableColumns kTables[] = {
-    {"STRING_IDS", "id,value"},
-    {"TASK", "startNs,endNs,deviceId,connectionId,globalTaskId,globalPid,taskType,contextId,"
-             "streamId,taskId,modelId"},
-    {"COMPUTE_TASK_INFO", "name,globalTaskId,taskType"},
-    {"COMMUNICATION_TASK_INFO", "name,globalTaskId,taskType,planeId,groupName,notifyId,srcRank,"
-                                "dstRank,transportType,size,dataType,linkType,opId"},
-    {"COMMUNICATION_OP", "opName,startNs,endNs,connectionId,groupName,opId,dataType,algType,count"},
-    {"CANN_API", "startNs,endNs,type,globalTid,connectionId,name"},
-    {"PYTORCH_API", "startNs,endNs,globalTid,connectionId,name,sequenceNumber,fwdThreadId,"
-                    "inputDtypes,inputShapes,callchainId"},
-    {"PYTORCH_CALLCHAINS", "id,stack,stackDepth"},
-    {"CONNECTION_IDS", "id,connectionId"},
-    {"STEP_TIME", "id,startNs,endNs"},
-    {"RANK_DEVICE_MAP", "rankId,deviceId"},
-    {"ENUM_API_TYPE", "id,name"},
-    {"ENUM_HCCL_DATA_TYPE", "id,name"},
-    {"ENUM_HCCL_LINK_TYPE", "id,name"},
-    {"ENUM_HCCL_TRANSPORT_TYPE", "id,name"},
-    {"NPU_MEM", "type,ddr,hbm,timestampNs,deviceId"},
-    {"HBM", "deviceId,timestampNs,bandwidth,hbmId,type"},
-    {"AICORE_FREQ", "deviceId,timestampNs,freq"},
-    {"LLC", "deviceId,llcId,timestampNs,hitRate,throughput,mode"},
-};
-const std::size_t kTableCount = std::size(kTables);
-
 namespace {
 
 constexpr std::int64_t kU32None = 4294967295; // msprof's "none" for ids and ranks
@@ -69,13 +44,6 @@ constexpr std::uint64_t kBytesPerRow = 240;
 // Args text per slice to reserve up front: the generated 10M-row run averages 68 bytes (a
 // task's about 120, a CANN call's 60), with room for longer call stacks.
 constexpr std::size_t kArgsBytesPerSlice = 96;
-
-// Tables come in their writer's order, mostly the order wanted: a check costs one pass where a
-// sort of sorted millions costs n log n.
-template <typename V> void sortIfNeeded(V& v)
-{
-    if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
-}
 
 std::uint64_t subtaskKey(std::int64_t device, std::int64_t stream, std::int64_t task)
 {
@@ -94,8 +62,9 @@ struct Piece {
 struct PieceOut {
     TraceBuilder builder{true};
     TextArena arena;
-    std::string error;      // a read that stopped (damaged file): what was read is kept
-    bool cancelled = false; // the user cancelled
+    std::string error;               // a read that stopped (damage): what was read is kept
+    std::vector<std::string> damage; // of the counter tables, each read to its own damage
+    bool cancelled = false;          // the user cancelled
     bool sawStep = false;
     std::uint64_t rows = 0;
     // Compute tasks per device (the Overlap Analysis lanes) and the model ids of hidden FFTS+
@@ -108,73 +77,48 @@ struct PieceOut {
         builder.recycle();
         arena.clear();
         error.clear();
+        damage.clear();
         cancelled = sawStep = false;
         rows = 0;
-    }
-};
-
-// A row read by the raw reader, seen as a query's row: column i of the select is column
-// cols[i].col of a cursor (a join's side reads as NULLs where it found no row).
-struct RawRow {
-    struct Col {
-        const sqlite::TableCursor* cursor = nullptr;
-        int col = -1;
-        const bool* found = nullptr; // a joined table's row, when there is one
-    };
-    std::vector<Col> cols;
-
-    // Inlined: a call returning an optional through memory stalled on its store (GCC 12).
-    [[gnu::always_inline]] const Col* at(int i) const
-    {
-        const Col& c = cols[std::size_t(i)];
-        return c.cursor && (!c.found || *c.found) ? &c : nullptr;
-    }
-    bool isNull(int i) const
-    {
-        const Col* c = at(i);
-        return !c || c->cursor->isNull(c->col);
-    }
-    [[gnu::always_inline]] std::optional<std::int64_t> integer(int i) const
-    {
-        const Col* c = at(i);
-        return c ? c->cursor->integer(c->col) : std::nullopt;
-    }
-    std::optional<double> real(int i) const
-    {
-        const Col* c = at(i);
-        return c ? c->cursor->real(c->col) : std::nullopt;
-    }
-    std::string_view text(int i) const
-    {
-        const Col* c = at(i);
-        return c ? c->cursor->text(c->col) : std::string_view();
     }
 };
 
 constexpr std::int64_t kPieceRows = 1 << 16;
 constexpr std::uint64_t kMaxPieces = 4096;
 
+// A read that stopped on damage, and what it means for the rows after it.
+std::string notRead(const std::string& error)
+{
+    return error + "; the rows after it are not read";
+}
+
+void addOnce(std::vector<std::string>& notes, std::string note)
+{
+    if (std::find(notes.begin(), notes.end(), note) == notes.end())
+        notes.push_back(std::move(note));
+}
+
 class Reader {
 public:
-    Reader(std::string name, const LoadOptions& options, LoadProgress* progress)
-        : m_name(std::move(name)), m_options(options), m_progress(progress)
+    Reader(std::shared_ptr<const sqlite::DbFile> file, const LoadOptions& options,
+           LoadProgress* progress)
+        : m_file(std::move(file)), m_name(m_file->name()), m_options(options), m_progress(progress)
     {}
 
-    using OpenPages = std::function<std::shared_ptr<const sqlite::PageFile>(std::string*)>;
-
-    LoadResult run(std::optional<int> rank, const std::function<bool(sqlite::Database&)>& open,
-                   const OpenPages& openPages)
+    LoadResult run(std::optional<int> rank)
     {
         LoadResult r;
         r.resolvedPath = m_name;
-        m_open = open;
         sqlite::Database db;
-        if (!m_open(db))
+        if (!open(db))
             return failed(notDatabase(db.error()) ? LoadStop::Malformed : LoadStop::Unreadable,
                           db.error());
-        if (std::string e = checkSchema(db); !e.empty()) return failed(LoadStop::Malformed, e);
+        if (std::string e = checkSchema(db, m_name, &m_hasType); !e.empty())
+            return failed(LoadStop::Malformed, e);
         if (cancelled()) return failed(LoadStop::Cancelled, "loading was cancelled");
-        if (!m_options.databaseViaSql) openRaw(db, openPages);
+        std::string why;
+        m_view = sqlite::PageFile::open(m_file, &why); // also names the pages of SQL's damage
+        if (!m_options.databaseViaSql) openRaw(db);
 
         // The budget, up front: rows to read times what a row costs in the model.
         const std::uint64_t budget =
@@ -202,8 +146,8 @@ public:
         }
 
         Shared shared;
-        if (std::string e = readNames(db, shared); !e.empty())
-            return failed(cancelled() ? LoadStop::Cancelled : LoadStop::Malformed, e);
+        readNames(db, shared);
+        if (cancelled()) return failed(LoadStop::Cancelled, "loading was cancelled");
         m_shared = &shared;
         LinkRead links; // destroyed (its tasks waited for) before shared
         startLinks(db, shared, links);
@@ -211,6 +155,9 @@ public:
         TraceBuilder main;
         main.setPath(m_name);
         main.setProducer(torchNpuDbProducer());
+        // What the -wal or -journal said (a hot journal played back, a damaged log ignored).
+        for (const std::string& w : m_file->warnings())
+            main.addWarning(w);
         // The run folder's profiler_info_N.json, the database's RANK_DEVICE_MAP, the N of
         // ascend_pytorch_profiler_N.db (torch_npu's rank_id): each is what torch_npu declared.
         if (!rank) rank = shared.rank;
@@ -247,18 +194,24 @@ public:
         // their first wave is like the rest and projects the model's size (reserveAhead below).
         std::vector<Piece> pieces{{Piece::Kind::Counters, "NPU_MEM", 0, 0}};
         std::vector<std::pair<double, Piece>> order;
+        bool reserved = false;        // the model sized ahead (or not to be)
         std::uint64_t linkedRows = 0; // rows of the pieces that need the links
         for (auto [kind, table] : {std::pair{Piece::Kind::Cann, "CANN_API"},
                                    std::pair{Piece::Kind::Python, "PYTORCH_API"},
                                    std::pair{Piece::Kind::Task, "TASK"}}) {
-            const auto [lo, hi] = rowidRange(db, table);
+            std::string rangeError;
+            auto [lo, hi] = rowidRange(db, table, &rangeError);
+            if (!rangeError.empty()) m_rangeDamage.emplace_back(table, rangeError);
             if (lo > hi) continue;
+            // Ends SQLite could not find (a damaged edge of the b-tree): the whole table as one
+            // piece, read to its damage; its size unknown, the model is not sized ahead.
+            if (lo == INT64_MIN && hi == INT64_MAX) reserved = true;
             // Rowids are dense in a profiler's tables; sparse ones still give at most
             // kMaxPieces ranges (computed unsigned: the ends may be int64's).
             const std::uint64_t span = std::uint64_t(hi) - std::uint64_t(lo);
             const std::uint64_t count = std::min<std::uint64_t>(span / kPieceRows + 1, kMaxPieces);
             const std::uint64_t step = span / count + 1;
-            if (kind != Piece::Kind::Cann)
+            if (kind != Piece::Kind::Cann && !reserved)
                 linkedRows += std::min<std::uint64_t>(span, UINT64_MAX - 1) + 1;
             for (std::uint64_t k = 0; k < count; ++k) {
                 const std::uint64_t a = std::uint64_t(lo) + k * step;
@@ -288,22 +241,20 @@ public:
         for (Wave& w : waves)
             for (std::size_t i = 0; i < wave; ++i)
                 w.outs.push_back(std::make_unique<PieceOut>());
-        std::string error;
+        // Damage: each table is read up to its first damage, the other tables on; the notes
+        // are kept in a fixed order (links, then pieces in their order) whatever the waves.
+        std::vector<std::string> linkDamage, pieceDamage;
+        std::set<std::string, std::less<>> damaged; // tables whose later pieces are dropped
         auto start = [&](Wave& w, std::size_t first) {
             w.first = first;
             w.n = std::min(wave, pieces.size() - first);
             // The torch ops' and the tasks' pieces look the links up: read by now.
-            if (first + w.n > firstLinked && !links.done) {
-                if (std::string e = finishLinks(shared, links); !e.empty()) {
-                    error = e;
-                    w.n = std::min(w.n, firstLinked - std::min(first, firstLinked));
-                }
-            }
+            if (first + w.n > firstLinked && !links.done) linkDamage = finishLinks(shared, links);
             w.group = std::make_unique<TaskGroup>(pool);
             for (std::size_t k = 0; k < w.n; ++k)
                 w.group->run([&, k] { readPiece(pieces[w.first + k], *w.outs[k]); });
         };
-        bool sawStep = false, stopped = false, reserved = false;
+        bool sawStep = false, stopped = false;
         std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> compute;
         std::unordered_map<std::int64_t, std::int64_t> modelOf;
         TraceBuilder::Sizes beforeLinked; // the model when the first linked piece comes
@@ -313,12 +264,24 @@ public:
             Wave& w = waves[cur];
             w.group->wait();
             const std::size_t next = w.first + w.n;
-            const bool more = !stopped && error.empty() && next < pieces.size();
+            const bool more = !stopped && next < pieces.size();
             if (more) start(waves[cur ^ 1], next);
             for (std::size_t k = 0; k < w.n; ++k) {
                 PieceOut& o = *w.outs[k];
+                const Piece& piece = pieces[w.first + k];
                 stopped |= o.cancelled;
-                if (error.empty() && !o.error.empty()) error = o.error;
+                if (damaged.count(piece.table)) { // after its table's damage: not read
+                    o.compute.clear();
+                    o.hidden.clear();
+                    o.reset();
+                    continue;
+                }
+                for (std::string& d : o.damage)
+                    addOnce(pieceDamage, notRead(d));
+                if (!o.error.empty()) {
+                    addOnce(pieceDamage, notRead(o.error));
+                    damaged.insert(piece.table);
+                }
                 if (w.first + k == firstLinked) beforeLinked = main.sizes();
                 if (w.first + k >= firstLinked) linkedRowsDone += o.rows;
                 main.absorb(o.builder);
@@ -350,23 +313,49 @@ public:
             if (!more) break;
         }
         // Links not needed by any piece (no torch ops, no tasks) still end here, read or not.
-        if (!links.done) finishLinks(shared, links);
+        if (!links.done) linkDamage = finishLinks(shared, links);
         if (stopped || cancelled()) return failed(LoadStop::Cancelled, "loading was cancelled");
         // The HCCL ops, their flows and the Overlap Analysis lanes (small), on this thread.
         Lanes lanes;
         lanes.compute = std::move(compute);
-        if (error.empty()) readOps(db, meta, modelOf, lanes, &error);
+        std::vector<std::string> lastDamage;
+        if (std::string e; !readOps(db, meta, modelOf, lanes, &e)) addOnce(lastDamage, notRead(e));
         lanes.write(meta, shared.hostPid, shared.device);
-        if (!sawStep) writeSteps(db, meta);
+        if (!sawStep) writeSteps(db, meta, lastDamage);
+        if (cancelled()) return failed(LoadStop::Cancelled, "loading was cancelled");
 
         r.status = LoadStatus::Complete;
-        if (!error.empty()) {
-            if (main.eventCount() == 0) return failed(LoadStop::Malformed, error);
+        for (auto* notes : {&linkDamage, &pieceDamage, &lastDamage})
+            for (std::string& note : *notes)
+                addOnce(m_damage, std::move(note));
+        // An end of a table SQLite could not reach: said unless its read named the damage.
+        for (const auto& [table, e] : m_rangeDamage) {
+            const std::string named = ": table " + table;
+            if (std::none_of(m_damage.begin(), m_damage.end(), [&](const std::string& d) {
+                    const std::size_t at = d.find(named);
+                    return at != std::string::npos &&
+                           (d[at + named.size()] == ',' || d[at + named.size()] == ':');
+                }))
+                addOnce(m_damage, notRead(e));
+        }
+        if (!m_damage.empty()) {
+            // Damage: the rows read before it, each table's damage a warning (the first is the
+            // load's message), as a cut text trace keeps its complete events.
+            if (main.eventCount() == 0) return failed(LoadStop::Malformed, m_damage.front());
             r.status = LoadStatus::Partial;
             r.stop = LoadStop::Malformed;
-            r.message = error;
-            main.addWarning(error + "; the rows before it were loaded");
+            r.message = m_damage.front();
+            if (m_damage.size() > 1)
+                r.message += " (and " + std::to_string(m_damage.size() - 1) +
+                             " more damage: see the warnings)";
+            for (const std::string& note : m_damage)
+                main.addWarning(note);
         }
+        // A view read while a writer changed what it reads.
+        if (m_file->changed())
+            main.addWarning(m_name +
+                            ": the file changed while it was read (a job still writing it?): "
+                            "its rows may mix two moments; load it again once the job has ended");
         if (main.eventCount() == 0) main.addWarning("the database holds no events");
         main.setBytesRead(fileBytes());
         if (m_progress) {
@@ -379,6 +368,58 @@ public:
     }
 
 private:
+    // A connection to the view.
+    bool open(sqlite::Database& db) const
+    {
+        return db.open(m_file, m_progress ? &m_progress->cancel : nullptr);
+    }
+
+    // The connections of the pieces and link reads, reused (each opening parses the schema
+    // again: a table of sparse rowids made thousands of pieces, and as many openings).
+    std::unique_ptr<sqlite::Database> take()
+    {
+        {
+            std::lock_guard lock(m_poolMutex);
+            if (!m_pool.empty()) {
+                auto db = std::move(m_pool.back());
+                m_pool.pop_back();
+                return db;
+            }
+        }
+        auto db = std::make_unique<sqlite::Database>();
+        open(*db);
+        return db;
+    }
+
+    void give(std::unique_ptr<sqlite::Database> db)
+    {
+        std::lock_guard lock(m_poolMutex);
+        m_pool.push_back(std::move(db));
+    }
+
+    // SQLite's damage of a table named by its page: the page reader walks the table and names
+    // the first damage it meets. SQLite's message as it is when it finds none (an index, a
+    // check only SQLite makes).
+    std::string locate(sqlite::Database& db, const char* table, const std::string& error)
+    {
+        if (!m_view || error.find("damaged") == std::string::npos) return error;
+        {
+            std::lock_guard lock(m_poolMutex);
+            if (auto it = m_located.find(table); it != m_located.end())
+                return it->second.empty() ? error : it->second;
+        }
+        std::string named;
+        if (const auto info = sqlite::rawTable(db, table)) {
+            sqlite::TableCursor c(m_view, *info, table);
+            for (bool ok = c.seek(INT64_MIN); ok; ok = c.next()) {
+            }
+            if (c.failed()) named = c.error() + " (SQLite: database disk image is malformed)";
+        }
+        std::lock_guard lock(m_poolMutex);
+        m_located.emplace(table, named); // once per table (every piece of it may fail)
+        return named.empty() ? error : named;
+    }
+
     static bool notDatabase(const std::string& e)
     {
         return e.find("not a database") != std::string::npos ||
@@ -447,42 +488,10 @@ private:
         return lo > hi ? 0 : std::uint64_t(hi) - std::uint64_t(lo) + 1;
     }
 
-    // Every table read is optional, but a present table must have the columns read of it.
-    std::string checkSchema(sqlite::Database& db)
-    {
-        bool any = false;
-        for (const TableColumns& tc : kTables) {
-            if (!db.hasTable(tc.table)) continue;
-            const std::vector<std::string> have = db.columns(tc.table);
-            std::string_view cols = tc.columns;
-            while (!cols.empty()) {
-                const std::size_t comma = cols.find(',');
-                const std::string_view c = cols.substr(0, comma);
-                if (std::find(have.begin(), have.end(), c) == have.end())
-                    return m_name + ": table " + tc.table + " has no column " + std::string(c) +
-                           " (not the torch_npu database schema this version reads)";
-                cols =
-                    comma == std::string_view::npos ? std::string_view() : cols.substr(comma + 1);
-            }
-            const std::string_view t = tc.table;
-            any |= t == "TASK" || t == "PYTORCH_API" || t == "CANN_API" || t == "COMMUNICATION_OP";
-        }
-        if (!any)
-            return m_name +
-                   ": no table TASK, PYTORCH_API, CANN_API or COMMUNICATION_OP (not a torch_npu "
-                   "profiler database: ascend_pytorch_profiler_N.db)";
-        if (!db.hasTable("STRING_IDS"))
-            return m_name + ": table STRING_IDS is missing (every name of the database is in it)";
-        m_hasType = db.hasTable("PYTORCH_API") &&
-                    std::ranges::count(db.columns("PYTORCH_API"), std::string("type")) > 0;
-        return {};
-    }
-
     // The big tables read by the raw reader (rawtable.h) where the file allows; SQL otherwise.
-    void openRaw(sqlite::Database& db, const OpenPages& openPages)
+    void openRaw(sqlite::Database& db)
     {
-        std::string why;
-        m_pages = openPages(&why);
+        m_pages = m_view;
         if (!m_pages) return;
         for (const char* t : {"TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO", "CANN_API",
                               "PYTORCH_API", "CONNECTION_IDS"})
@@ -508,14 +517,14 @@ private:
     }
 
     // A cursor's columns as a row of the given column names ("NULL" reads as NULL).
-    static void bind(RawRow& row, sqlite::TableCursor& c, const sqlite::RawTableInfo& t,
+    static void bind(sqlite::RawRow& row, sqlite::TableCursor& c, const sqlite::RawTableInfo& t,
                      std::initializer_list<const char*> columns, const bool* found = nullptr)
     {
         for (const char* name : columns)
             row.cols.push_back({&c, std::string_view(name) == "NULL" ? -1 : t.column(name), found});
         // Each row's record decoded only as far as its last column read here.
         int last = -1;
-        for (const RawRow::Col& col : row.cols)
+        for (const sqlite::RawRow::Col& col : row.cols)
             if (col.cursor == &c) last = std::max(last, col.col);
         c.limitColumns(std::size_t(last + 1));
     }
@@ -530,7 +539,7 @@ private:
         if (!db.hasTable(table)) return true;
         if (const sqlite::RawTableInfo* t = raw(table)) {
             sqlite::TableCursor c(m_pages, *t, table);
-            RawRow r;
+            sqlite::RawRow r;
             bind(r, c, *t, columns);
             std::uint64_t n = 0;
             for (bool ok = c.seek(range ? range->first : INT64_MIN);
@@ -576,36 +585,38 @@ private:
             }
         }
         if (st.failed()) {
-            *error = st.error();
+            *error = locate(db, table, st.error());
             return false;
         }
         return true;
     }
 
     // What every piece needs, read first on this thread: names, enums, call chains, the
-    // layout's groups.
-    std::string readNames(sqlite::Database& d, Shared& s)
+    // layout's groups. A damaged table is read to its damage (noted), the others on.
+    void readNames(sqlite::Database& d, Shared& s)
     {
-        std::string err;
-        std::string* error = &err;
-        const bool ok =
-            query(d, "SELECT id, value FROM STRING_IDS", "STRING_IDS", error,
-                  [&](sqlite::Statement& st) {
-                      if (auto id = st.integer(0)) s.addString(*id, st.text(1));
-                  }) &&
-            readEnum(d, "ENUM_API_TYPE", s.apiTypes, error) &&
-            readEnum(d, "ENUM_HCCL_DATA_TYPE", s.dataTypes, error) &&
-            readEnum(d, "ENUM_HCCL_LINK_TYPE", s.linkTypes, error) &&
-            readEnum(d, "ENUM_HCCL_TRANSPORT_TYPE", s.transportTypes, error) &&
-            readCallchains(d, s, error) &&
-            query(d, "SELECT rankId, deviceId FROM RANK_DEVICE_MAP", "RANK_DEVICE_MAP", error,
-                  [&](sqlite::Statement& st) {
-                      auto rank = st.integer(0), dev = st.integer(1);
-                      if (rank && *rank >= 0 && *rank < (1 << 24) && !s.rank) s.rank = int(*rank);
-                      if (dev && *dev >= 0 && *dev < 32) s.device = *dev;
-                  }) &&
-            readHostPid(d, s, error) && readGroups(d, s, error);
-        return ok ? std::string() : err;
+        std::string e;
+        auto note = [&](bool ok) {
+            if (!ok && e != "loading was cancelled") addOnce(m_damage, notRead(e));
+            e.clear();
+        };
+        note(query(d, "SELECT id, value FROM STRING_IDS", "STRING_IDS", &e,
+                   [&](sqlite::Statement& st) {
+                       if (auto id = st.integer(0)) s.addString(*id, st.text(1));
+                   }));
+        note(readEnum(d, "ENUM_API_TYPE", s.apiTypes, &e));
+        note(readEnum(d, "ENUM_HCCL_DATA_TYPE", s.dataTypes, &e));
+        note(readEnum(d, "ENUM_HCCL_LINK_TYPE", s.linkTypes, &e));
+        note(readEnum(d, "ENUM_HCCL_TRANSPORT_TYPE", s.transportTypes, &e));
+        note(readCallchains(d, s, &e));
+        note(query(d, "SELECT rankId, deviceId FROM RANK_DEVICE_MAP", "RANK_DEVICE_MAP", &e,
+                   [&](sqlite::Statement& st) {
+                       auto rank = st.integer(0), dev = st.integer(1);
+                       if (rank && *rank >= 0 && *rank < (1 << 24) && !s.rank) s.rank = int(*rank);
+                       if (dev && *dev >= 0 && *dev < 32) s.device = *dev;
+                   }));
+        note(readHostPid(d, s, &e));
+        note(readGroups(d, s, &e));
     }
 
     // The lookups the torch ops and the tasks need (CONNECTION_IDS, FFTS+ sub-tasks, HCCL task
@@ -625,7 +636,9 @@ private:
     {
         // CONNECTION_IDS has as many rows as the torch ops: read in two rowid halves at once.
         // Plain variables, not a structured binding: clang 14 cannot capture those.
-        const auto rows = rowidRange(db, "CONNECTION_IDS");
+        std::string rangeError;
+        const auto rows = rowidRange(db, "CONNECTION_IDS", &rangeError);
+        if (!rangeError.empty()) m_rangeDamage.emplace_back("CONNECTION_IDS", rangeError);
         const std::int64_t lo = rows.first, hi = rows.second;
         const std::int64_t mid =
             lo > hi ? 0
@@ -674,24 +687,27 @@ private:
         lr.group = std::make_unique<TaskGroup>(WorkPool::global());
         for (int k = 0; k < 3; ++k)
             lr.group->run([this, out, k, links, hccl] {
-                sqlite::Database own;
-                if (!m_open(own)) {
-                    out->errors[k] = own.error();
+                auto own = take();
+                if (!own->isOpen()) {
+                    out->errors[k] = own->error();
                     return;
                 }
                 if (k == 2)
-                    hccl(own, &out->errors[k]);
+                    hccl(*own, &out->errors[k]);
                 else
-                    links(own, k, &out->errors[k]);
+                    links(*own, k, &out->errors[k]);
+                give(std::move(own));
             });
     }
 
-    // Waits for startLinks' reads and files them in s; the first error, or empty.
-    std::string finishLinks(Shared& s, LinkRead& lr)
+    // Waits for startLinks' reads and files them in s; the damage they met.
+    std::vector<std::string> finishLinks(Shared& s, LinkRead& lr)
     {
         if (lr.done) return {};
         lr.done = true;
         lr.group->wait();
+        // CONNECTION_IDS read to its damage: the half after a damaged one is not taken.
+        if (!lr.errors[0].empty()) lr.halves[1] = {};
         s.connections = std::move(lr.halves[0].connections);
         s.connections.insert(s.connections.end(), lr.halves[1].connections.begin(),
                              lr.halves[1].connections.end());
@@ -700,18 +716,17 @@ private:
                               lr.halves[1].values.end());
         sortIfNeeded(s.connections);
         sortIfNeeded(s.linkedValues);
+        std::vector<std::string> notes;
         for (const std::string& e : lr.errors)
-            if (!e.empty()) return e;
-        return {};
+            if (!e.empty() && e != "loading was cancelled") addOnce(notes, notRead(e));
+        return notes;
     }
 
     bool readCommTasks(sqlite::Database& db, Shared& s, std::string* error)
     {
-        // Joined through its index by SQL; in memory without one, or when the tasks are
-        // read raw (their joins are then lookups).
-        if (!db.hasTable("COMMUNICATION_TASK_INFO") ||
-            (!m_rawTasks && db.hasIndexOn("COMMUNICATION_TASK_INFO", "globalTaskId")))
-            return true;
+        // Held in memory and looked up by the tasks, whichever reader reads them: the rows of
+        // the table itself, never an index that might disagree with them.
+        if (!db.hasTable("COMMUNICATION_TASK_INFO")) return true;
         s.commInMemory = true;
         if (const auto [lo, hi] = rowidRange(db, "COMMUNICATION_TASK_INFO"); lo <= hi)
             s.commTasks.reserve(reserveRows(lo, hi));
@@ -776,12 +791,20 @@ private:
             s.hostPid = globalTid ? std::uint64_t(*v) >> 32 : std::uint64_t(*v);
             found = true;
         };
-        return query(db, "SELECT globalPid FROM TASK LIMIT 1", "TASK", error,
-                     [&](sqlite::Statement& st) { take(st.integer(0), false); }) &&
-               query(db, "SELECT globalTid FROM PYTORCH_API LIMIT 1", "PYTORCH_API", error,
-                     [&](sqlite::Statement& st) { take(st.integer(0), true); }) &&
-               query(db, "SELECT globalTid FROM CANN_API LIMIT 1", "CANN_API", error,
-                     [&](sqlite::Statement& st) { take(st.integer(0), true); });
+        // Each asked (a damaged one does not keep the next from answering); the first error.
+        std::string e[3];
+        const bool ok[3] = {query(db, "SELECT globalPid FROM TASK LIMIT 1", "TASK", &e[0],
+                                  [&](sqlite::Statement& st) { take(st.integer(0), false); }),
+                            query(db, "SELECT globalTid FROM PYTORCH_API LIMIT 1", "PYTORCH_API",
+                                  &e[1], [&](sqlite::Statement& st) { take(st.integer(0), true); }),
+                            query(db, "SELECT globalTid FROM CANN_API LIMIT 1", "CANN_API", &e[2],
+                                  [&](sqlite::Statement& st) { take(st.integer(0), true); })};
+        for (int i = 0; i < 3; ++i)
+            if (!ok[i]) {
+                *error = e[i];
+                return false;
+            }
+        return true;
     }
 
     // msprof's HCCL thread layout (hccl_assembler.cpp InitHcclGroup): per group, in the order
@@ -795,13 +818,13 @@ private:
         auto addGroup = [&](std::int64_t g) {
             if (seen.insert(g).second) order.push_back(g);
         };
-        const bool ok = query(db, "SELECT groupName FROM COMMUNICATION_OP ORDER BY startNs",
-                              "COMMUNICATION_OP", error,
-                              [&](sqlite::Statement& st) {
-                                  if (auto g = st.integer(0)) addGroup(*g);
-                              }) &&
-                        query(db, "SELECT DISTINCT groupName, planeId FROM COMMUNICATION_TASK_INFO",
-                              "COMMUNICATION_TASK_INFO", error, [&](sqlite::Statement& st) {
+        std::string planeError;
+        const bool opsRead = query(db, "SELECT groupName FROM COMMUNICATION_OP ORDER BY startNs",
+                                   "COMMUNICATION_OP", error, [&](sqlite::Statement& st) {
+                                       if (auto g = st.integer(0)) addGroup(*g);
+                                   });
+        const bool ok = query(db, "SELECT DISTINCT groupName, planeId FROM COMMUNICATION_TASK_INFO",
+                              "COMMUNICATION_TASK_INFO", &planeError, [&](sqlite::Statement& st) {
                                   auto g = st.integer(0), p = st.integer(1);
                                   if (!g) return;
                                   addGroup(*g);
@@ -818,7 +841,8 @@ private:
             next += (ps.empty() ? 0 : ps.back()) + 2;
             s.groupPlanes.emplace_back(g, std::move(ps));
         }
-        return ok;
+        if (opsRead && !ok) *error = planeError;
+        return opsRead && ok;
     }
 
     // Processes and threads, named and sorted as the text export has them.
@@ -854,27 +878,43 @@ private:
         }
     }
 
-    static std::pair<std::int64_t, std::int64_t> rowidRange(sqlite::Database& db, const char* table)
+    // The ends of a table's rowids ({1, 0} when it is empty or absent). When SQLite cannot
+    // reach an end (a damaged edge of its b-tree) and error is given: SQLite's message, and
+    // every rowid, so the table is read as far as its damage.
+    static std::pair<std::int64_t, std::int64_t> rowidRange(sqlite::Database& db, const char* table,
+                                                            std::string* error = nullptr)
     {
         if (!db.hasTable(table)) return {1, 0};
         // Each end of the table's b-tree on its own: one min() or max() per query is what
         // SQLite answers from the b-tree's edge instead of a scan.
+        std::string failure;
         auto end = [&](const char* fn) -> std::optional<std::int64_t> {
             sqlite::Statement st =
                 db.prepare(std::string("SELECT ") + fn + "(rowid) FROM " + table, table);
-            if (!st.valid() || !st.step()) return std::nullopt;
+            if (!st.valid()) {
+                failure = db.error();
+                return std::nullopt;
+            }
+            if (!st.step()) {
+                if (st.failed()) failure = st.error();
+                return std::nullopt;
+            }
             return st.integer(0);
         };
         const auto lo = end("min"), hi = end("max");
+        if (!failure.empty() && error) {
+            *error = failure;
+            return {INT64_MIN, INT64_MAX};
+        }
         if (!lo || !hi) return {1, 0};
         return {*lo, *hi};
     }
 
     // Rows of a rowid range to reserve room for: its span, capped (a damaged or sparse table
-    // may span 2^63 rowids; past the cap the vector grows as usual).
+    // may span 2^63 rowids; past the cap the vector grows as usual); none for every rowid.
     static std::size_t reserveRows(std::int64_t lo, std::int64_t hi)
     {
-        if (lo > hi) return 0;
+        if (lo > hi || (lo == INT64_MIN && hi == INT64_MAX)) return 0;
         return std::size_t(std::min<std::uint64_t>(std::uint64_t(hi) - std::uint64_t(lo) + 1,
                                                    std::uint64_t(1) << 24));
     }
@@ -882,11 +922,12 @@ private:
     // Reads a piece on its own connection; a failure keeps what the piece read.
     void readPiece(const Piece& piece, PieceOut& out)
     {
-        sqlite::Database db;
-        if (!m_open(db)) {
-            out.error = db.error();
+        auto connection = take();
+        if (!connection->isOpen()) {
+            out.error = connection->error();
             return;
         }
+        sqlite::Database& db = *connection;
         try {
             switch (piece.kind) {
             case Piece::Kind::Python:
@@ -909,6 +950,7 @@ private:
             out.cancelled = true;
             out.error.clear();
         }
+        give(std::move(connection));
     }
 
     // " WHERE rowid BETWEEN lo AND hi" of a piece.
@@ -1189,7 +1231,7 @@ private:
         sqlite::TableCursor task(m_pages, t, "TASK");
         std::optional<sqlite::TableCursor> compute, cann;
         bool computeFound = false, cannFound = false;
-        RawRow r;
+        sqlite::RawRow r;
         bind(r, task, t,
              {"startNs", "endNs", "deviceId", "connectionId", "taskType", "contextId", "streamId",
               "taskId", "modelId"});
@@ -1211,14 +1253,17 @@ private:
         const int globalTaskId = t.column("globalTaskId"), connection = t.column("connectionId");
         std::uint64_t n = 0;
         for (bool ok = task.seek(piece.lo); ok && task.rowid() <= piece.hi; ok = task.next()) {
-            // A LEFT JOIN's side: the row with that key, or NULLs.
+            // A LEFT JOIN's side: the row with that key (as SQLite makes a rowid of the value),
+            // or NULLs. A damaged side stops the read where SQL's join would.
             if (compute) {
-                const auto key = task.integer(globalTaskId);
+                const auto key = task.rowidKey(globalTaskId);
                 computeFound = key && compute->find(*key);
+                if (compute->failed()) break;
             }
             if (cann) {
-                const auto key = task.integer(connection);
+                const auto key = task.rowidKey(connection);
                 cannFound = key && cann->find(*key);
+                if (cann->failed()) break;
             }
             row(std::as_const(r));
             if (++n % kRowsPerCheck == 0 && cancelled()) {
@@ -1231,72 +1276,6 @@ private:
             if (c && c->failed() && out.error.empty()) out.error = c->error();
     }
 
-    // The Overlap Analysis lanes (msprof pipeline_overlap_viewer.py): computing = the union of
-    // the tasks with compute info, communication = the union of the HCCL ops; not overlapped =
-    // communication - computing; free = the gaps between busy sections. Per device.
-    struct Lanes {
-        using Intervals = std::vector<std::pair<std::int64_t, std::int64_t>>;
-        std::map<std::int64_t, Intervals> compute, comm;
-
-        static Intervals merged(Intervals v)
-        {
-            sortIfNeeded(v);
-            Intervals out;
-            for (auto [a, b] : v) {
-                if (b <= a) continue;
-                if (!out.empty() && a <= out.back().second)
-                    out.back().second = std::max(out.back().second, b);
-                else
-                    out.emplace_back(a, b);
-            }
-            return out;
-        }
-        void write(Emitter& e, std::uint64_t hostPid, std::int64_t mainDevice)
-        {
-            std::set<std::int64_t> devices;
-            for (auto& [d, u] : compute)
-                devices.insert(d);
-            for (auto& [d, u] : comm)
-                devices.insert(d);
-            for (std::int64_t d : devices) {
-                const std::uint64_t pid = formatPid(hostPid, kSortOverlap, d);
-                if (d != mainDevice) {
-                    e.processMeta(pid, "Overlap Analysis", kSortOverlap,
-                                  "NPU " + std::to_string(d));
-                    const char* names[] = {"Computing", "Communication",
-                                           "Communication(Not Overlapped)", "Free"};
-                    for (int i = 0; i < 4; ++i)
-                        e.threadMeta(pid, std::uint64_t(i), names[i], i);
-                }
-                const Intervals cu = merged(std::move(compute[d]));
-                const Intervals mu = merged(std::move(comm[d]));
-                for (const auto& [a, b] : cu)
-                    e.slice(pid, 0, a, b, "Computing", "", {});
-                for (const auto& [a, b] : mu)
-                    e.slice(pid, 1, a, b, "Communication", "", {});
-                // comm minus compute, both sorted and disjoint.
-                std::size_t k = 0;
-                for (auto [a, b] : mu) {
-                    while (k < cu.size() && cu[k].second <= a)
-                        ++k;
-                    std::int64_t at = a;
-                    for (std::size_t j = k; j < cu.size() && cu[j].first < b; ++j) {
-                        if (cu[j].first > at)
-                            e.slice(pid, 2, at, cu[j].first, "Communication(Not Overlapped)", "",
-                                    {});
-                        at = std::max(at, cu[j].second);
-                    }
-                    if (at < b) e.slice(pid, 2, at, b, "Communication(Not Overlapped)", "", {});
-                }
-                Intervals all = cu;
-                all.insert(all.end(), mu.begin(), mu.end());
-                const Intervals busy = merged(std::move(all));
-                for (std::size_t i = 1; i < busy.size(); ++i)
-                    e.slice(pid, 3, busy[i - 1].second, busy[i].first, "Free", "", {});
-            }
-        }
-    };
-
     // The CANN call that launched a connection id: the start of its HostToDevice flow.
     static void hostLaunchFlow(Emitter& e, std::int64_t conn, std::int64_t gtid, std::int64_t ts)
     {
@@ -1306,7 +1285,7 @@ private:
 
     // The HCCL ops (a few per step), with their launch flows; their spans are the lanes'
     // communication.
-    void readOps(sqlite::Database& db, Emitter& e,
+    bool readOps(sqlite::Database& db, Emitter& e,
                  const std::unordered_map<std::int64_t, std::int64_t>& modelOf, Lanes& lanes,
                  std::string* error)
     {
@@ -1320,7 +1299,7 @@ private:
                          "h.connectionId = o.connectionId"
                        : "NULL, NULL FROM COMMUNICATION_OP o";
         const std::uint64_t hccl = formatPid(s.hostPid, kSortHccl, s.device);
-        query(db, sql, "COMMUNICATION_OP", error, [&](sqlite::Statement& st) {
+        return query(db, sql, "COMMUNICATION_OP", error, [&](sqlite::Statement& st) {
             const auto start = st.integer(1), end = st.integer(2), group = st.integer(4);
             if (!start || !end || !group || !s.groupTid.count(*group)) {
                 e.skipped(1);
@@ -1364,6 +1343,13 @@ private:
         };
         constexpr double kMiB = 1024.0 * 1024.0;
         auto tick = [&] { ++out.rows; };
+        // Each counter table read to its own damage, the next one on; a cancel stops them all.
+        auto next = [&] {
+            if (out.error.empty() || out.error == "loading was cancelled") return out.error.empty();
+            out.damage.push_back(std::move(out.error));
+            out.error.clear();
+            return true;
+        };
         query(db, "SELECT type, ddr, hbm, timestampNs, deviceId FROM NPU_MEM", "NPU_MEM",
               &out.error, [&](sqlite::Statement& st) {
                   tick();
@@ -1382,7 +1368,7 @@ private:
                   a.clear();
                   e.counter(pid, kind + "/Memory", *ts, a.real("KB", ddr + hbm).done());
               });
-        if (!out.error.empty()) return;
+        if (!next()) return;
         query(db, "SELECT deviceId, timestampNs, bandwidth, hbmId, type FROM HBM", "HBM",
               &out.error, [&](sqlite::Statement& st) {
                   tick();
@@ -1397,7 +1383,7 @@ private:
                                 (write ? "/Write" : "/Read"),
                             *ts, a.done());
               });
-        if (!out.error.empty()) return;
+        if (!next()) return;
         query(db, "SELECT deviceId, timestampNs, freq FROM AICORE_FREQ", "AICORE_FREQ", &out.error,
               [&](sqlite::Statement& st) {
                   tick();
@@ -1408,7 +1394,7 @@ private:
                   a.clear();
                   e.counter(pid, "AI Core Freq", *ts, a.real("MHz", st.real(2).value_or(0)).done());
               });
-        if (!out.error.empty()) return;
+        if (!next()) return;
         query(db, "SELECT deviceId, llcId, timestampNs, hitRate, throughput, mode FROM LLC", "LLC",
               &out.error, [&](sqlite::Statement& st) {
                   tick();
@@ -1425,28 +1411,36 @@ private:
                   e.counter(pid, base + "/Throughput", *ts,
                             a.real("Throughput(MB/s)", st.real(4).value_or(0) / kMiB).done());
               });
+        next();
     }
 
     // STEP_TIME's steps when PYTORCH_API has no ProfilerStep#N slice (no CPU activity).
-    void writeSteps(sqlite::Database& db, Emitter& e)
+    void writeSteps(sqlite::Database& db, Emitter& e, std::vector<std::string>& damage)
     {
         std::string error;
         bool first = true;
-        query(db, "SELECT id, startNs, endNs FROM STEP_TIME", "STEP_TIME", &error,
-              [&](sqlite::Statement& st) {
-                  const auto id = st.integer(0), start = st.integer(1), end = st.integer(2);
-                  if (!id || !start || !end) return;
-                  if (first) e.threadMeta(m_shared->hostPid, 0, "Steps", 0);
-                  first = false;
-                  e.slice(m_shared->hostPid, 0, *start, *end, "ProfilerStep#" + std::to_string(*id),
-                          "cpu_op", {});
-              });
+        if (!query(db, "SELECT id, startNs, endNs FROM STEP_TIME", "STEP_TIME", &error,
+                   [&](sqlite::Statement& st) {
+                       const auto id = st.integer(0), start = st.integer(1), end = st.integer(2);
+                       if (!id || !start || !end) return;
+                       if (first) e.threadMeta(m_shared->hostPid, 0, "Steps", 0);
+                       first = false;
+                       e.slice(m_shared->hostPid, 0, *start, *end,
+                               "ProfilerStep#" + std::to_string(*id), "cpu_op", {});
+                   }))
+            addOnce(damage, notRead(error));
     }
 
+    std::shared_ptr<const sqlite::DbFile> m_file; // the view every connection reads
     std::string m_name;
     const LoadOptions& m_options;
     LoadProgress* m_progress;
-    std::function<bool(sqlite::Database&)> m_open;
+    std::shared_ptr<const sqlite::PageFile> m_view; // its pages (null: not SQLite's format)
+    std::mutex m_poolMutex;
+    std::vector<std::unique_ptr<sqlite::Database>> m_pool;
+    std::map<std::string, std::string, std::less<>> m_located; // table -> its damage named
+    std::vector<std::string> m_damage; // notes of this thread's reads, in order
+    std::vector<std::pair<std::string, std::string>> m_rangeDamage; // table, SQLite's error
     const Shared* m_shared = nullptr;
     std::shared_ptr<const sqlite::PageFile> m_pages;
     std::map<std::string, sqlite::RawTableInfo, std::less<>> m_rawTables;
@@ -1461,20 +1455,28 @@ private:
 LoadResult readDatabase(const std::string& file, std::optional<int> rank,
                         const LoadOptions& options, LoadProgress* progress)
 {
-    Reader reader(file, options, progress);
-    const std::atomic<bool>* cancel = progress ? &progress->cancel : nullptr;
-    return reader.run(
-        rank, [&](sqlite::Database& db) { return db.open(file, cancel); },
-        [&](std::string* why) { return sqlite::PageFile::openPath(file, why); });
+    std::string why;
+    auto view = sqlite::DbFile::open(file, &why);
+    if (!view) {
+        LoadResult r;
+        r.resolvedPath = file;
+        r.stop = LoadStop::Unreadable;
+        r.message = file + ": cannot open as a database (" + why + ")";
+        return r;
+    }
+    return Reader(std::move(view), options, progress).run(rank);
 }
 
 LoadResult readDatabaseBytes(const void* data, std::size_t size, const std::string& name,
                              const LoadOptions& options)
 {
-    Reader reader(name, options, nullptr);
-    return reader.run(
-        std::nullopt, [&](sqlite::Database& db) { return db.openBytes(name, data, size); },
-        [&](std::string* why) { return sqlite::PageFile::openBytes(data, size, why); });
+    const std::string_view bytes(static_cast<const char*>(data), data ? size : 0);
+    return readDatabaseView(sqlite::DbFile::fromBytes(name, bytes), options);
+}
+
+LoadResult readDatabaseView(std::shared_ptr<const sqlite::DbFile> file, const LoadOptions& options)
+{
+    return Reader(std::move(file), options, nullptr).run(std::nullopt);
 }
 
 } // namespace torchnpudb
