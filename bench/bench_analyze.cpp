@@ -4,9 +4,11 @@
 // Without FILE, --gen writes a synthetic trace of SIZE (default 100M, tracegen_large) to /tmp.
 // --seed-job writes the seed case (tracegen_seed) as a job folder in DIR and analyses its ranks.
 // --dump prints the collectives, steps and findings found (for eyeballing a real trace).
+// Each run also times analyze() without the critical-path pieces, and the one-rank walk.
 #include "bench/tracegen_large.h"
 #include "bench/tracegen_seed.h"
 #include "core/analysis/analyzer.h"
+#include "core/analysis/criticalpath.h"
 #include "core/traceloader.h"
 
 #include <chrono>
@@ -110,17 +112,33 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "%s: %s\n", f.c_str(), r.message.c_str());
             return 2;
         }
-        double best = 1e300;
+        double best = 1e300, bestNoPath = 1e300, walk = 1e300;
         rs::ReportPtr rep;
+        rs::AnalysisOptions noPath;
+        noPath.criticalPath = false;
+        std::size_t segments = 0;
         for (int k = 0; k < repeat; ++k) {
             t0 = Clock::now();
             rep = rs::analyze(r.trace);
             best = std::min(best, msSince(t0));
+            t0 = Clock::now();
+            const auto path = rs::rankCriticalPath(*rep);
+            walk = std::min(walk, msSince(t0));
+            segments = 0;
+            for (const rs::StepPath& p : path)
+                segments += p.segments.size();
+            t0 = Clock::now();
+            rs::analyze(r.trace, noPath);
+            bestNoPath = std::min(bestNoPath, msSince(t0));
         }
         std::printf("%s: %zu slices, load %.1f ms, analyze %.1f ms (%.1f%% of load), "
                     "%zu collectives, %zu steps, %zu findings\n",
                     f.c_str(), r.trace->slices().size(), loadMs, best, 100.0 * best / loadMs,
                     rep->collectives.size(), rep->steps.size(), rep->findings.size());
+        std::printf("  critical path: analyze without its pieces %.1f ms (the pieces %.1f%% of "
+                    "analyze), %zu pieces, the walk %.2f ms for %zu segments\n",
+                    bestNoPath, best > 0 ? 100.0 * (best - bestNoPath) / best : 0.0,
+                    rep->pathPieces.size(), walk, segments);
         if (doDump) dump(*rep);
     }
     return 0;

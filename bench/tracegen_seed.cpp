@@ -58,13 +58,46 @@ std::vector<StepTimes> stepTimes(const SeedCaseOptions& o, TimeNs origin)
         s.hostStart = t;
         s.devStart = t + 1'000'000;
         s.arStart = s.devStart + o.computeNs;
-        s.arDur = o.allReduceNs + (s.bad ? o.extraMemcpyNs : 0);
+        s.arDur = o.allReduceNs + (s.bad ? o.extraMemcpyNs : 0) + stepDelay(o, i);
         s.hostEnd = s.arStart + s.arDur + 1'000'000;
         out.push_back(s);
         t = s.hostEnd + 500'000;
     }
     return out;
 }
+
+// One rank's step under the planted causes: its kernels' starts and lengths, its host's
+// launches and its AllReduce's span (late by lateBy, the others waiting stepDelay).
+struct Planted {
+    Planted(const SeedCaseOptions& o, int step, int rank, const StepTimes& st, TimeNs k)
+    {
+        if (o.slowKernel.in(step, rank)) slow = o.slowKernel.ns;
+        if (o.lateLaunch.in(step, rank)) {
+            // The host stalls: the third kernel's launch ends just before the device, idle since
+            // the second kernel ended, runs it lateLaunch.ns late.
+            const TimeNs freeAt = st.devStart + 2 * k + slow;
+            hostLate = freeAt + o.lateLaunch.ns - 50'000 - (st.hostStart + 300'000);
+            // What the host did meanwhile: after the forward frames, up to that launch.
+            stallStart = st.hostStart + 910'000;
+            stallDur = st.hostStart + 300'000 + hostLate - 10'000 - stallStart;
+            late = o.lateLaunch.ns;
+        }
+        lateTotal = slow + late;
+        othersWait = stepDelay(o, step) - lateTotal;
+    }
+    TimeNs host(int j, TimeNs at) const { return j >= 2 ? at + hostLate : at; }
+    TimeNs dev(int j, TimeNs at) const { return at + (j >= 1 ? slow : 0) + (j >= 2 ? late : 0); }
+    TimeNs dur(int j, TimeNs k) const { return j == 0 ? k + slow : k; }
+    StepTimes ranked(StepTimes st) const
+    {
+        st.arStart += lateTotal;
+        st.arDur -= lateTotal;
+        return st;
+    }
+
+    TimeNs slow = 0, late = 0, lateTotal = 0, hostLate = 0, othersWait = 0;
+    TimeNs stallStart = 0, stallDur = 0;
+};
 
 struct Kernel {
     const char* name;
@@ -281,15 +314,19 @@ private:
 
         // Compute on Stream 2: four kernels, one of them the BroadcastTo trap.
         const TimeNs k = m_o.computeNs / 4;
+        const Planted pl(m_o, i, m_rank, st, k);
+        if (pl.hostLate > 0)
+            slice("host_stall", m_pyPid, m_mainTid, pl.stallStart, pl.stallDur, "cpu_op",
+                  {{"Sequence number", -1}});
         for (int j = 0; j < 4; ++j) {
             const Kernel& kr = kNpuKernels[j];
-            const TimeNs host = st.hostStart + 100'000 + j * 100'000;
-            const TimeNs dev = st.devStart + j * k;
+            const TimeNs host = pl.host(j, st.hostStart + 100'000 + j * 100'000);
+            const TimeNs dev = pl.dev(j, st.devStart + j * k);
             launch(kr.aten,
                    std::string("AscendCL@") +
                        std::string(kr.name).substr(0, std::string(kr.name).find('_')),
                    host, m_hwPid, 2, dev, cs);
-            slice(kr.name, m_hwPid, 2, dev, k, nullptr,
+            slice(kr.name, m_hwPid, 2, dev, pl.dur(j, k), nullptr,
                   {{"Model Id", 4294967295u},
                    {"Task Type", kr.type},
                    {"Physic Stream Id", 2},
@@ -301,7 +338,8 @@ private:
 
         // The AllReduce: c10d::allreduce_ > HcclAllreduce, AscendCL@hcom_allReduce_ on CANN.
         if (!hasAllReduce(m_o)) return;
-        const TimeNs host = st.hostStart + 600'000;
+        const TimeNs host = pl.host(4, st.hostStart + 600'000);
+        const StepTimes rt = pl.ranked(st);
         Json arStack;
         if (m_o.withStack)
             arStack = callStack(
@@ -312,14 +350,14 @@ private:
               std::move(c10dArgs));
         const std::string opName =
             "hcom_allReduce__" + std::to_string(586 + m_rank) + "_" + std::to_string(i) + "_1";
-        launch("HcclAllreduce", "AscendCL@hcom_allReduce_", host, m_hcclPid, 0, st.arStart, Json());
-        slice(opName, m_hcclPid, 0, st.arStart, st.arDur, nullptr,
+        launch("HcclAllreduce", "AscendCL@hcom_allReduce_", host, m_hcclPid, 0, rt.arStart, Json());
+        slice(opName, m_hcclPid, 0, rt.arStart, rt.arDur, nullptr,
               {{"connection_id", 2000 + i},
                {"model id", 4294967295u},
                {"data_type", "FP32"},
                {"alg_type", m_o.ranks > 2 ? "MESH-RING" : "RING-RING"},
                {"count", m_o.count}});
-        planeTasks(i, st);
+        planeTasks(i, rt, pl.othersWait);
     }
 
     Json& task(const char* type, int plane, TimeNs start, TimeNs dur, int src, int dst,
@@ -342,7 +380,8 @@ private:
         return slice(type, m_hcclPid, std::uint64_t(plane + 1), start, dur, nullptr, std::move(a));
     }
 
-    void planeTasks(int i, const StepTimes& st)
+    // waitExtra: how long this rank waits in the handshake for a late peer (planted causes).
+    void planeTasks(int i, const StepTimes& st, TimeNs waitExtra)
     {
         ++m_taskId;
         m_ctx = 0;
@@ -378,7 +417,7 @@ private:
             TimeNs pt = t;
             task("Notify_Record", plane, pt, 700, m_rank, p, "SDMA", 0, "INVALID_TYPE",
                  "INVALID_TYPE");
-            const TimeNs wait = 20'000 + (waitHere ? m_o.extraMemcpyNs : 0);
+            const TimeNs wait = 20'000 + (waitHere ? m_o.extraMemcpyNs : 0) + waitExtra;
             task("Notify_Wait", plane, pt + 1'000, wait, m_rank, p, "LOCAL", 0, "INVALID_TYPE",
                  "INVALID_TYPE");
             pt += 1'000 + wait;
@@ -525,15 +564,19 @@ private:
               {{"External id", base}, {"Input Dims", Json::array()}});
 
         const TimeNs k = m_o.computeNs / 4;
+        const Planted pl(m_o, i, m_rank, st, k);
+        if (pl.hostLate > 0)
+            slice("host_stall", "cpu_op", m_cpuPid, m_tid, pl.stallStart, pl.stallDur,
+                  {{"External id", 900000 + i}});
         for (int j = 0; j < 4; ++j) {
             const Kernel& kr = kCudaKernels[j];
-            const TimeNs host = st.hostStart + 100'000 + j * 100'000;
-            const TimeNs dev = st.devStart + j * k;
+            const TimeNs host = pl.host(j, st.hostStart + 100'000 + j * 100'000);
+            const TimeNs dev = pl.dev(j, st.devStart + j * k);
             const std::uint64_t corr = ++m_corr;
             slice(kr.aten, "cpu_op", m_cpuPid, m_tid, host, 40'000,
                   {{"External id", corr + 100000}});
             runtime("cudaLaunchKernel", host + 10'000, dev, 7, corr);
-            slice(kr.name, "kernel", m_gpuPid, 7, dev, k,
+            slice(kr.name, "kernel", m_gpuPid, 7, dev, pl.dur(j, k),
                   {{"queued", 0},
                    {"device", m_rank},
                    {"context", 1},
@@ -547,7 +590,8 @@ private:
         // c10d::allreduce_ > record_param_comms > nccl:all_reduce > (cudaMemcpyAsync) +
         // cudaLaunchKernel; NCCL runs on stream 20.
         if (!hasAllReduce(m_o)) return;
-        const TimeNs host = st.hostStart + 600'000;
+        const TimeNs host = pl.host(4, st.hostStart + 600'000);
+        const StepTimes rt = pl.ranked(st);
         slice("c10d::allreduce_", "cpu_op", m_cpuPid, m_tid, host - 30'000, 150'000,
               {{"External id", 5000 + i}});
         slice("record_param_comms", "cpu_op", m_cpuPid, m_tid, host - 20'000, 130'000,
@@ -563,15 +607,15 @@ private:
         slice("nccl:all_reduce", "user_annotation", m_cpuPid, m_tid, host - 10'000, 110'000,
               {{"External id", 5200 + i}});
         const bool badHere = st.bad && copiesInStep(m_o, i, m_rank);
-        TimeNs kernelStart = st.arStart;
+        TimeNs kernelStart = rt.arStart;
         if (badHere) {
             const std::uint64_t corr = ++m_corr;
-            Json& r = runtime("cudaMemcpyAsync", host, st.arStart, 20, corr);
+            Json& r = runtime("cudaMemcpyAsync", host, rt.arStart, 20, corr);
             // The misaligned input: 64 bytes past a 128-byte boundary, odd size.
             r["args"]["src"] = "0x7f2c04000040";
             r["args"]["dst"] = "0x7f2c80000000";
             r["args"]["bytes"] = m_o.count * 4 + 96;
-            slice("Memcpy DtoD (Device -> Device)", "gpu_memcpy", m_gpuPid, 20, st.arStart,
+            slice("Memcpy DtoD (Device -> Device)", "gpu_memcpy", m_gpuPid, 20, rt.arStart,
                   m_o.extraMemcpyNs - 2'000,
                   {{"device", m_rank},
                    {"context", 1},
@@ -584,7 +628,7 @@ private:
         }
         const std::uint64_t corr = ++m_corr;
         runtime("cudaLaunchKernel", host + 20'000, kernelStart, 20, corr);
-        const TimeNs kdur = st.arStart + st.arDur - kernelStart;
+        const TimeNs kdur = rt.arStart + rt.arDur - kernelStart;
         slice("nccl:all_reduce", "gpu_user_annotation", m_gpuPid, 20, kernelStart, kdur,
               {{"External id", 5200 + i}});
         slice("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
@@ -620,6 +664,20 @@ bool writeFile(const std::filesystem::path& p, const std::string& text)
 }
 
 } // namespace
+
+TimeNs lateBy(const SeedCaseOptions& o, int step, int rank)
+{
+    return (o.slowKernel.in(step, rank) ? o.slowKernel.ns : 0) +
+           (o.lateLaunch.in(step, rank) ? o.lateLaunch.ns : 0);
+}
+
+TimeNs stepDelay(const SeedCaseOptions& o, int step)
+{
+    TimeNs most = 0;
+    for (int r = 0; r < o.ranks; ++r)
+        most = std::max(most, lateBy(o, step, r));
+    return most;
+}
 
 bool copiesInStep(const SeedCaseOptions& o, int step, int rank)
 {

@@ -34,7 +34,21 @@ struct SeedCaseOptions {
     // allReduceNs = 0: no collective at all (a single-card run). Steps then last computeNs.
     int writeRanks = 0; // ranks 0..writeRanks-1 written by writeSeedCaseJob (0: all); the
                         // traces still declare `ranks` as the world size
+    // Planted causes (issue 44's oracles): in 0-based step `step`, `rank` reaches the AllReduce
+    // `ns` late and every other rank waits that long inside it.
+    struct Late {
+        int rank = -1, step = -1;
+        TimeNs ns = 0;
+        bool in(int s, int r) const { return ns > 0 && s == step && r == rank; }
+    };
+    Late slowKernel; // its first compute kernel (the MatMul) runs ns longer
+    Late lateLaunch; // its host launches the third kernel and everything after it ns late
 };
+
+// How late rank reaches the AllReduce of 0-based step i (the planted causes), and the most any
+// rank is late there (what the others wait).
+TimeNs lateBy(const SeedCaseOptions& o, int step, int rank);
+TimeNs stepDelay(const SeedCaseOptions& o, int step);
 
 // Whether rank copies (is misaligned) in 0-based step i, when step i is bad.
 bool copiesInStep(const SeedCaseOptions& o, int step, int rank);

@@ -509,7 +509,9 @@ private slots:
             {{"alg_type", "RING"}, {"data_type", "FP32"}, {"count", 1 << 20}});
         f.task(1, "Memcpy", 11000, 900, 0, 1, "SDMA", 5'400'000, "HCCS");
         bool warned = false;
-        for (const Finding& fi : analyzeText(f.text())->findings)
+        const ReportPtr two = analyzeText(f.text()); // held: the loop reads its findings
+        QVERIFY(two);
+        for (const Finding& fi : two->findings)
             warned = warned || fi.rule == "link-underutilized";
         QVERIFY(warned);
     }

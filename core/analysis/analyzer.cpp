@@ -1,5 +1,6 @@
 #include "core/analysis/analyzer.h"
 
+#include "core/analysis/criticalpath.h"
 #include "core/analysis/presentation.h"
 #include "core/analysis/producermodel.h"
 #include "core/analysis/rules/rules.h"
@@ -145,6 +146,7 @@ std::shared_ptr<AnalysisReport> analyze(TracePtr trace, const AnalysisOptions& o
     rules::communicationFindings(*rep);
     rules::sortFindings(*rep);
     buildIndex(*rep, ctx.unaligned);
+    if (options.criticalPath) rep->pathPieces = analysis::pathPieces(ctx, *rep);
     rep->badFields = errors.total();
     if (errors.total() > 0) rep->warnings.push_back(presentation::badFields(errors.byKey()));
     return rep;

@@ -1,5 +1,6 @@
 #include "core/analysis/presentation.h"
 
+#include "core/analysis/criticalpath.h"
 #include "core/analysis/reportjson.h"
 #include "core/timeconv.h"
 #include "core/workpool.h"
@@ -481,9 +482,41 @@ std::string rankText(const std::optional<int>& r)
     return r ? "rank " + std::to_string(*r) : std::string("rank ?");
 }
 
+// The critical path of each step: its length and where it went, largest kinds first, and the
+// longest segment (what to look at first).
+void criticalPathText(std::ostringstream& o, const std::vector<StepPath>& paths)
+{
+    if (paths.empty()) return;
+    o << "  critical path (what each step waited on):\n";
+    for (const StepPath& p : paths) {
+        const TimeNs len = p.end - p.start;
+        std::vector<std::pair<TimeNs, int>> kinds;
+        // Kinds of at least 1% of the step (the rest is in the JSON).
+        for (int k = 0; k < kPathKinds; ++k)
+            if (p.byKind[std::size_t(k)] * 100 >= len && p.byKind[std::size_t(k)] > 0)
+                kinds.emplace_back(p.byKind[std::size_t(k)], k);
+        std::sort(kinds.rbegin(), kinds.rend());
+        o << "    step " << p.step << " " << formatDuration(len) << ":";
+        for (const auto& [ns, k] : kinds) {
+            char pct[32];
+            std::snprintf(pct, sizeof pct, " %.0f%%",
+                          len > 0 ? 100.0 * double(ns) / double(len) : 0.0);
+            o << " " << pathKindName(static_cast<PathKind>(k)) << pct;
+        }
+        const PathSegment* top = nullptr;
+        for (const PathSegment& s : p.segments)
+            if (s.event != kNone && (!top || s.end - s.start > top->end - top->start)) top = &s;
+        if (top)
+            o << "; longest: " << top->name << " (" << pathKindName(top->kind) << ", "
+              << formatDuration(top->end - top->start)
+              << (top->rank ? ", rank " + std::to_string(*top->rank) : "") << ")";
+        o << "\n";
+    }
+}
+
 // One input's part of the text: its collectives, signatures, steps, bandwidth, communication
 // and findings.
-void inputText(std::ostringstream& o, const ReportInput& in)
+void inputText(std::ostringstream& o, const ReportInput& in, bool ownPath)
 {
     const AnalysisReport& rep = *in.report;
     const bool known = rep.trace || rep.facts;
@@ -533,6 +566,7 @@ void inputText(std::ostringstream& o, const ReportInput& in)
         o << "\n";
     }
     communicationText(o, rep);
+    if (ownPath) criticalPathText(o, rankCriticalPath(rep));
     if (rep.findings.empty()) o << "  no findings\n";
     for (const Finding& f : rep.findings) {
         o << "  [" << severityName(f.severity) << "] " << f.rule << ": " << f.title << "\n";
@@ -568,7 +602,7 @@ void writeReportText(std::ostream& out, std::size_t count, const ReportInputSour
         parallelFor(n, [&](std::size_t k) {
             const ReportInput in = input(b + k);
             std::ostringstream o;
-            inputText(o, in);
+            inputText(o, in, !job);
             texts[k] = o.str();
             sums[k].clear();
             waits[k].clear();
@@ -590,6 +624,7 @@ void writeReportText(std::ostream& out, std::size_t count, const ReportInputSour
           << " collectives matched across ranks, " << delayed << " delayed by one rank\n";
         matrixText(o, matrix);
         syncText(o, waiting, *job);
+        criticalPathText(o, job->criticalPath);
         if (job->findings.empty()) o << "  no job findings\n";
         for (const Finding& f : job->findings) {
             o << "  [" << severityName(f.severity) << "] " << f.rule << ": " << f.title << "\n";

@@ -33,6 +33,34 @@ const char* collectiveKindName(CollectiveKind k)
     return "Other";
 }
 
+const char* pathKindName(PathKind k)
+{
+    switch (k) {
+    case PathKind::Compute:
+        return "compute";
+    case PathKind::Collective:
+        return "collective";
+    case PathKind::InternalMemcpy:
+        return "internal_memcpy";
+    case PathKind::Copy:
+        return "copy";
+    case PathKind::Launch:
+        return "launch";
+    case PathKind::Host:
+        return "host";
+    case PathKind::Idle:
+        return "idle";
+    }
+    return "idle";
+}
+
+PathKind pathKindFromName(const std::string& s)
+{
+    for (int k = 0; k < kPathKinds; ++k)
+        if (s == pathKindName(static_cast<PathKind>(k))) return static_cast<PathKind>(k);
+    return PathKind::Idle;
+}
+
 const char* severityName(Severity s)
 {
     switch (s) {

@@ -5,6 +5,7 @@
 
 #include "core/trace.h"
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -163,6 +164,50 @@ struct StepStats {
     TimeNs internalMemcpy = 0;         // time in internal memcpy of collectives in this step
 };
 
+// ---- The critical path (docs/analysis.md "Critical path"): what a step waited on, from its
+// first to its last nanosecond, across ranks.
+
+enum class PathKind : std::uint8_t {
+    Compute,        // a kernel
+    Collective,     // a collective's exchange once every rank is ready
+    InternalMemcpy, // a collective's extra internal copy before it could exchange
+    Copy,           // a copy or set on a device stream
+    Launch,         // the host's launch call, and the time until its work started
+    Host,           // the host had not launched the next work yet
+    Idle            // nothing explains the gap
+};
+inline constexpr int kPathKinds = 7;
+const char* pathKindName(PathKind k);            // "compute", "collective", "internal_memcpy", ...
+PathKind pathKindFromName(const std::string& s); // an unknown name reads as Idle
+
+struct PathSegment {
+    std::optional<int> rank; // the rank whose trace `event` is in (set by the walk)
+    PathKind kind = PathKind::Idle;
+    std::string name;
+    TimeNs start = 0, end = 0;
+    EventId event = kNone; // kNone for a gap
+};
+
+// One rank's walk back from a point to the first collective it meets or to its floor: the
+// pieces the job's walk joins (rank summaries carry them, so `merge` walks the same path).
+struct PathPiece {
+    int step = 0;                      // from the end of this step (when collective < 0)
+    std::int64_t collective = -1;      // ... or from the start of this collective (its index)
+    TimeNs from = 0;                   // where the walk started
+    TimeNs to = 0;                     // where it stopped (to <= from)
+    TimeNs floor = 0;                  // how far it could go: the step's start
+    std::int64_t reaches = -1;         // the collective whose span holds `to`; -1: stopped at floor
+    std::vector<PathSegment> segments; // ascending, covering [to, from]
+};
+
+// The critical path of one step: contiguous segments covering [start, end].
+struct StepPath {
+    int step = 0;
+    TimeNs start = 0, end = 0;
+    std::vector<PathSegment> segments;
+    std::array<TimeNs, kPathKinds> byKind{}; // ns per PathKind, summing to end - start
+};
+
 enum class Severity : std::uint8_t { Info, Warning, Error };
 const char* severityName(Severity s); // "info", "warning", "error"
 
@@ -206,6 +251,9 @@ struct AnalysisOptions {
     // Link peaks in GB/s by name (HCCS, RDMA, PCIE, SIO, NVLink, xGMI, PCIe, InfiniBand/RoCE),
     // over the defaults (defaultLinkPeak): `--link-peak NAME=GBPS`, the viewer's settings.
     std::map<std::string, double> linkPeaks;
+    // Compute the critical-path pieces (not in the report's options: bench_analyze measures
+    // what they cost by turning them off).
+    bool criticalPath = true;
 };
 
 // The reference peak of a link in GB/s: the options' value, else Ascend's defaults (HCCS 18,
@@ -248,6 +296,9 @@ struct AnalysisReport {
     std::uint64_t badFields = 0;
     std::vector<std::string> warnings;
     std::vector<MatrixEntry> matrix; // communication_matrix.json flattened (HCCL)
+    // The rank's critical-path pieces: one from each step's end, one from each collective's
+    // start (core/analysis/criticalpath.h); the report's path and the job's are walked on them.
+    std::vector<PathPiece> pathPieces;
 
     // Marks of an event (0 when none); sorted lookup.
     std::uint8_t marks(EventId e) const;

@@ -185,6 +185,57 @@ inline constexpr auto kStepFields = std::to_array<Field<StepStats>>({
 });
 static_assert(sortedByKey(kStepFields));
 
+// The critical path (criticalpath.h): a segment in the report's "critical_path" (R, J) and in a
+// rank summary's "path_pieces" (S).
+inline constexpr auto kPathSegmentFields = std::to_array<Field<PathSegment>>({
+    member<&PathSegment::end>("end_ns", All | Always | Slim),
+    {"event", R | J, nullptr,
+     [](JsonWriter& w, const PathSegment& x, const WriteContext&) {
+         if (x.event == kNone)
+             w.null();
+         else
+             w.integer(x.event);
+     }},
+    eventId<&PathSegment::event>("event", S | Slim),
+    named<&PathSegment::kind, pathKindName, pathKindFromName>("kind", All | Always | Slim),
+    member<&PathSegment::name>("name", All | Slim),
+    member<&PathSegment::rank>("rank", R | J),
+    member<&PathSegment::start>("start_ns", All | Always | Slim),
+});
+static_assert(sortedByKey(kPathSegmentFields));
+
+inline constexpr auto kPathPieceFields = std::to_array<Field<PathPiece>>({
+    member<&PathPiece::collective>("collective", S | Always | Slim),
+    member<&PathPiece::floor>("floor_ns", S | Always | Slim),
+    member<&PathPiece::from>("from_ns", S | Always | Slim),
+    member<&PathPiece::reaches>("reaches", S | Always | Slim),
+    objects<&PathPiece::segments, kPathSegmentFields>("segments", S | Slim),
+    member<&PathPiece::step>("step", S | Always | Slim),
+    member<&PathPiece::to>("to_ns", S | Always | Slim),
+});
+static_assert(sortedByKey(kPathPieceFields));
+
+// by_kind: every kind, in key order, so the object has one shape.
+inline constexpr auto kStepPathFields = std::to_array<Field<StepPath>>({
+    {"by_kind", R | J, nullptr,
+     [](JsonWriter& w, const StepPath& x, const WriteContext&) {
+         static constexpr PathKind kOrder[] = {
+             PathKind::Collective, PathKind::Compute,        PathKind::Copy,  PathKind::Host,
+             PathKind::Idle,       PathKind::InternalMemcpy, PathKind::Launch};
+         w.beginObject();
+         for (PathKind k : kOrder) {
+             w.key(pathKindName(k));
+             w.integer(x.byKind[std::size_t(k)]);
+         }
+         w.endObject();
+     }},
+    member<&StepPath::end>("end_ns", R | J),
+    objects<&StepPath::segments, kPathSegmentFields>("segments", R | J),
+    member<&StepPath::start>("start_ns", R | J),
+    member<&StepPath::step>("step", R | J),
+});
+static_assert(sortedByKey(kStepPathFields));
+
 // An event a report names: {dur_ns, id, name[, rank], start_ns}, null when the facts do not
 // name it.
 void writeEvent(JsonWriter& w, const TraceFacts* facts, EventId e, std::optional<int> rank);

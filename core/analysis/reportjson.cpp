@@ -1,5 +1,6 @@
 #include "core/analysis/reportjson.h"
 
+#include "core/analysis/criticalpath.h"
 #include "core/analysis/reportfields.h"
 #include "core/traceloader.h"
 #include "core/workpool.h"
@@ -101,7 +102,7 @@ private:
     bool m_any = false;
 };
 
-enum Section { kFindings, kInputs, kMatrix, kSignatures, kSteps, kKept };
+enum Section { kCriticalPath, kFindings, kInputs, kMatrix, kSignatures, kSteps, kKept };
 
 } // namespace
 
@@ -204,6 +205,8 @@ void writeReportJson(std::ostream& out, std::size_t count, const ReportInputSour
             each(sections[k][kMatrix], rep.matrix, kMatrixFields);
             each(sections[k][kSteps], rep.steps, kStepFields);
             each(sections[k][kFindings], rep.findings, kFindingFields);
+            // A job's path is the job's (below); an input alone has its own.
+            if (!job) each(sections[k][kCriticalPath], rankCriticalPath(rep), kStepPathFields);
         });
         for (std::size_t k = 0; k < n; ++k) {
             if (!collectives[k].empty()) {
@@ -216,6 +219,25 @@ void writeReportJson(std::ostream& out, std::size_t count, const ReportInputSour
         }
     }
     out << (anyCollective ? "\n  ]" : "]");
+
+    std::string jobPath;
+    if (job) {
+        for (const StepPath& p : job->criticalPath) {
+            if (!jobPath.empty()) jobPath += ",\n";
+            jobPath += kElemPad;
+            element(jobPath, p, kStepPathFields, WriteContext{Job});
+        }
+    }
+
+    auto writeKept = [&](const char* name, Spool& spool, const std::string& tail) {
+        out << ",\n  \"" << name << "\": [";
+        const bool any = spool.any() || !tail.empty();
+        if (any) out << '\n';
+        spool.copyTo(out);
+        if (!tail.empty()) out << (spool.any() ? ",\n" : "") << tail;
+        out << (any ? "\n  ]" : "]");
+    };
+    writeKept("critical_path", kept[kCriticalPath], jobPath);
 
     // cross_rank: written in slices of instances, each slice's text made in parallel.
     out << ",\n  \"cross_rank\": [";
@@ -233,14 +255,6 @@ void writeReportJson(std::ostream& out, std::size_t count, const ReportInputSour
     }
     out << (nCross ? "\n  ]" : "]");
 
-    auto writeKept = [&](const char* name, Spool& spool, const std::string& tail) {
-        out << ",\n  \"" << name << "\": [";
-        const bool any = spool.any() || !tail.empty();
-        if (any) out << '\n';
-        spool.copyTo(out);
-        if (!tail.empty()) out << (spool.any() ? ",\n" : "") << tail;
-        out << (any ? "\n  ]" : "]");
-    };
     std::string jobFindings;
     for (std::size_t f = 0; f < nJob; ++f) {
         auto& ev = jobEvents[f];

@@ -1,6 +1,7 @@
 #include "core/job/crossrank.h"
 
 #include "core/job/jobloader.h"
+#include "core/job/jobpath.h"
 
 #include <algorithm>
 #include <map>
@@ -68,6 +69,7 @@ JobRank jobRankOf(const AnalysisReport& report)
             fast = std::max<TimeNs>(0, report.signatures[c.signature].modes.front().meanNs);
         r.add(c, fast);
     }
+    r.pathPieces = report.pathPieces;
     return r;
 }
 
@@ -358,6 +360,7 @@ JobReport analyzeJob(const std::vector<JobRank>& ranks, std::vector<TimeNs> offs
     }
     std::stable_sort(job.findings.begin(), job.findings.end(),
                      [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
+    job.criticalPath = jobCriticalPath(ranks, job);
     return job;
 }
 

@@ -48,6 +48,8 @@ struct JobReport {
     std::vector<TimeNs> offsets;  // per report, added to its times to reach the job clock
     std::vector<CrossRankCollective> collectives;
     std::vector<Finding> findings; // job level: rank empty, ranks set
+    // The critical path of each job step, walked on the ranks' pieces (criticalpath.h).
+    std::vector<StepPath> criticalPath;
 };
 
 struct JobOptions {
@@ -74,8 +76,9 @@ struct JobRank {
     std::optional<int> rank;          // reportRank: declared by the trace or the summary
     std::optional<TimeNs> baseTimeNs; // reportBaseTimeNs
     std::vector<JobCollective> collectives;
-    std::vector<std::string> groups; // distinct groups of this rank, interned
-    std::string names;               // the collectives' names, one after the other
+    std::vector<std::string> groups;   // distinct groups of this rank, interned
+    std::string names;                 // the collectives' names, one after the other
+    std::vector<PathPiece> pathPieces; // the report's critical-path pieces
 
     // Appends c (fastModeNs: its signature's fast mode, 0 when none).
     void add(const Collective& c, TimeNs fastModeNs);

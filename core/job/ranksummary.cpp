@@ -142,6 +142,7 @@ std::string rankSummaryText(const AnalysisReport& rep, const std::string& path)
     });
     w.key("options");
     writeObject(w, rep.options, kOptionsFields, ctx);
+    list("path_pieces", rep.pathPieces, kPathPieceFields);
     w.key("schema");
     w.string(kRankSummarySchema);
     list("signatures", rep.signatures, kSignatureFields);

@@ -71,6 +71,8 @@ TextRead readText(std::string_view text, bool slim)
                 return readList<kCollectiveFields>(rd, rep->collectives, root, key, ctx);
             if (key == "signatures")
                 return readList<kSignatureFields>(rd, rep->signatures, root, key, ctx);
+            if (key == "path_pieces")
+                return readList<kPathPieceFields>(rd, rep->pathPieces, root, key, ctx);
             if (rd.slim()) return rd.skip();
             if (key == "bad_fields") return rd.integer(rep->badFields, root, key);
             if (key == "warnings")
@@ -198,6 +200,8 @@ TextRead readText(std::string_view text, bool slim)
                 fast = std::max<TimeNs>(0, rep->signatures[c.signature].modes.front().meanNs);
             out.slim.add(c, fast);
         }
+        out.slim.pathPieces = std::move(rep->pathPieces);
+        rep->pathPieces.clear();
         rep->collectives.clear();
         rep->collectives.shrink_to_fit();
         rep->signatures.clear();

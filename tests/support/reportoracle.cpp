@@ -1,5 +1,6 @@
 #include "tests/support/reportoracle.h"
 
+#include "core/analysis/criticalpath.h"
 #include "core/traceloader.h"
 
 #include <cmath>
@@ -16,6 +17,31 @@ nlohmann::json optInt(const std::optional<int>& v)
 nlohmann::json num(double v)
 {
     return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json pathJson(const std::vector<StepPath>& paths)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const StepPath& p : paths) {
+        nlohmann::json segs = nlohmann::json::array();
+        for (const PathSegment& s : p.segments)
+            segs.push_back(
+                {{"rank", optInt(s.rank)},
+                 {"kind", pathKindName(s.kind)},
+                 {"name", s.name},
+                 {"start_ns", s.start},
+                 {"end_ns", s.end},
+                 {"event", s.event == kNone ? nlohmann::json(nullptr) : nlohmann::json(s.event)}});
+        nlohmann::json byKind = nlohmann::json::object();
+        for (int k = 0; k < kPathKinds; ++k)
+            byKind[pathKindName(static_cast<PathKind>(k))] = p.byKind[std::size_t(k)];
+        out.push_back({{"step", p.step},
+                       {"start_ns", p.start},
+                       {"end_ns", p.end},
+                       {"by_kind", std::move(byKind)},
+                       {"segments", std::move(segs)}});
+    }
+    return out;
 }
 
 nlohmann::json eventJson(const TraceFacts& t, EventId e)
@@ -244,6 +270,15 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobRep
     j["steps"] = std::move(steps);
     j["findings"] = std::move(finds);
     j["cross_rank"] = std::move(cross);
+    if (job) {
+        j["critical_path"] = pathJson(job->criticalPath);
+    } else {
+        nlohmann::json paths = nlohmann::json::array();
+        for (const ReportInput& in : inputs)
+            for (auto& p : pathJson(rankCriticalPath(*in.report)))
+                paths.push_back(std::move(p));
+        j["critical_path"] = std::move(paths);
+    }
     j["matrix"] = std::move(matrix);
     return j;
 }

@@ -384,6 +384,31 @@ RankSummaryRead rankSummaryFromJson(const json& j)
     for (const json& f : rd.array(j, "findings", "")) {
         if (rd.object(f, "findings[]")) rep->findings.push_back(readFinding(rd, f));
     }
+    for (const json& o : rd.array(j, "path_pieces", "")) {
+        if (!rd.object(o, "path_pieces[]")) continue;
+        const std::string w = "path_pieces[].";
+        PathPiece p;
+        rd.integer(o, "step", p.step, w);
+        rd.integer(o, "collective", p.collective, w);
+        rd.integer(o, "from_ns", p.from, w);
+        rd.integer(o, "to_ns", p.to, w);
+        rd.integer(o, "floor_ns", p.floor, w);
+        rd.integer(o, "reaches", p.reaches, w);
+        for (const json& g : rd.array(o, "segments", w)) {
+            if (!rd.object(g, "path_pieces[].segments[]")) continue;
+            const std::string ws = w + "segments[].";
+            PathSegment x;
+            std::string kind;
+            rd.text(g, "kind", kind, ws);
+            x.kind = pathKindFromName(kind);
+            rd.text(g, "name", x.name, ws);
+            rd.integer(g, "start_ns", x.start, ws);
+            rd.integer(g, "end_ns", x.end, ws);
+            rd.integer(g, "event", x.event, ws);
+            p.segments.push_back(std::move(x));
+        }
+        rep->pathPieces.push_back(std::move(p));
+    }
     // [src, dst, transport, bytes, ns] or with a sixth element, GB/s (null: NaN).
     std::vector<std::vector<MatrixEntry>> linkSets;
     for (const json& set : rd.array(j, "link_sets", "")) {
