@@ -289,13 +289,16 @@ private slots:
     {
         auto rep = std::make_shared<AnalysisReport>();
         const int n = 4;
+        // Copied from strings, not assigned from literals (GCC 12's -Wstringop-overflow
+        // misreads a one-character literal's assignment here).
+        const std::string opGroup = "allreduce-total", group = "g";
         for (int a = 0; a < n; ++a)
             for (int b = 0; b < n; ++b) {
                 MatrixEntry m;
                 m.rank = 0;
                 m.step = 1;
-                m.opGroup = "allreduce-total";
-                m.group = "g";
+                m.opGroup = opGroup;
+                m.group = group;
                 m.src = a;
                 m.dst = b;
                 m.transport = a == b ? "LOCAL" : "HCCS";
