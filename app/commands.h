@@ -26,6 +26,9 @@ int analyze(const QStringList& args);
 int stats(const QStringList& args);
 // merge SUMMARY... | FOLDER: the job report from per-rank summaries (docs/scale.md).
 int merge(const QStringList& args);
+// whatif PATH... [--remove internal-memcpy] [--scale GLOB=F]: what a fix would gain
+// (docs/analysis.md, "What if").
+int whatif(const QStringList& args);
 // compare BEFORE AFTER, compare --scaling RUN... (docs/compare.md). With --image it needs a
 // QApplication (main() makes one, offscreen without a display).
 int compare(const QStringList& args);

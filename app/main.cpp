@@ -41,6 +41,10 @@ const Command kCommands[] = {
      "          [--range START_NS:END_NS] [--csv|--json] [--rank N] [--per-rank]\n"
      "          count, total, mean, min, max and share of busy time by name",
      Host::Core, rs::cli::stats},
+    {"whatif",
+     "whatif PATH... [--remove internal-memcpy] [--scale GLOB=FACTOR]... [--rank N]\n"
+     "          [--json]  each step's time after a change, by a replay of the job",
+     Host::Core, rs::cli::whatif},
     {"merge",
      "merge SUMMARY... | FOLDER [--json]  the job report from per-rank summaries\n"
      "          (analyze RANK --summary-out FILE)",
