@@ -71,6 +71,7 @@ TextRead readText(std::string_view text, bool slim)
                 return readList<kCollectiveFields>(rd, rep->collectives, root, key, ctx);
             if (key == "signatures")
                 return readList<kSignatureFields>(rd, rep->signatures, root, key, ctx);
+            if (key == "groups") return readList<kCommGroupFields>(rd, rep->groups, root, key, ctx);
             if (rd.slim()) return rd.skip();
             if (key == "bad_fields") return rd.integer(rep->badFields, root, key);
             if (key == "warnings")
@@ -191,6 +192,7 @@ TextRead readText(std::string_view text, bool slim)
     if (slim) {
         out.slim.rank = facts->rank;
         out.slim.baseTimeNs = facts->baseTimeNs;
+        out.slim.commGroups = std::move(rep->groups);
         out.slim.collectives.reserve(rep->collectives.size());
         for (const Collective& c : rep->collectives) {
             TimeNs fast = 0;

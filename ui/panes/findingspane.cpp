@@ -1,5 +1,6 @@
 #include "ui/panes/findingspane.h"
 
+#include "core/job/collectivecalls.h"
 #include "ui/session/session.h"
 
 #include "ui/theme/theme.h"
@@ -162,11 +163,25 @@ void FindingsPane::setReport(ReportPtr report)
     m_status->setText(fs.empty() ? tr("No findings: nothing unusual in the collectives")
                                  : tr("%n finding(s); click one to show its evidence", nullptr,
                                       static_cast<int>(fs.size())));
+    // The first call finding by time (collective-missing, collective-mismatch) is the root of
+    // a hang: marked, in bold, as the timeline's note on it says.
+    int root = -1;
+    for (std::size_t i = 0; i < fs.size(); ++i)
+        if ((fs[i].rule == MissingCollective::kRule || fs[i].rule == MismatchedCollective::kRule) &&
+            (root < 0 || fs[i].start < fs[std::size_t(root)].start))
+            root = int(i);
     for (std::size_t i = 0; i < fs.size(); ++i) {
         const Finding& f = fs[i];
         auto* item = new QTreeWidgetItem(m_tree);
         const QString sev = QString::fromUtf8(severityName(f.severity));
         item->setText(0, f.severity == Severity::Info ? sev : QStringLiteral("! ") + sev);
+        if (int(i) == root) {
+            item->setText(0, item->text(0) + tr(" \u00b7 root"));
+            QFont bold = item->font(3);
+            bold.setBold(true);
+            for (int c = 0; c < 4; ++c)
+                item->setFont(c, bold);
+        }
         item->setText(1, QString::fromStdString(f.rule));
         item->setToolTip(1, item->text(1));
         if (f.rank) {
