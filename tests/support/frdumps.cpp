@@ -69,6 +69,14 @@ std::string frDumpJson(const Dump& d)
              {"thread_id", e.threadId},
              {"thread_name", e.threadName},
              {"a_key_from_the_future", {1, 2, 3}}});
+    // The Python stack of a call, innermost first, as PyTorch writes it with stack traces on.
+    for (std::size_t i = 0; i < d.entries.size(); ++i) {
+        if (d.entries[i].frames.empty()) continue;
+        J frames = J::array();
+        for (const Frame& f : d.entries[i].frames)
+            frames.push_back({{"name", f.name}, {"filename", f.filename}, {"line", f.line}});
+        entries[i]["frames"] = std::move(frames);
+    }
     if (!entries.empty()) root["entries"] = entries;
     return root.dump();
 }
