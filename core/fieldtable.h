@@ -42,6 +42,10 @@ enum Flag : std::uint8_t {
     Slim = 16,   // Summary: read by the slim reader too
     Output = 32, // a document without a reader (compare, scaling, stats): every field written
     Extra = 64,  // Output: a field written only when the writer asks for it (format | Extra)
+    // Report and Job: left out at its default, as a summary leaves it out: a field only some
+    // producers fill (the Flight Recorder's sequence numbers and call states), so the reports
+    // of every other trace stay as they were.
+    Sparse = 128,
 };
 
 // What a write knows beside the struct.
@@ -116,7 +120,9 @@ void writeObject(JsonWriter& w, const S& s, const Table<S, N>& table, const Writ
     w.beginObject();
     for (const Field<S>& f : table) {
         if (!(f.flags & ctx.format)) continue;
-        if (ctx.format == Summary && !(f.flags & Always) && f.isDefault && f.isDefault(s)) continue;
+        if ((ctx.format == Summary ? !(f.flags & Always) : (f.flags & Sparse) != 0) &&
+            f.isDefault && f.isDefault(s))
+            continue;
         w.plainKey(f.key.name);
         f.write(w, s, ctx);
     }
@@ -322,6 +328,30 @@ template <> struct Value<std::vector<int>> {
                 return false;
             v.push_back(static_cast<int>(x));
             return true;
+        });
+    }
+};
+
+// Tensor shapes: a list of lists of integers ([[2048, 5120]]).
+template <> struct Value<std::vector<std::vector<std::int64_t>>> {
+    using Type = std::vector<std::vector<std::int64_t>>;
+    static bool isDefault(const Type& v) { return v.empty(); }
+    static void write(JsonWriter& w, const Type& v)
+    {
+        w.array(v.size(), [&](std::size_t i) { w.integers(v[i]); });
+    }
+    static void read(JsonFieldReader& rd, Type& v, const JsonPath& at, std::string_view k)
+    {
+        v.clear();
+        const JsonPath element{&at, k, true};
+        rd.array(at, k, [&](std::size_t) {
+            const auto shape = rd.tuple();
+            if (!shape || !std::all_of(shape->begin(), shape->end(), JsonFieldReader::isInt))
+                return rd.wrong(element);
+            std::vector<std::int64_t> dims;
+            for (const JsonScalar& d : *shape)
+                dims.push_back(JsonFieldReader::asInt64(d));
+            v.push_back(std::move(dims));
         });
     }
 };

@@ -80,6 +80,9 @@ nlohmann::json traceInfoJson(const Trace& trace, const std::string& path)
     }
     j["processes"] = std::move(procs);
     j["warnings"] = trace.warnings();
+    // What the producer adds of its own (a Flight Recorder dump's groups and states).
+    if (nlohmann::json d = trace.producer().describe(trace); !d.is_null())
+        j["details"] = std::move(d);
     return j;
 }
 
@@ -113,6 +116,19 @@ std::string traceInfoText(const Trace& trace, const std::string& path)
             if (tr.kind != TrackKind::Thread) continue;
             o << "      " << trace.trackLabel(t) << "  [tid " << (tr.tid.empty() ? "\"\"" : tr.tid)
               << "]  " << tr.events << " events\n";
+        }
+    }
+    if (const nlohmann::json d = trace.producer().describe(trace); d.is_object()) {
+        o << "  details:\n";
+        for (const auto& [key, value] : d.items()) {
+            if (!value.is_array()) {
+                o << "    " << key << ": "
+                  << (value.is_string() ? value.get<std::string>() : value.dump()) << "\n";
+                continue;
+            }
+            o << "    " << key << ":\n";
+            for (const nlohmann::json& v : value)
+                o << "      - " << v.dump() << "\n";
         }
     }
     if (!trace.warnings().empty()) {

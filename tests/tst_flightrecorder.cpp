@@ -7,6 +7,7 @@
 
 #include "core/producers/flightrecorder/diagnosis.h"
 #include "core/producers/flightrecorder/dump.h"
+#include "tests/support/frdumps.h"
 #include "tests/support/gzip.h"
 #include "tests/support/processrun.h"
 #include "tests/testutil.h"
@@ -29,8 +30,8 @@ using namespace std::string_literals;
 
 namespace {
 
-const char* const kGpuError = "pytorch_flight_recorder_gpu_error_16rank";
-const char* const kLockGil = "pytorch_flight_recorder_lock_gil_16rank";
+const char* const kGpuError = rs::test::kFrGpuError;
+const char* const kLockGil = rs::test::kFrLockGil;
 
 QString setDir(const char* set)
 {
@@ -39,14 +40,7 @@ QString setDir(const char* set)
 
 std::vector<Dump> loadSet(const char* set)
 {
-    std::vector<Dump> dumps;
-    for (int rank = 0; rank < 16; ++rank) {
-        const std::string path = (setDir(set) + QString("/_dump_%1").arg(rank)).toStdString();
-        DumpResult r = readDump(path);
-        if (!r.ok()) qFatal("%s", r.error.c_str());
-        dumps.push_back(std::move(*r.dump));
-    }
-    return dumps;
+    return rs::test::loadFrSet(set);
 }
 
 // The reference analyzer's table (reference_output.txt): one row per process group.
@@ -112,56 +106,9 @@ Entry* findEntry(Dump& d, const std::string& group, std::int64_t seq)
     return nullptr;
 }
 
-// PyTorch's JSON form of a dump (FlightRecorder::dump_json): pg_status numbers as text, 0 for
-// a time not yet seen, no `entries` when there are none; with 2.10's comm_lib_version and keys
-// a reader does not know.
 std::string asPyTorchJson(const Dump& d)
 {
-    J root;
-    root["version"] = "2.10";
-    root["comm_lib_version"] = d.ncclVersion;
-    root["nccl_comm_state"] = {{"0", {{"some", "state"}}}};
-    J config = J::object();
-    for (const auto& [name, g] : d.groups) {
-        std::string ranks = "[";
-        for (std::size_t i = 0; i < g.ranks.size(); ++i)
-            ranks += (i ? ", " : "") + std::to_string(g.ranks[i]);
-        config[name] = {{"name", g.name}, {"desc", g.desc}, {"ranks", ranks + "]"}};
-    }
-    root["pg_config"] = config;
-    J status = J::object();
-    for (const auto& [id, s] : d.status)
-        status[std::to_string(id)] = {
-            {"last_enqueued_collective", std::to_string(s.lastEnqueued)},
-            {"last_started_collective", std::to_string(s.lastStarted)},
-            {"last_completed_collective", std::to_string(s.lastCompleted)}};
-    root["pg_status"] = status;
-    J entries = J::array();
-    for (const Entry& e : d.entries)
-        entries.push_back(
-            {{"record_id", e.recordId},
-             {"pg_id", e.pgId},
-             {"process_group", {e.groupName, e.groupDesc}},
-             {"collective_seq_id", e.collectiveSeqId},
-             {"p2p_seq_id", e.p2pSeqId},
-             {"op_id", e.opId},
-             {"profiling_name", e.profilingName},
-             {"time_created_ns", e.timeCreatedNs},
-             {"input_sizes", e.inputSizes},
-             {"input_dtypes", e.inputDtypes},
-             {"output_sizes", e.outputSizes},
-             {"output_dtypes", e.outputDtypes},
-             {"state", entryStateName(e.state)},
-             {"time_discovered_started_ns", e.timeDiscoveredStartedNs.value_or(0)},
-             {"time_discovered_completed_ns", e.timeDiscoveredCompletedNs.value_or(0)},
-             {"retired", e.retired.value_or(false)},
-             {"timeout_ms", e.timeoutMs.value_or(0)},
-             {"is_p2p", e.isP2p.value_or(false)},
-             {"thread_id", e.threadId},
-             {"thread_name", e.threadName},
-             {"a_key_from_the_future", {1, 2, 3}}});
-    if (!entries.empty()) root["entries"] = entries;
-    return root.dump();
+    return rs::test::frDumpJson(d);
 }
 
 // What two diagnoses say, in one line each, to compare them.
@@ -352,7 +299,10 @@ void TestFlightRecorder::diagnosisMatchesReference()
     QCOMPARE(m.seq, std::int64_t(s == kGpuError ? 44791 : 45265));
     QCOMPARE(m.waiting.size(), std::size_t(6));
     QVERIFY(m.sinceNs > 0);
-    QVERIFY(m.waitedNs > 0 && m.waitedNs < 1000000000); // the last records are ms after
+    // Until the dump: the first watchdog deadline of a waiting member's calls (180 s after an
+    // entry of its 180 s groups made just before this one).
+    QVERIFY2(m.waitedNs > 179'000'000'000 && m.waitedNs < 181'000'000'000,
+             std::to_string(m.waitedNs).c_str());
     QCOMPARE(m.timeoutMs, std::optional<std::int64_t>(600000));
     QVERIFY2(m.title.starts_with("Ranks 9 and 14 never entered all_to_all #" +
                                  std::to_string(m.seq) +

@@ -169,6 +169,9 @@ private slots:
         QTest::newRow("level1_2rank") << "ascend_torchnpu_level1_2rank";
         QTest::newRow("db_level0_2rank") << "ascend_torchnpu_db_level0_2rank";
         QTest::newRow("db_level2_2rank") << "ascend_torchnpu_db_level2_2rank";
+        // Flight Recorder dumps of a hung 16-rank job: the call findings and their fields.
+        QTest::newRow("fr_gpu_error") << "pytorch_flight_recorder_gpu_error_16rank";
+        QTest::newRow("fr_lock_gil") << "pytorch_flight_recorder_lock_gil_16rank";
         for (const test::PublicTraceCase& c : test::publicSingleRankTraces())
             QTest::newRow(c.tag) << QString::fromUtf8(c.path);
     }

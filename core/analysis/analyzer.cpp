@@ -61,7 +61,8 @@ void finishCollective(Collective& c)
         c.memcpyBytes += cp.bytes;
     }
     c.memcpyNs = unionLength(std::move(iv));
-    if (c.bytes > 0 && c.dur > 0) {
+    // A recorded call's span is from its enqueue to when it was seen done: no transfer rate.
+    if (c.bytes > 0 && c.dur > 0 && !c.recorded()) {
         c.algbwGbps = double(c.bytes) / double(c.dur);
         c.busbwGbps = c.algbwGbps * busFactor(c.kind, c.groupSize);
     }

@@ -88,6 +88,23 @@ std::string groupSummary(const SignatureGroup& g, const std::vector<Collective>&
     return s;
 }
 
+std::string recordedVerdict(const Collective& c)
+{
+    const std::string seq = c.seq ? " #" + std::to_string(*c.seq) : std::string();
+    if (c.state == CallState::Completed)
+        return "Recorded call" + seq + ": completed " + formatDuration(c.dur) +
+               " after it was enqueued.";
+    return "Recorded call" + seq + ": " + callStateName(c.state) +
+           ", not completed when the rank dumped, " + formatDuration(c.dur) +
+           " after it was enqueued: it waited for its group's other members.";
+}
+
+std::string recordedSummary(std::size_t calls, std::size_t inFlight)
+{
+    return std::to_string(calls) + " recorded call" + (calls == 1 ? "" : "s") + ", " +
+           std::to_string(inFlight) + " not completed at the dump";
+}
+
 std::string verdict(const Collective& c, const SignatureGroup& g, bool peers, bool waitRecorded)
 {
     const std::string kind = collectiveKindName(c.kind);

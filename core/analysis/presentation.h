@@ -32,6 +32,10 @@ std::string groupSummary(const SignatureGroup& g, const std::vector<Collective>&
 // One sentence per collective (Anomalous / Waiting / Slow / Normal). `peers`: the signature
 // has other members; `waitRecorded`: the trace records the op's waits (HCCL Notify_Wait).
 std::string verdict(const Collective& c, const SignatureGroup& g, bool peers, bool waitRecorded);
+// A recorded call's verdict ("In flight when the rank dumped: scheduled 3 min 0 s before") and
+// its signature's summary.
+std::string recordedVerdict(const Collective& c);
+std::string recordedSummary(std::size_t calls, std::size_t inFlight);
 
 struct FindingText {
     std::string title, recommendation;

@@ -74,6 +74,31 @@ const char* severityName(Severity s)
     return "info";
 }
 
+const char* callStateName(CallState s)
+{
+    switch (s) {
+    case CallState::None:
+        return "";
+    case CallState::Scheduled:
+        return "scheduled";
+    case CallState::Started:
+        return "started";
+    case CallState::Completed:
+        return "completed";
+    case CallState::Unknown:
+        break;
+    }
+    return "unknown";
+}
+
+CallState callStateFromName(const std::string& s)
+{
+    for (CallState c :
+         {CallState::None, CallState::Scheduled, CallState::Started, CallState::Completed})
+        if (s == callStateName(c)) return c;
+    return CallState::Unknown;
+}
+
 double linkPeak(const AnalysisOptions& o, const std::string& name)
 {
     if (auto it = o.linkPeaks.find(name); it != o.linkPeaks.end()) return it->second;

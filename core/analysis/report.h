@@ -77,6 +77,26 @@ struct CommTimeInfo {
     int masterPlane = -1; // the plane number the figures come from
 };
 
+// How far a collective call had got when a flight recorder (PyTorch's Flight Recorder) wrote it
+// down; None for a profiled op, which ran (its span is what the device did).
+enum class CallState : std::uint8_t { None, Scheduled, Started, Completed, Unknown };
+// "", "scheduled", "started", "completed", "unknown" (as the Flight Recorder writes them).
+const char* callStateName(CallState s);
+CallState callStateFromName(const std::string& s); // "" -> None, an unknown name -> Unknown
+
+// Tensor shapes, one per tensor ([[2048, 5120]]).
+using Shapes = std::vector<std::vector<std::int64_t>>;
+
+// A process group as a rank's trace describes it (the Flight Recorder's pg_config and
+// pg_status): its members, and how far this rank had got in its collectives by sequence number
+// where the trace says (none: not recorded).
+struct CommGroup {
+    std::string name;       // as the trace writes it ("72")
+    std::string desc;       // "EXPERT_MODEL_PARALLEL_GROUP" ("" when not written)
+    std::vector<int> ranks; // global ranks, sorted
+    std::optional<std::int64_t> lastEnqueued, lastStarted, lastCompleted;
+};
+
 // The link a Kineto collective's bus bandwidth is compared with (no per-link tasks there).
 struct LinkAssumption {
     std::string name;         // "NVLink", "xGMI", "PCIe", "InfiniBand/RoCE"
@@ -132,6 +152,18 @@ struct Collective {
     TimeNs extraMemcpyNs = 0;             // internal memcpy above the signature's baseline
     std::optional<CommTimeInfo> timeInfo; // HCCL ops with tasks
     std::optional<LinkAssumption> link;   // Kineto collectives with a bus bandwidth
+    // A call as recorded with its group's sequence number (the Flight Recorder's entries; a
+    // profiled op whose trace carries NCCL's number): the job matches calls across ranks by
+    // (group, seq) and checks them (collective-missing, collective-mismatch). A recorded call's
+    // span is from when the host enqueued it to when it was seen completed (or to the dump).
+    std::optional<std::int64_t> seq; // the same on every member: one call (send/recv: its p2p seq)
+    CallState state = CallState::None; // None: a profiled op
+    std::string groupDesc;             // the group's description ("EXPERT_MODEL_PARALLEL_GROUP")
+    std::vector<int> groupRanks;       // the group's members (global ranks), sorted
+    Shapes inputSizes, outputSizes;
+    std::vector<std::string> inputDtypes, outputDtypes; // "BFloat16"
+    std::optional<std::int64_t> timeoutMs;              // the watchdog's timeout of the call
+    bool recorded() const { return state != CallState::None; }
 };
 
 struct DurationMode {
@@ -232,6 +264,20 @@ struct Finding {
     std::vector<int> ranks;
     std::optional<int> eventsRank;
     std::optional<int> step; // job findings about one collective: its step
+    // Job findings about one collective call matched by sequence number (collective-missing,
+    // collective-mismatch): its process group, op, sizes and who entered it.
+    std::string group, groupDesc;    // the group's name as the trace writes it, its description
+    std::string op;                  // as recorded ("nccl:all_to_all"; mismatch: most members')
+    std::optional<std::int64_t> seq; // the call's sequence number in its group
+    Shapes sizes;                    // input sizes (of the lowest waiting or matching rank)
+    std::vector<std::string> dtypes;
+    std::vector<int> missingRanks;  // members that did not enter it (sorted)
+    std::vector<int> waitingRanks;  // members that entered it and waited (sorted)
+    std::vector<int> emptyRanks;    // of the missing: a record with no calls (an empty dump)
+    std::vector<int> absentRanks;   // of the missing: no record at all (no dump)
+    std::optional<TimeNs> waitedNs; // how long the waiting members had waited at the dump
+    std::string mismatch;           // collective-mismatch: "op", "size" or "dtype"
+    std::vector<int> matchingRanks; // collective-mismatch: members that called what most did
 };
 
 // Marks the viewer draws per event.
@@ -299,6 +345,7 @@ struct AnalysisReport {
     // The rank's critical-path pieces: one from each step's end, one from each collective's
     // start (core/analysis/criticalpath.h); the report's path and the job's are walked on them.
     std::vector<PathPiece> pathPieces;
+    std::vector<CommGroup> groups; // the process groups the trace describes (Flight Recorder)
 
     // Marks of an event (0 when none); sorted lookup.
     std::uint8_t marks(EventId e) const;

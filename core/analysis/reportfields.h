@@ -72,6 +72,19 @@ inline constexpr auto kLinkFields = std::to_array<Field<LinkAssumption>>({
 });
 static_assert(sortedByKey(kLinkFields));
 
+// A recorded call's state: "scheduled", "started", "completed" (a profiled op has none: left
+// out of the report too).
+inline constexpr Field<Collective> kCallStateField{
+    "state", RS | Sparse | Slim, [](const Collective& c) { return c.state == CallState::None; },
+    [](JsonWriter& w, const Collective& c, const WriteContext&) {
+        w.string(callStateName(c.state));
+    },
+    [](JsonFieldReader& rd, Collective& c, const JsonPath& at, std::string_view k, ReadContext&) {
+        std::string name;
+        rd.text(name, at, k);
+        c.state = callStateFromName(name);
+    }};
+
 inline constexpr auto kCollectiveFields = std::to_array<Field<Collective>>({
     member<&Collective::algbwGbps>("algbw_gbps", RS),
     member<&Collective::algorithm>("algorithm", RS),
@@ -84,9 +97,13 @@ inline constexpr auto kCollectiveFields = std::to_array<Field<Collective>>({
     eventId<&Collective::event>("event", S | Slim),
     member<&Collective::extraMemcpyNs>("extra_memcpy_ns", RS | Slim),
     member<&Collective::group>("group", RS | Slim),
+    member<&Collective::groupDesc>("group_desc", RS | Sparse | Slim),
+    member<&Collective::groupRanks>("group_ranks", RS | Sparse | Slim),
     member<&Collective::groupSize>("group_size", RS),
     eventId<&Collective::hostEvent>("host_event", S),
     inputIndex<Collective>(),
+    member<&Collective::inputDtypes>("input_dtypes", RS | Sparse | Slim),
+    member<&Collective::inputSizes>("input_sizes", RS | Sparse | Slim),
     named<&Collective::kind, collectiveKindName, summaryschema::kindFromName>("kind",
                                                                               RS | Always | Slim),
     object<&Collective::link, kLinkFields>("link", RS),
@@ -95,11 +112,16 @@ inline constexpr auto kCollectiveFields = std::to_array<Field<Collective>>({
     member<&Collective::memcpyNs>("memcpy_ns", RS),
     member<&Collective::mode>("mode", RS),
     member<&Collective::name>("name", RS | Slim),
+    member<&Collective::outputDtypes>("output_dtypes", RS | Sparse | Slim),
+    member<&Collective::outputSizes>("output_sizes", RS | Sparse | Slim),
     member<&Collective::rank>("rank", RS),
+    member<&Collective::seq>("seq", RS | Sparse | Slim),
     member<&Collective::signature>("signature", RS | Slim),
     member<&Collective::start>("start_ns", RS | Always | Slim),
+    kCallStateField,
     member<&Collective::step>("step", RS | Slim),
     object<&Collective::timeInfo, kTimeInfoFields>("time_info", RS),
+    member<&Collective::timeoutMs>("timeout_ms", RS | Sparse | Slim),
     objects<&Collective::transfers, kTransferFields>("transfers", RS),
     member<&Collective::unalignedCount>("unaligned_count", RS),
     member<&Collective::verdict>("verdict", RS),
@@ -241,6 +263,9 @@ static_assert(sortedByKey(kStepPathFields));
 void writeEvent(JsonWriter& w, const TraceFacts* facts, EventId e, std::optional<int> rank);
 
 inline constexpr auto kFindingFields = std::to_array<Field<Finding>>({
+    member<&Finding::absentRanks>("absent_ranks", All | Sparse),
+    member<&Finding::dtypes>("dtypes", All | Sparse),
+    member<&Finding::emptyRanks>("empty_ranks", All | Sparse),
     member<&Finding::end>("end_ns", All | Always),
     {"events", R, nullptr,
      [](JsonWriter& w, const Finding& f, const WriteContext& ctx) {
@@ -263,15 +288,23 @@ inline constexpr auto kFindingFields = std::to_array<Field<Finding>>({
          });
      }},
     member<&Finding::eventsRank>("events_rank", S),
+    member<&Finding::group>("group", All | Sparse),
+    member<&Finding::groupDesc>("group_desc", All | Sparse),
     inputIndex<Finding>(),
     {"input", J, nullptr, [](JsonWriter& w, const Finding&, const WriteContext&) { w.null(); }},
+    member<&Finding::matchingRanks>("matching_ranks", All | Sparse),
+    member<&Finding::mismatch>("mismatch", All | Sparse),
+    member<&Finding::missingRanks>("missing_ranks", All | Sparse),
+    member<&Finding::op>("op", All | Sparse),
     member<&Finding::rank>("rank", RS),
     {"rank", J, nullptr, [](JsonWriter& w, const Finding&, const WriteContext&) { w.null(); }},
     member<&Finding::ranks>("ranks", J | S),
     member<&Finding::recommendation>("recommendation", All),
     member<&Finding::rule>("rule", All | Always),
+    member<&Finding::seq>("seq", All | Sparse),
     named<&Finding::severity, severityName, summaryschema::severityFromName>("severity",
                                                                               All | Always),
+    member<&Finding::sizes>("sizes", All | Sparse),
     {"stack", R, nullptr,
      [](JsonWriter& w, const Finding& f, const WriteContext&) {
          w.array(f.stack.size(), [&](std::size_t i) {
@@ -314,8 +347,22 @@ inline constexpr auto kFindingFields = std::to_array<Field<Finding>>({
     member<&Finding::start>("start_ns", All | Always),
     member<&Finding::step>("step", J | S),
     member<&Finding::title>("title", All | Always),
+    member<&Finding::waitedNs>("waited_ns", All | Sparse),
+    member<&Finding::waitingRanks>("waiting_ranks", All | Sparse),
 });
 static_assert(sortedByKey(kFindingFields));
+
+// A process group as a rank's trace describes it (AnalysisReport::groups): a report input's
+// "groups", a summary's "groups".
+inline constexpr auto kCommGroupFields = std::to_array<Field<CommGroup>>({
+    member<&CommGroup::desc>("desc", RS | Slim),
+    member<&CommGroup::lastCompleted>("last_completed", RS | Slim),
+    member<&CommGroup::lastEnqueued>("last_enqueued", RS | Slim),
+    member<&CommGroup::lastStarted>("last_started", RS | Slim),
+    member<&CommGroup::name>("name", RS | Always | Slim),
+    member<&CommGroup::ranks>("ranks", RS | Always | Slim),
+});
+static_assert(sortedByKey(kCommGroupFields));
 
 // The report's options are the peaks in force (the defaults and what the options set), a
 // summary's what the options set.
@@ -434,6 +481,7 @@ inline constexpr auto kCrossRankFields = std::to_array<Field<CrossRankCollective
     named<&CrossRankCollective::kind, collectiveKindName, summaryschema::kindFromName>("kind", J),
     member<&CrossRankCollective::name>("name", J),
     objects<&CrossRankCollective::ops, kRankOpFields>("ranks", J),
+    member<&CrossRankCollective::seq>("seq", J | Sparse),
     member<&CrossRankCollective::slowestRank>("slowest_rank", J),
     member<&CrossRankCollective::startSkew>("start_skew_ns", J),
     member<&CrossRankCollective::step>("step", J),

@@ -39,6 +39,14 @@ void inputText(std::string& text, const std::string& path, const AnalysisReport&
     w.integer(rep.badFields);
     w.key("events");
     w.integer(facts ? facts->events : std::uint64_t(0));
+    // The process groups the trace describes (a Flight Recorder dump's): only when it has some,
+    // so the reports of other traces stay as they were.
+    if (!rep.groups.empty()) {
+        w.key("groups");
+        w.array(rep.groups.size(), [&](std::size_t i) {
+            writeObject(w, rep.groups[i], kCommGroupFields, WriteContext{Report});
+        });
+    }
     w.key("path");
     w.string(path);
     w.key("producer");

@@ -2,6 +2,7 @@
 
 #include "core/analysis/analyzer.h"
 #include "core/analysis/presentation.h"
+#include "core/job/collectivecalls.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -9,6 +10,11 @@
 namespace rs {
 
 namespace {
+
+bool isCallRule(const std::string& rule)
+{
+    return rule == MissingCollective::kRule || rule == MismatchedCollective::kRule;
+}
 
 const Finding* findingOf(const AnalysisReport& report, const Collective& c)
 {
@@ -31,6 +37,54 @@ const StackEntry* sourceEntry(const std::vector<StackEntry>& stack, const std::s
     for (const StackEntry& e : stack)
         if (e.text == frame) return &e;
     return nullptr;
+}
+
+std::string rankWords(const std::vector<int>& ranks)
+{
+    std::string s = ranks.size() > 1 ? "ranks " : "rank ";
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+        s += (i == 0 ? "" : i + 1 == ranks.size() ? " and " : ", ") + std::to_string(ranks[i]);
+    return s;
+}
+
+// The call findings (collective-missing, collective-mismatch): the first by time is the root
+// of a hang, drawn so on its evidence (a waiting member's call); the later ones as what
+// followed.
+void callAnnotations(const AnalysisReport& report, bool job, std::vector<Annotation>& out)
+{
+    const Trace& trace = *report.trace;
+    const Finding* root = nullptr;
+    for (const Finding& f : report.findings)
+        if (isCallRule(f.rule) && (!root || f.start < root->start)) root = &f;
+    for (const Finding& f : report.findings) {
+        if (!isCallRule(f.rule) || f.events.empty() || f.events.front() >= trace.slices().size())
+            continue;
+        const std::string call =
+            callOpName(f.op) + (f.seq ? " #" + std::to_string(*f.seq) : "") + " of " +
+            (f.groupDesc.empty() ? "group " + f.group : f.groupDesc + " " + f.group);
+        std::string text = &f == root ? "ROOT: " : "then: ";
+        if (f.rule == MissingCollective::kRule) {
+            text += rankWords(f.missingRanks) + " never entered\n" + call;
+            if (f.waitedNs)
+                text += "\n" + rankWords(f.waitingRanks) + " waited " + formatDuration(*f.waitedNs);
+        } else {
+            std::vector<int> bad;
+            for (int r : f.ranks)
+                if (std::find(f.matchingRanks.begin(), f.matchingRanks.end(), r) ==
+                    f.matchingRanks.end())
+                    bad.push_back(r);
+            text += rankWords(bad) + " called another " + f.mismatch + "\nat " + call;
+        }
+        if (job && f.eventsRank)
+            text = "Rank " + std::to_string(*f.eventsRank) + " \xc2\xb7 " + text;
+        Annotation note;
+        note.kind = AnnotationKind::Note;
+        note.text = text;
+        note.event = makeEventRef(trace, f.events.front());
+        note.color = &f == root ? kColourAnomaly : kColourExtraCopy;
+        note.rule = f.rule;
+        out.push_back(note);
+    }
 }
 
 } // namespace
@@ -137,6 +191,7 @@ std::vector<Annotation> findingAnnotations(const AnalysisReport& report, std::si
             out.push_back(arrow);
         }
     }
+    callAnnotations(report, job, out);
     return out;
 }
 

@@ -28,6 +28,50 @@ std::string rankList(const std::vector<int>& ranks)
     return o.str();
 }
 
+// collective-missing and collective-mismatch over the ranks' numbered calls, as job findings
+// whose evidence is the call of one rank (a waiting one, a mismatched one).
+std::vector<Finding> checkJobCalls(const std::vector<JobRank>& ranks,
+                                   const std::vector<int>& rankIds, const CallCheckOptions& options)
+{
+    std::vector<RankCalls> in;
+    std::vector<std::size_t> reportOf; // per RankCalls: index into ranks
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        if (ranks[r].calls.empty() && ranks[r].commGroups.empty()) continue;
+        RankCalls rc;
+        rc.rank = rankIds[r];
+        rc.name = "rank " + std::to_string(rc.rank);
+        rc.groups = ranks[r].commGroups;
+        rc.calls = ranks[r].calls;
+        in.push_back(std::move(rc));
+        reportOf.push_back(r);
+    }
+    std::vector<Finding> out;
+    if (in.empty()) return out;
+    const CallCheck check = checkCalls(in, options);
+    auto evidence = [&](Finding& f, const CallRef& ref) {
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            if (in[i].rank != ref.rank) continue;
+            const JobRank& rank = ranks[reportOf[i]];
+            if (ref.index >= rank.callCollective.size()) return;
+            const JobCollective& c = rank.collectives[rank.callCollective[ref.index]];
+            f.events.push_back(c.event);
+            f.eventsRank = ref.rank;
+            return;
+        }
+    };
+    for (const MissingCollective& m : check.missing) {
+        Finding f = toFinding(m);
+        if (!m.waiting.empty()) evidence(f, m.waiting.front());
+        out.push_back(std::move(f));
+    }
+    for (const MismatchedCollective& m : check.mismatches) {
+        Finding f = toFinding(m);
+        if (!m.calls.empty()) evidence(f, m.calls.front().entry);
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
 } // namespace
 
 void JobRank::add(const Collective& c, TimeNs fastModeNs)
@@ -42,6 +86,10 @@ void JobRank::add(const Collective& c, TimeNs fastModeNs)
     x.kind = c.kind;
     x.hasStep = c.step.has_value();
     x.step = c.step.value_or(0);
+    const bool p2p = c.kind == CollectiveKind::Send || c.kind == CollectiveKind::Recv;
+    x.hasSeq = c.seq.has_value() && !p2p;
+    x.seq = c.seq.value_or(0);
+    x.recorded = c.recorded();
     // A rank has a handful of groups: the last one found is the likely next.
     std::size_t g = groups.size();
     if (!groups.empty() && groups[collectives.empty() ? 0 : collectives.back().group] == c.group)
@@ -54,6 +102,27 @@ void JobRank::add(const Collective& c, TimeNs fastModeNs)
     x.nameAt = static_cast<std::uint32_t>(names.size());
     x.nameLength = static_cast<std::uint32_t>(c.name.size());
     names += c.name;
+    if (c.recorded() || c.seq) {
+        RankCall call;
+        call.group = c.group;
+        call.groupDesc = c.groupDesc;
+        call.groupRanks = c.groupRanks;
+        call.seq = c.seq.value_or(0);
+        call.p2p = p2p;
+        call.op = c.name;
+        // A profiled op ran: it completed.
+        call.state = c.state;
+        call.completed = c.state == CallState::Completed || !c.recorded();
+        call.createdNs = c.start;
+        call.lastNs = c.start + c.dur;
+        call.inputSizes = c.inputSizes;
+        call.outputSizes = c.outputSizes;
+        call.inputDtypes = c.inputDtypes;
+        call.outputDtypes = c.outputDtypes;
+        call.timeoutMs = c.timeoutMs;
+        calls.push_back(std::move(call));
+        callCollective.push_back(static_cast<std::uint32_t>(collectives.size()));
+    }
     collectives.push_back(x);
 }
 
@@ -62,6 +131,7 @@ JobRank jobRankOf(const AnalysisReport& report)
     JobRank r;
     r.rank = reportRank(report);
     r.baseTimeNs = reportBaseTimeNs(report);
+    r.commGroups = report.groups;
     r.collectives.reserve(report.collectives.size());
     for (const Collective& c : report.collectives) {
         TimeNs fast = 0;
@@ -145,12 +215,44 @@ JobReport analyzeJob(const std::vector<JobRank>& ranks, std::vector<TimeNs> offs
     std::unordered_map<std::string, std::size_t> keyOf; // kind byte + group -> key
     std::vector<std::vector<std::size_t>> instanceOf;   // key -> instances in order
     constexpr int kKinds = static_cast<int>(CollectiveKind::Other) + 1;
+    // Numbered calls: (group, seq) is one call whatever each member called (a mismatch is a
+    // finding, not another instance).
+    std::unordered_map<std::string, std::unordered_map<std::int64_t, std::size_t>> bySeq;
+    std::vector<bool> recorded; // per instance: recorded calls, no device span to judge
     for (std::size_t r = 0; r < ranks.size(); ++r) {
         const JobRank& rank = ranks[r];
         std::vector<std::size_t> localKey(rank.groups.size() * kKinds, ~std::size_t(0));
         std::vector<int> counter(instanceOf.size(), 0);
         for (std::uint32_t ci = 0; ci < rank.collectives.size(); ++ci) {
             const JobCollective& c = rank.collectives[ci];
+            RankOp op;
+            op.rank = job.rankIds[r];
+            op.report = r;
+            op.collective = ci;
+            op.start = c.start + offsets[r];
+            op.end = c.start + c.dur + offsets[r];
+            op.extraMemcpyNs = c.extraMemcpyNs;
+            op.ready = op.start + c.extraMemcpyNs;
+            op.waitNs = c.waitNs;
+            if (c.hasSeq) {
+                auto& calls = bySeq[rank.groups[c.group]];
+                const auto [it, added] = calls.emplace(c.seq, job.collectives.size());
+                if (added) {
+                    CrossRankCollective x;
+                    x.kind = c.kind;
+                    x.group = rank.groups[c.group];
+                    x.seq = c.seq;
+                    x.name = std::string(rank.name(c));
+                    if (c.hasStep) x.step = c.step;
+                    job.collectives.push_back(std::move(x));
+                    recorded.push_back(false);
+                }
+                CrossRankCollective& x = job.collectives[it->second];
+                if (!x.step && c.hasStep) x.step = c.step;
+                if (c.recorded) recorded[it->second] = true;
+                x.ops.push_back(op);
+                continue;
+            }
             std::size_t& key = localKey[c.group * kKinds + static_cast<int>(c.kind)];
             if (key == ~std::size_t(0)) {
                 std::string k(1, static_cast<char>(c.kind));
@@ -171,23 +273,24 @@ JobReport analyzeJob(const std::vector<JobRank>& ranks, std::vector<TimeNs> offs
                 if (c.hasStep) x.step = c.step;
                 list.push_back(job.collectives.size());
                 job.collectives.push_back(std::move(x));
+                recorded.push_back(false);
             }
             CrossRankCollective& x = job.collectives[list[k]];
-            RankOp op;
-            op.rank = job.rankIds[r];
-            op.report = r;
-            op.collective = ci;
-            op.start = c.start + offsets[r];
-            op.end = c.start + c.dur + offsets[r];
-            op.extraMemcpyNs = c.extraMemcpyNs;
-            op.ready = op.start + c.extraMemcpyNs;
-            op.waitNs = c.waitNs;
             if (!x.step && c.hasStep) x.step = c.step;
+            if (c.recorded) recorded[list[k]] = true;
             x.ops.push_back(op);
         }
     }
+    // A group's numbered calls in the order of their numbers.
+    for (auto& [group, calls] : bySeq) {
+        std::vector<std::pair<std::int64_t, std::size_t>> order(calls.begin(), calls.end());
+        std::sort(order.begin(), order.end());
+        for (std::size_t k = 0; k < order.size(); ++k)
+            job.collectives[order[k].second].index = static_cast<int>(k);
+    }
 
-    for (CrossRankCollective& x : job.collectives) {
+    for (std::size_t xi = 0; xi < job.collectives.size(); ++xi) {
+        CrossRankCollective& x = job.collectives[xi];
         if (x.ops.empty()) continue;
         TimeNs minStart = x.ops[0].start, maxStart = x.ops[0].start;
         TimeNs minDur = x.ops[0].end - x.ops[0].start;
@@ -206,7 +309,9 @@ JobReport analyzeJob(const std::vector<JobRank>& ranks, std::vector<TimeNs> offs
         x.startSkew = maxStart - minStart;
         x.slowestRank = slow->rank;
         x.fastestRank = fast->rank;
-        if (x.ops.size() < 2) continue;
+        // A recorded call spans from its enqueue to when a watchdog saw it done (or the dump):
+        // no device time to judge a delay by (the call rules judge it below).
+        if (x.ops.size() < 2 || recorded[xi]) continue;
         // Ranks sorted by readiness; the first gap wider than the threshold splits the ranks
         // that were on time from those that delayed them (jitter below it never adds up).
         std::vector<const RankOp*> byReady;
@@ -358,6 +463,11 @@ JobReport analyzeJob(const std::vector<JobRank>& ranks, std::vector<TimeNs> offs
             "Start with rank " + std::to_string(rank) + ": the other ranks only wait for it.";
         job.findings.push_back(std::move(f));
     }
+    // The numbered calls: the ranks a hung group waited for, mismatched calls; first (the
+    // first missing call by time is the root of a hang).
+    std::vector<Finding> callFindings = checkJobCalls(ranks, job.rankIds, options.calls);
+    job.findings.insert(job.findings.begin(), std::make_move_iterator(callFindings.begin()),
+                        std::make_move_iterator(callFindings.end()));
     std::stable_sort(job.findings.begin(), job.findings.end(),
                      [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
     job.criticalPath = jobCriticalPath(ranks, job);

@@ -4,6 +4,7 @@
 // who waited, and job-level findings (the rank whose internal memcpy delays everyone).
 
 #include "core/analysis/report.h"
+#include "core/job/collectivecalls.h"
 
 #include <optional>
 #include <string>
@@ -26,7 +27,10 @@ struct RankOp {
 struct CrossRankCollective {
     CollectiveKind kind = CollectiveKind::Other;
     std::string group;
-    int index = 0; // order of this instance among the job's (kind, group) collectives
+    // Order of this instance among the job's (kind, group) collectives; for calls matched by
+    // sequence number, among the group's numbered calls.
+    int index = 0;
+    std::optional<std::int64_t> seq; // the calls' sequence number, when matched by it
     std::string name;
     std::optional<int> step;
     std::vector<RankOp> ops;                // one per rank that has it, by rank
@@ -55,6 +59,7 @@ struct JobReport {
 struct JobOptions {
     TimeNs minDelayNs = 1'000'000; // a delay below this is noise
     double minDelayShare = 0.1;    // ... or below this share of the signature's fast-mode duration
+    CallCheckOptions calls;        // collective-missing, collective-mismatch
 };
 
 // What the cross-rank match reads of one collective of a rank: tens of bytes, no text of its
@@ -68,6 +73,9 @@ struct JobCollective {
     std::int32_t step = 0;
     bool hasStep = false;
     CollectiveKind kind = CollectiveKind::Other;
+    bool hasSeq = false;   // matched by (group, seq), not by order
+    bool recorded = false; // a recorded call: enqueue to completion, no device span to judge
+    std::int64_t seq = 0;
 };
 
 // One rank as the cross-rank match sees it: its declared rank, its clock and its collectives in
@@ -79,6 +87,13 @@ struct JobRank {
     std::vector<std::string> groups;   // distinct groups of this rank, interned
     std::string names;                 // the collectives' names, one after the other
     std::vector<PathPiece> pathPieces; // the report's critical-path pieces
+    std::vector<std::string> groups;   // distinct groups of this rank, interned
+    std::string names;                 // the collectives' names, one after the other
+    // What the call rules read (collective-missing, collective-mismatch): the report's process
+    // groups and its recorded or numbered calls, each with the index of its collective.
+    std::vector<CommGroup> commGroups;
+    std::vector<RankCall> calls;
+    std::vector<std::uint32_t> callCollective;
 
     // Appends c (fastModeNs: its signature's fast mode, 0 when none).
     void add(const Collective& c, TimeNs fastModeNs);
@@ -99,8 +114,11 @@ std::vector<TimeNs> sharedClockOffsets(const std::vector<JobRank>& ranks);
 // together), keeping the first rank where it is.
 std::vector<TimeNs> alignOnCollective(const JobReport& job, std::size_t instance);
 
-// Matches collectives across ranks by order within (kind, group) and judges each instance.
-// Linear in ranks x collectives: instances are found by a hash of (kind, group).
+// Matches collectives across ranks by order within (kind, group) -- or, for calls that carry
+// their group's sequence number, by (group, seq) -- and judges each instance: the delays of
+// profiled ones, and the numbered calls by the call rules (collectivecalls.h: the ranks a hung
+// group waited for, mismatched calls). Linear in ranks x collectives: instances are found by a
+// hash of (kind, group).
 JobReport analyzeJob(const std::vector<ReportPtr>& reports, std::vector<TimeNs> offsets = {},
                      const JobOptions& options = {});
 // The same on the slim ranks; the result's `ranks` are null (one per rank): the caller knows

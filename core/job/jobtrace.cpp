@@ -230,6 +230,36 @@ public:
         return m;
     }
 
+    // A copy of the merged trace with flows from -> to added (both merged ids), each with its
+    // name, in the category given; flagged in its metadata so it is done once.
+    static TracePtr withFlows(const Trace& t, const JobTrace& job,
+                              const std::vector<std::pair<EventId, EventId>>& links,
+                              const std::vector<std::string>& names, const std::string& category)
+    {
+        auto copy = shifted(t, job, std::vector<TimeNs>(job.rankCount(), 0));
+        auto m = std::const_pointer_cast<Trace>(copy);
+        const StrId cat = m->m_strings.intern(category);
+        for (std::size_t i = 0; i < links.size(); ++i) {
+            const auto [from, to] = links[i];
+            Flow f;
+            f.from = from;
+            f.to = to;
+            f.cat = cat;
+            f.name = m->m_strings.intern(names[i]);
+            f.id = i + 1;
+            const auto index = static_cast<std::uint32_t>(m->m_flows.size());
+            m->m_flows.push_back(f);
+            m->m_flowOut.emplace_back(from, index);
+            m->m_flowIn.emplace_back(to, index);
+            m->m_slices[from].flags |= kSliceFlowOut;
+            m->m_slices[to].flags |= kSliceFlowIn;
+        }
+        std::sort(m->m_flowOut.begin(), m->m_flowOut.end());
+        std::sort(m->m_flowIn.begin(), m->m_flowIn.end());
+        m->m_metadata["call_flows"] = true;
+        return copy;
+    }
+
     // The same merged trace with block b shifted by delta[b].
     static TracePtr shifted(const Trace& t, const JobTrace& job, const std::vector<TimeNs>& delta)
     {
@@ -347,6 +377,37 @@ JobTrace reoffsetJob(const JobTrace& job, const std::vector<TimeNs>& offsets)
         out.offsets[b] = offsets[b];
     }
     out.trace = JobTraceMerger::shifted(*job.trace, job, delta);
+    return out;
+}
+
+JobTrace withCallFlows(const JobTrace& job, const JobReport& report,
+                       const std::vector<ReportPtr>& rankReports)
+{
+    if (!job.trace) return job;
+    const nlohmann::json& md = job.trace->metadata();
+    if (md.is_object() && md.contains("call_flows")) return job;
+    std::vector<std::pair<EventId, EventId>> links;
+    std::vector<std::string> names;
+    const std::size_t slices = job.trace->slices().size();
+    for (const CrossRankCollective& x : report.collectives) {
+        if (!x.seq || x.ops.size() < 2) continue;
+        std::vector<std::pair<int, EventId>> members; // (rank, merged event), by rank
+        for (const RankOp& op : x.ops) {
+            if (op.report >= rankReports.size() || op.report >= job.rankCount()) continue;
+            const auto& local = rankReports[op.report]->collectives;
+            if (op.collective >= local.size()) continue;
+            const EventId e = job.toMerged(op.report, local[op.collective].event);
+            if (e < slices) members.emplace_back(op.rank, e);
+        }
+        std::sort(members.begin(), members.end());
+        for (std::size_t k = 1; k < members.size(); ++k) {
+            links.emplace_back(members[k - 1].second, members[k].second);
+            names.push_back(x.group + " #" + std::to_string(*x.seq));
+        }
+    }
+    if (links.empty()) return job;
+    JobTrace out = job;
+    out.trace = JobTraceMerger::withFlows(*job.trace, job, links, names, "collective call");
     return out;
 }
 

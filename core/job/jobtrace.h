@@ -57,6 +57,14 @@ JobTrace mergeRanks(std::vector<TracePtr> traces, std::vector<TimeNs> offsets,
 // The same job on other offsets: a new merged trace with each rank's block shifted.
 JobTrace reoffsetJob(const JobTrace& job, const std::vector<TimeNs>& offsets);
 
+// The same job with a flow joining the members of every call matched by its sequence number
+// (a Flight Recorder's entries of one (group, seq): CrossRankCollective::seq), in rank order:
+// a rank's own trace cannot hold a flow to another rank's. Flows of category "collective call"
+// named "<group> #<seq>". The job as it is when no call is matched so, or when its trace has
+// them already (the flows move with it: reoffsetJob).
+JobTrace withCallFlows(const JobTrace& job, const JobReport& report,
+                       const std::vector<ReportPtr>& rankReports);
+
 // A rank's report (rank-local ids and times) in the merged id space and on the job clock.
 AnalysisReport remapReport(const AnalysisReport& report, const JobTrace& job, std::size_t block);
 // A job-level finding (events of its eventsRank) in the merged id space.

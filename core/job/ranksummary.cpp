@@ -100,6 +100,8 @@ std::string rankSummaryText(const AnalysisReport& rep, const std::string& path)
         w.tuple(e.id, e.name, e.start, e.dur);
     });
     list("findings", rep.findings, kFindingFields);
+    // The process groups the trace describes (a Flight Recorder dump's): only when it has some.
+    if (!rep.groups.empty()) list("groups", rep.groups, kCommGroupFields);
     // The matrix: one entry per run of links of one (rank, step, op group, op), its links a
     // list shared by every entry with the same links (top1 = middle = total with one op a
     // step, and steps alike): the rows would otherwise outweigh the rest of the summary.

@@ -73,6 +73,7 @@ TextRead readText(std::string_view text, bool slim)
                 return readList<kSignatureFields>(rd, rep->signatures, root, key, ctx);
             if (key == "path_pieces")
                 return readList<kPathPieceFields>(rd, rep->pathPieces, root, key, ctx);
+            if (key == "groups") return readList<kCommGroupFields>(rd, rep->groups, root, key, ctx);
             if (rd.slim()) return rd.skip();
             if (key == "bad_fields") return rd.integer(rep->badFields, root, key);
             if (key == "warnings")
@@ -193,6 +194,7 @@ TextRead readText(std::string_view text, bool slim)
     if (slim) {
         out.slim.rank = facts->rank;
         out.slim.baseTimeNs = facts->baseTimeNs;
+        out.slim.commGroups = std::move(rep->groups);
         out.slim.collectives.reserve(rep->collectives.size());
         for (const Collective& c : rep->collectives) {
             TimeNs fast = 0;

@@ -4,4 +4,6 @@
 RS_PRODUCER(torchNpu)   // torch_npu text export: trace_view.json (torchnpu/)
 RS_PRODUCER(torchNpuDb) // torch_npu database export: ascend_pytorch_profiler_N.db (torchnpudb/)
 RS_PRODUCER(kineto)     // PyTorch Kineto, NCCL / RCCL (kineto/)
-RS_PRODUCER(generic)    // any Chrome trace; last: takes every JSON file (generic/)
+// PyTorch Flight Recorder dumps, told by content (flightrecorder/)
+RS_PRODUCER(flightRecorder)
+RS_PRODUCER(generic) // any Chrome trace; last: takes every JSON file (generic/)

@@ -146,6 +146,14 @@ public:
         return {};
     }
 
+    // What `ringscope info` adds for a trace of this producer (an object of its own facts:
+    // a Flight Recorder dump's version, groups and states); null for nothing.
+    virtual nlohmann::json describe(const Trace& trace) const
+    {
+        (void)trace;
+        return nullptr;
+    }
+
     // --- Analysis ------------------------------------------------------------------------
     // Its collectives, copies, computing tasks and call-stack links.
     virtual const analysis::ProducerModel& analysis() const = 0;

@@ -53,6 +53,33 @@ nlohmann::json eventJson(const TraceFacts& t, EventId e)
 
 } // namespace
 
+nlohmann::json optInt64(const std::optional<std::int64_t>& v)
+{
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+// A job finding about one call (collective-missing, collective-mismatch): its fields, each
+// only when set.
+void callFields(nlohmann::json& j, const Finding& f)
+{
+    auto list = [&](const char* key, const auto& v) {
+        if (!v.empty()) j[key] = v;
+    };
+    list("absent_ranks", f.absentRanks);
+    list("dtypes", f.dtypes);
+    list("empty_ranks", f.emptyRanks);
+    list("group", f.group);
+    list("group_desc", f.groupDesc);
+    list("matching_ranks", f.matchingRanks);
+    list("mismatch", f.mismatch);
+    list("missing_ranks", f.missingRanks);
+    list("op", f.op);
+    if (f.seq) j["seq"] = *f.seq;
+    list("sizes", f.sizes);
+    if (f.waitedNs) j["waited_ns"] = *f.waitedNs;
+    list("waiting_ranks", f.waitingRanks);
+}
+
 nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobReport* job)
 {
     nlohmann::json j;
@@ -81,6 +108,18 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobRep
             warnings.push_back(w);
         in["warnings"] = std::move(warnings);
         in["bad_fields"] = rep.badFields;
+        // A recorder's process groups (Flight Recorder), only when the trace has some.
+        if (!rep.groups.empty()) {
+            nlohmann::json groups = nlohmann::json::array();
+            for (const CommGroup& g : rep.groups)
+                groups.push_back({{"name", g.name},
+                                  {"desc", g.desc},
+                                  {"ranks", g.ranks},
+                                  {"last_enqueued", optInt64(g.lastEnqueued)},
+                                  {"last_started", optInt64(g.lastStarted)},
+                                  {"last_completed", optInt64(g.lastCompleted)}});
+            in["groups"] = std::move(groups);
+        }
         ins.push_back(std::move(in));
         for (const Collective& c : rep.collectives) {
             cols.push_back({{"input", i},
@@ -140,6 +179,17 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobRep
                         {"utilization", num(c.link->utilization)},
                         {"basis", c.link->basis}};
             cols.back()["link"] = std::move(link);
+            // A recorded call's fields (Flight Recorder), each only when set.
+            nlohmann::json& col = cols.back();
+            if (!c.groupDesc.empty()) col["group_desc"] = c.groupDesc;
+            if (!c.groupRanks.empty()) col["group_ranks"] = c.groupRanks;
+            if (!c.inputDtypes.empty()) col["input_dtypes"] = c.inputDtypes;
+            if (!c.inputSizes.empty()) col["input_sizes"] = c.inputSizes;
+            if (!c.outputDtypes.empty()) col["output_dtypes"] = c.outputDtypes;
+            if (!c.outputSizes.empty()) col["output_sizes"] = c.outputSizes;
+            if (c.seq) col["seq"] = *c.seq;
+            if (c.recorded()) col["state"] = callStateName(c.state);
+            if (c.timeoutMs) col["timeout_ms"] = *c.timeoutMs;
         }
         for (const SignatureGroup& g : rep.signatures) {
             nlohmann::json modes = nlohmann::json::array();
@@ -230,6 +280,7 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobRep
                              {"events", std::move(evs)},
                              {"stack", nlohmann::json::array()},
                              {"recommendation", f.recommendation}});
+            callFields(finds.back(), f);
         }
         for (const CrossRankCollective& c : job->collectives) {
             nlohmann::json ops = nlohmann::json::array();
@@ -254,6 +305,7 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobRep
                              {"wait_caused_ns", c.waitCausedNs},
                              {"cause", c.cause},
                              {"ranks", std::move(ops)}});
+            if (c.seq) cross.back()["seq"] = *c.seq;
         }
     }
     // The peaks in force: the defaults and what the options set.

@@ -73,6 +73,39 @@ public:
         integer(o, key, x, where);
         if (bad == before) out = x;
     }
+    void optInt64(const json& o, const char* key, std::optional<std::int64_t>& out,
+                  const std::string& where)
+    {
+        const json* v = member(o, key);
+        if (!v || v->is_null()) return;
+        std::int64_t x = 0;
+        const std::uint64_t before = bad;
+        integer(o, key, x, where);
+        if (bad == before) out = x;
+    }
+    void texts(const json& o, const char* key, std::vector<std::string>& out,
+               const std::string& where)
+    {
+        for (const json& v : array(o, key, where)) {
+            if (v.is_string())
+                out.push_back(v.get<std::string>());
+            else
+                wrong(where + key + "[]");
+        }
+    }
+    // Tensor shapes: [[2048, 5120]].
+    void shapes(const json& o, const char* key, Shapes& out, const std::string& where)
+    {
+        for (const json& v : array(o, key, where)) {
+            const bool ok = v.is_array() && std::all_of(v.begin(), v.end(), [](const json& d) {
+                                return d.is_number_integer();
+                            });
+            if (ok)
+                out.push_back(v.get<std::vector<std::int64_t>>());
+            else
+                wrong(where + key + "[]");
+        }
+    }
     void real(const json& o, const char* key, double& out, const std::string& where)
     {
         const json* v = member(o, key);
@@ -171,6 +204,18 @@ Collective readCollective(Reader& rd, const json& o)
     rd.real(o, "busbw_gbps", c.busbwGbps, w);
     rd.optInteger(o, "step", c.step, w);
     rd.integer(o, "extra_memcpy_ns", c.extraMemcpyNs, w);
+    // A recorded call's fields (Flight Recorder).
+    rd.text(o, "group_desc", c.groupDesc, w);
+    rd.ints(o, "group_ranks", c.groupRanks, w);
+    rd.texts(o, "input_dtypes", c.inputDtypes, w);
+    rd.shapes(o, "input_sizes", c.inputSizes, w);
+    rd.texts(o, "output_dtypes", c.outputDtypes, w);
+    rd.shapes(o, "output_sizes", c.outputSizes, w);
+    rd.optInt64(o, "seq", c.seq, w);
+    std::string state;
+    rd.text(o, "state", state, w);
+    c.state = callStateFromName(state);
+    rd.optInt64(o, "timeout_ms", c.timeoutMs, w);
     for (const json& t : rd.array(o, "transfers", w)) {
         const std::string tw = w + "transfers[].";
         if (!rd.object(t, w + "transfers[]")) continue;
@@ -408,6 +453,18 @@ RankSummaryRead rankSummaryFromJson(const json& j)
             p.segments.push_back(std::move(x));
         }
         rep->pathPieces.push_back(std::move(p));
+    }
+    // A recorder's process groups (Flight Recorder).
+    for (const json& g : rd.array(j, "groups", "")) {
+        if (!rd.object(g, "groups[]")) continue;
+        CommGroup x;
+        rd.text(g, "name", x.name, "groups[].");
+        rd.text(g, "desc", x.desc, "groups[].");
+        rd.ints(g, "ranks", x.ranks, "groups[].");
+        rd.optInt64(g, "last_enqueued", x.lastEnqueued, "groups[].");
+        rd.optInt64(g, "last_started", x.lastStarted, "groups[].");
+        rd.optInt64(g, "last_completed", x.lastCompleted, "groups[].");
+        rep->groups.push_back(std::move(x));
     }
     // [src, dst, transport, bytes, ns] or with a sixth element, GB/s (null: NaN).
     std::vector<std::vector<MatrixEntry>> linkSets;

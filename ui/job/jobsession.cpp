@@ -89,6 +89,14 @@ void finish(JobSession& s)
     // The rule and the matching of the pipeline (the command line gets the same job report).
     s.jobReport = matchJob(s.localReports, s.job.offsets);
     if (s.jobReport) nameDelayingRanks(s.localReports, *s.jobReport);
+    // Calls matched by sequence number (Flight Recorder dumps) joined across ranks by flows.
+    if (s.jobReport) {
+        JobTrace linked = withCallFlows(s.job, *s.jobReport, s.localReports);
+        if (linked.trace != s.job.trace) {
+            s.job = std::move(linked);
+            s.timelineIndex.reset();
+        }
+    }
     s.perRank.clear();
     s.combined =
         combineReports(s.job, s.localReports, s.jobReport ? &*s.jobReport : nullptr, &s.perRank);

@@ -352,7 +352,8 @@ QString DetailsPane::verdictText(const Trace& trace, const AnalysisReport& repor
             lines << QStringLiteral("Bandwidth: algbw %1 GB/s, busbw %2 GB/s")
                          .arg(c->algbwGbps, 0, 'f', 2)
                          .arg(c->busbwGbps, 0, 'f', 2);
-        if (c->waiting)
+        // A recorded call's wait is its verdict (not completed at the dump): no Notify_Wait.
+        if (c->waiting && !c->recorded())
             lines << QStringLiteral("Waited %1 for a slower peer (Notify_Wait)")
                          .arg(q(formatDuration(c->waitNs)));
     } else if (c) {

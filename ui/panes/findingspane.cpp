@@ -1,5 +1,6 @@
 #include "ui/panes/findingspane.h"
 
+#include "core/job/collectivecalls.h"
 #include "ui/session/flagged.h"
 #include "ui/session/session.h"
 #include "ui/theme/theme.h"
@@ -220,6 +221,13 @@ void FindingsPane::setReport(ReportPtr report)
                                  : tr("%1 in %2; click one to show its evidence and its fix")
                                        .arg(tr("%n finding(s)", nullptr, int(fs.size())))
                                        .arg(tr("%n rule(s)", nullptr, int(rules.size()))));
+    // The first call finding by time (collective-missing, collective-mismatch) is the root of
+    // a hang: marked, in bold, as the timeline's note on it says.
+    int root = -1;
+    for (std::size_t i = 0; i < fs.size(); ++i)
+        if ((fs[i].rule == MissingCollective::kRule || fs[i].rule == MismatchedCollective::kRule) &&
+            (root < 0 || fs[i].start < fs[std::size_t(root)].start))
+            root = int(i);
     // The analyzer cannot see that an item made with a parent is owned by it.
     // NOLINTBEGIN(clang-analyzer-cplusplus.NewDeleteLeaks)
     for (const std::string& rule : rules) {
@@ -257,6 +265,13 @@ void FindingsPane::setReport(ReportPtr report)
                                                                    ? std::string()
                                                                    : "\n" + f.recommendation)));
             item->setData(0, Qt::UserRole, static_cast<int>(i));
+            if (int(i) == root) {
+                item->setText(TitleColumn, tr("root: %1").arg(item->text(TitleColumn)));
+                QFont rootFont = item->font(TitleColumn);
+                rootFont.setBold(true);
+                item->setFont(TitleColumn, rootFont);
+                item->setFont(RankColumn, rootFont);
+            }
         }
         // Errors open; a long list of warnings or notes (one per rank, say) stays folded under
         // its count, so the errors are not pushed out of sight. A highlight unfolds its group.

@@ -37,7 +37,9 @@ void collectiveFindings(AnalysisReport& rep, AnalysisContext& ctx)
             f.end = c.start + c.dur;
             out.push_back(std::move(f));
         }
-        if (c.waiting) {
+        // A recorded call in flight at a dump waited too: whom for is the job's finding
+        // (collective-missing), one per hang, not one per waiting rank.
+        if (c.waiting && !c.recorded()) {
             Finding f;
             f.rule = "collective-waiting";
             f.severity = Severity::Info;

@@ -119,6 +119,22 @@ void judgeGroup(AnalysisReport& rep, const AnalysisContext& ctx, SignatureGroup&
         cols[i].verdict = presentation::verdict(cols[i], g, peers, waitRecorded(ctx, cols[i]));
 }
 
+// Recorded calls (a flight recorder's): their spans run from the enqueue to when a watchdog
+// saw them done, or to the dump, so no duration mode or copy says anything; one that had not
+// completed was waiting for its peers (the job's collective-missing says for whom).
+void judgeRecorded(AnalysisReport& rep, SignatureGroup& g)
+{
+    auto& cols = rep.collectives;
+    std::size_t inFlight = 0;
+    for (auto i : g.members) {
+        Collective& c = cols[i];
+        c.waiting = c.state != CallState::Completed;
+        inFlight += c.waiting;
+        c.verdict = presentation::recordedVerdict(c);
+    }
+    g.summary = presentation::recordedSummary(g.members.size(), inFlight);
+}
+
 } // namespace
 
 void judgeCollectives(AnalysisReport& rep, const AnalysisContext& ctx)
@@ -143,8 +159,13 @@ void judgeCollectives(AnalysisReport& rep, const AnalysisContext& ctx)
         cols[i].signature = it->second;
         rep.signatures[it->second].members.push_back(i);
     }
-    for (SignatureGroup& g : rep.signatures)
-        judgeGroup(rep, ctx, g);
+    for (SignatureGroup& g : rep.signatures) {
+        // A signature holds one producer's collectives: recorded calls, or profiled ops.
+        if (!g.members.empty() && cols[g.members.front()].recorded())
+            judgeRecorded(rep, g);
+        else
+            judgeGroup(rep, ctx, g);
+    }
 }
 
 } // namespace rs::analysis::rules

@@ -1,428 +1,84 @@
 #include "core/producers/flightrecorder/diagnosis.h"
 
-#include "core/timeconv.h"
-
 #include <algorithm>
 #include <set>
-#include <sstream>
-#include <tuple>
 
 namespace rs::flightrecorder {
 
-namespace {
-
-using Shapes = std::vector<std::vector<std::int64_t>>;
-
-// "1-3, 5": ranges keep long lists short (as the job findings write them).
-std::string rankList(const std::vector<int>& ranks)
+RankCalls rankCalls(const Dump& d)
 {
-    std::ostringstream o;
-    for (std::size_t i = 0; i < ranks.size();) {
-        std::size_t j = i;
-        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
-            ++j;
-        if (i) o << ", ";
-        o << ranks[i];
-        if (j > i) o << (j == i + 1 ? ", " : "-") << ranks[j];
-        i = j + 1;
-    }
-    return o.str();
-}
-
-// "9 and 14", "3, 5 and 7": for a sentence.
-std::string rankWords(const std::vector<int>& ranks)
-{
-    std::string s;
-    for (std::size_t i = 0; i < ranks.size(); ++i) {
-        if (i) s += i + 1 == ranks.size() ? " and " : ", ";
-        s += std::to_string(ranks[i]);
-    }
-    return s;
-}
-
-std::string shapesText(const Shapes& s)
-{
-    std::string out = "[";
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (i) out += ", ";
-        out += '[';
-        for (std::size_t k = 0; k < s[i].size(); ++k)
-            out += (k ? ", " : "") + std::to_string(s[i][k]);
-        out += ']';
-    }
-    return out + "]";
-}
-
-std::string stringsText(const std::vector<std::string>& v)
-{
-    std::string out = "{";
-    const std::set<std::string> unique(v.begin(), v.end());
-    bool first = true;
-    for (const std::string& s : unique) {
-        out += (first ? "'" : ", '") + s + "'";
-        first = false;
-    }
-    return out + "}";
-}
-
-// Times and sizes come from the file: arithmetic on them saturates instead of overflowing.
-std::int64_t satAdd(std::int64_t a, std::int64_t b)
-{
-    std::int64_t r = 0;
-    return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
-}
-
-std::int64_t satSub(std::int64_t a, std::int64_t b)
-{
-    std::int64_t r = 0;
-    return __builtin_sub_overflow(a, b, &r) ? (b < 0 ? INT64_MAX : INT64_MIN) : r;
-}
-
-std::int64_t satMul(std::int64_t a, std::int64_t b)
-{
-    std::int64_t r = 0;
-    return __builtin_mul_overflow(a, b, &r) ? ((a < 0) != (b < 0) ? INT64_MIN : INT64_MAX) : r;
-}
-
-// Elements of a shape (saturating on absurd dims).
-std::int64_t numel(const std::vector<std::int64_t>& shape)
-{
-    std::int64_t n = 1;
-    for (std::int64_t d : shape)
-        n = satMul(n, d);
-    return n;
-}
-
-bool completed(const Entry& e)
-{
-    return e.state == EntryState::Completed || e.timeDiscoveredCompletedNs.has_value();
-}
-
-TimeNs lastRecord(const Entry& e)
-{
-    return std::max({e.timeCreatedNs, e.timeDiscoveredStartedNs.value_or(0),
-                     e.timeDiscoveredCompletedNs.value_or(0)});
-}
-
-// ---- PyTorch's Op.match (types.py), for collectives: the reference a against b
-
-enum class Match : std::uint8_t { Full, Type, Size, Dtype, Undecided };
-
-struct MatchResult {
-    Match state = Match::Full;
-    std::string detail;
-};
-
-bool in(const std::string& s, std::initializer_list<const char*> names)
-{
-    for (const char* n : names)
-        if (s == n) return true;
-    return false;
-}
-
-const std::initializer_list<const char*> kCollectives = {"broadcast",
-                                                         "_broadcast_oop",
-                                                         "reduce",
-                                                         "_reduce_oop",
-                                                         "all_gather",
-                                                         "all_gather_single",
-                                                         "all_gather_v",
-                                                         "all_reduce",
-                                                         "_all_gather_base",
-                                                         "all_gather_into_tensor_coalesced",
-                                                         "reduce_scatter",
-                                                         "reduce_scatter_single",
-                                                         "reduce_scatter_v",
-                                                         "reduce_scatter_tensor_coalesced",
-                                                         "_reduce_scatter_base",
-                                                         "gather",
-                                                         "scatter",
-                                                         "all_to_all",
-                                                         "all_to_all_single",
-                                                         "all_to_all_v_single",
-                                                         "all_reduce_barrier",
-                                                         "barrier",
-                                                         "split",
-                                                         "new_window",
-                                                         "allreduce_coalesced",
-                                                         "ALLGATHER_coalesced",
-                                                         "REDUCE_SCATTER_coalesced"};
-
-std::vector<std::int64_t> first(const Shapes& s)
-{
-    return s.empty() ? std::vector<std::int64_t>{} : s[0];
-}
-
-// `sizes[0]` is a non-empty shape (Python's truthiness of input_sizes[0]).
-bool firstShape(const Shapes& s)
-{
-    return !s.empty() && !s[0].empty();
-}
-
-bool dtypeMismatch(const std::string& type, const Entry& a, const Entry& b)
-{
-    auto set = [](const std::vector<std::string>& v) {
-        return std::set<std::string>(v.begin(), v.end());
-    };
-    return (!in(type, {"scatter", "gather", "broadcast"}) &&
-            set(a.inputDtypes) != set(a.outputDtypes) && firstShape(a.inputSizes) &&
-            firstShape(a.outputSizes)) ||
-           (!in(type, {"scatter", "broadcast"}) && set(a.inputDtypes) != set(b.inputDtypes) &&
-            firstShape(a.inputSizes) && firstShape(b.inputSizes)) ||
-           (type != "gather" && set(a.outputDtypes) != set(b.outputDtypes) &&
-            firstShape(a.outputSizes) && firstShape(b.outputSizes));
-}
-
-MatchResult match(const Entry& a, const Entry& b, std::size_t pgSize)
-{
-    const std::string ta = a.op(), tb = b.op();
-    if (in(ta, {"coalesced", "ALLGATHER_coalesced", "REDUCE_SCATTER_coalesced"}))
-        return ta == tb ? MatchResult{} : MatchResult{Match::Type, ""};
-    if (ta != tb)
-        return {Match::Type, "Expected collective type: '" + ta +
-                                 "' does not match found collective type: '" + tb + "'"};
-    bool known = false;
-    for (const char* n : kCollectives)
-        known = known || ta == n;
-    if (!known) return {}; // an op PyTorch's analyzer does not know: its type is all we compare
-    if (!in(ta, {"all_to_all", "scatter"}) && a.inputSizes != b.inputSizes)
-        return {Match::Size, "Expected input sizes: '" + shapesText(a.inputSizes) +
-                                 "' does not match found input sizes: '" +
-                                 shapesText(b.inputSizes) + "'"};
-    if (!in(ta, {"all_to_all", "gather"}) && a.outputSizes != b.outputSizes)
-        return {Match::Size, "Expected output sizes: '" + shapesText(a.outputSizes) +
-                                 "' does not match found output sizes: '" +
-                                 shapesText(b.outputSizes) + "'"};
-    if (in(ta, {"all_reduce", "allreduce_coalesced"}) && a.inputSizes != b.outputSizes)
-        return {Match::Size, "Expected input sizes: '" + shapesText(a.inputSizes) +
-                                 "' does not match found output sizes: '" +
-                                 shapesText(b.outputSizes) + "'"};
-    // PyTorch lists "all_gather_base", a name no op has; the op is "_all_gather_base".
-    const auto n = std::int64_t(pgSize);
-    if (in(ta, {"all_gather", "all_gather_base", "_all_gather_base",
-                "all_gather_into_tensor_coalesced"}) &&
-        !b.outputSizes.empty() && !a.inputSizes.empty() &&
-        numel(b.outputSizes[0]) != satMul(numel(a.inputSizes[0]), n))
-        return {Match::Size, "Found input numel '" + std::to_string(numel(first(b.inputSizes))) +
-                                 " * pg size " + std::to_string(n) +
-                                 "' does not match output numel '" +
-                                 std::to_string(numel(b.outputSizes[0])) + "'"};
-    if (in(ta, {"reduce_scatter", "_reduce_scatter_base", "reduce_scatter_tensor_coalesced"}) &&
-        !b.inputSizes.empty() && !a.outputSizes.empty() &&
-        numel(b.inputSizes[0]) != satMul(numel(a.outputSizes[0]), n))
-        return {Match::Size, "Found input numel '" + std::to_string(numel(b.inputSizes[0])) +
-                                 "' does not match output numel '" +
-                                 std::to_string(numel(first(b.outputSizes))) + " * pg size " +
-                                 std::to_string(n) + "'"};
-    if (dtypeMismatch(ta, a, b))
-        return {Match::Dtype, "Expected dtypes: '" + stringsText(a.inputDtypes) +
-                                  "' does not match found dtype: '" + stringsText(a.outputDtypes) +
-                                  "/" + stringsText(b.inputDtypes) + "/" +
-                                  stringsText(b.outputDtypes) + "'"};
-    if (ta == "all_to_all") return {Match::Undecided, ""};
-    return {};
-}
-
-// ---- the job: ranks, groups, calls
-
-using GroupKey = std::pair<std::string, std::vector<int>>; // PyTorch's pg_guid: name + members
-
-struct RankGroup {
-    std::int64_t maxSeq = -1; // highest collective_seq_id of its collectives in the group
-    std::int64_t pgId = -1;   // the group's pg_id on this rank (keys pg_status)
-};
-
-struct Call {
-    std::map<int, std::size_t> entries; // rank -> index of its (first) entry of the call
-};
-
-class Job {
-public:
-    Job(const std::vector<Dump>& dumps, Diagnosis& out) : m_out(out)
-    {
-        collectRanks(dumps);
-        collectGroups();
-        collectCalls();
-    }
-
-    void info();
-    void missing();
-    void mismatches(const DiagnosisOptions& options);
-
-private:
-    const Entry& entry(int rank, std::size_t index) const
-    {
-        return m_byRank.at(rank)->entries[index];
-    }
-
-    void collectRanks(const std::vector<Dump>& dumps)
-    {
-        for (const Dump& d : dumps) {
-            if (!d.rank) {
-                m_out.warnings.push_back(d.path +
-                                         ": left out: neither its file name nor its process "
-                                         "groups say which rank it is");
-                continue;
+    RankCalls r;
+    r.rank = d.rank.value_or(-1);
+    r.name = d.path;
+    r.dumpNs = dumpTime(d);
+    // pg_status is keyed by the group's pg_id on this rank; only the entries say which group a
+    // pg_id is.
+    std::map<std::string, std::int64_t> pgIdOf;
+    for (const Entry& e : d.entries)
+        if (e.pgId >= 0) pgIdOf[e.groupName] = e.pgId;
+    for (const auto& [name, g] : d.groups) {
+        CommGroup c;
+        c.name = g.name;
+        c.desc = g.desc;
+        c.ranks = g.ranks;
+        std::sort(c.ranks.begin(), c.ranks.end());
+        c.ranks.erase(std::unique(c.ranks.begin(), c.ranks.end()), c.ranks.end());
+        if (const auto id = pgIdOf.find(name); id != pgIdOf.end())
+            if (const auto st = d.status.find(id->second); st != d.status.end()) {
+                auto known = [](std::int64_t v) {
+                    return v >= 0 ? std::optional<std::int64_t>(v) : std::nullopt;
+                };
+                c.lastEnqueued = known(st->second.lastEnqueued);
+                c.lastStarted = known(st->second.lastStarted);
+                c.lastCompleted = known(st->second.lastCompleted);
             }
-            const auto [it, fresh] = m_byRank.emplace(*d.rank, &d);
-            if (!fresh)
-                m_out.warnings.push_back(d.path + ": left out: rank " + std::to_string(*d.rank) +
-                                         " is " + it->second->path + " already");
-        }
+        r.groups.push_back(std::move(c));
     }
-
-    int groupId(const std::string& name, const std::vector<int>& ranks, const std::string& desc)
-    {
-        std::vector<int> sorted = ranks;
-        std::sort(sorted.begin(), sorted.end());
-        sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-        const auto [it, fresh] = m_gid.emplace(GroupKey{name, sorted}, int(m_groups.size()));
-        if (fresh) {
-            GroupInfo g;
-            g.name = name;
-            g.desc = desc;
-            g.ranks = std::move(sorted);
-            m_groups.push_back(std::move(g));
-        } else if (!desc.empty() && m_groups[std::size_t(it->second)].desc.empty()) {
-            m_groups[std::size_t(it->second)].desc = desc;
-        } else if (!desc.empty() && m_groups[std::size_t(it->second)].desc != desc) {
-            m_out.warnings.push_back("process group " + name + " is \"" +
-                                     m_groups[std::size_t(it->second)].desc +
-                                     "\" on one rank and \"" + desc + "\" on another");
-        }
-        return it->second;
-    }
-
-    void collectGroups()
-    {
-        for (const auto& [rank, d] : m_byRank)
-            for (const auto& [name, g] : d->groups)
-                m_rankGroups[rank][name] = groupId(name, g.ranks, g.desc);
-        // The job's ranks: every member of a group, and every dump.
-        for (const GroupInfo& g : m_groups)
-            m_world.insert(g.ranks.begin(), g.ranks.end());
-        for (const auto& [rank, d] : m_byRank)
-            m_world.insert(rank);
-    }
-
-    // The group an entry of `rank` belongs to: by its own pg_config, else the one group of
-    // that name the job has; -1 when neither tells.
-    int resolve(int rank, const Entry& e)
-    {
-        const auto& mine = m_rankGroups[rank];
-        if (const auto it = mine.find(e.groupName); it != mine.end()) return it->second;
-        int found = -1;
-        for (const auto& [key, gid] : m_gid) {
-            if (key.first != e.groupName) continue;
-            if (found >= 0) return -1;
-            found = gid;
-        }
-        return found;
-    }
-
-    void collectCalls()
-    {
-        for (const auto& [rank, d] : m_byRank) {
-            std::size_t unknown = 0;
-            std::string unknownName;
-            for (std::size_t i = 0; i < d->entries.size(); ++i) {
-                const Entry& e = d->entries[i];
-                const int gid = resolve(rank, e);
-                if (gid < 0) {
-                    if (!unknown++) unknownName = e.groupName;
-                    continue;
-                }
-                GroupInfo& g = m_groups[std::size_t(gid)];
-                if (g.desc.empty() && !e.groupDesc.empty() && e.groupDesc != "undefined")
-                    g.desc = e.groupDesc;
-                ++g.entries;
-                RankGroup& rg = m_rankGroup[{rank, gid}];
-                if (e.pgId >= 0) rg.pgId = e.pgId;
-                if (e.p2p()) continue;
-                rg.maxSeq = std::max(rg.maxSeq, e.collectiveSeqId);
-                g.firstSeq = std::min(g.firstSeq.value_or(e.collectiveSeqId), e.collectiveSeqId);
-                g.lastSeq = std::max(g.lastSeq.value_or(e.collectiveSeqId), e.collectiveSeqId);
-                m_calls[{gid, e.collectiveSeqId}].entries.emplace(rank, i); // the first wins
-            }
-            if (unknown)
-                m_out.warnings.push_back(
-                    d->path + ": " + std::to_string(unknown) +
-                    " entries name a process group that neither its pg_config nor the job "
-                    "tells apart (\"" +
-                    unknownName + "\" first): not diagnosed");
-        }
-        for (const auto& [key, gid] : m_rankGroup)
-            m_groups[std::size_t(key.second)].ranksWithEntries.push_back(key.first);
-    }
-
-    // Whether `rank` (with a dump) entered call `seq` of group `gid` although its dump lacks
-    // the entry: its later calls of the group, or its pg_status, say it got that far.
-    bool enteredByRecord(int rank, int gid, std::int64_t seq) const
-    {
-        const auto it = m_rankGroup.find({rank, gid});
-        if (it == m_rankGroup.end()) return false;
-        if (it->second.maxSeq > seq) return true;
-        if (it->second.pgId < 0) return false;
-        const Dump* d = m_byRank.at(rank);
-        const auto st = d->status.find(it->second.pgId);
-        return st != d->status.end() && st->second.lastEnqueued >= seq;
-    }
-
-    // Whether call `seq` of group `gid` completed on some member: its entry says so, or its
-    // pg_status's last completed sequence number is that far. A call that completed somewhere
-    // is not where its group stopped, so no member is counted missing from it.
-    bool completedSomewhere(int gid, std::int64_t seq, const Call& call) const
-    {
-        for (const auto& [rank, index] : call.entries)
-            if (completed(entry(rank, index))) return true;
-        for (int member : m_groups[std::size_t(gid)].ranks) {
-            const auto it = m_rankGroup.find({member, gid});
-            if (it == m_rankGroup.end() || it->second.pgId < 0) continue;
-            const Dump* d = m_byRank.at(member);
-            const auto st = d->status.find(it->second.pgId);
-            if (st != d->status.end() && st->second.lastCompleted >= seq) return true;
-        }
-        return false;
-    }
-
-    LastCall lastCall(int rank) const
-    {
-        const Dump* d = m_byRank.at(rank);
-        LastCall c;
-        c.rank = rank;
-        std::size_t best = 0;
-        for (std::size_t i = 1; i < d->entries.size(); ++i)
-            if (d->entries[i].timeCreatedNs >= d->entries[best].timeCreatedNs) best = i;
-        const Entry& e = d->entries[best];
-        c.entry = {rank, best};
-        c.op = e.profilingName;
+    const bool allToAllSizes = recordsAllToAllSizes(d.version);
+    for (const Entry& e : d.entries) {
+        RankCall c;
         c.group = e.groupName;
         c.groupDesc = e.groupDesc;
-        c.seq = e.p2p() ? e.p2pSeqId : e.collectiveSeqId;
-        c.state = e.state;
+        c.p2p = e.p2p();
+        c.seq = c.p2p ? e.p2pSeqId : e.collectiveSeqId;
+        c.op = e.profilingName;
+        c.state = e.completed() ? EntryState::Completed : e.state;
+        c.completed = e.completed();
         c.createdNs = e.timeCreatedNs;
-        return c;
+        c.lastNs = e.lastRecord();
+        if (allToAllSizes || e.op() != "all_to_all") {
+            c.inputSizes = e.inputSizes;
+            c.outputSizes = e.outputSizes;
+        }
+        c.inputDtypes = e.inputDtypes;
+        c.outputDtypes = e.outputDtypes;
+        c.timeoutMs = e.timeoutMs;
+        r.calls.push_back(std::move(c));
     }
+    return r;
+}
 
-    Diagnosis& m_out;
-    std::map<int, const Dump*> m_byRank;
-    std::vector<GroupInfo> m_groups;
-    std::map<GroupKey, int> m_gid;
-    std::map<int, std::map<std::string, int>> m_rankGroups; // rank -> its pg_config name -> gid
-    std::map<std::pair<int, int>, RankGroup> m_rankGroup;   // (rank, gid)
-    std::map<std::pair<int, std::int64_t>, Call> m_calls;   // (gid, seq)
-    std::set<int> m_world;
-};
+namespace {
 
-void Job::info()
+// What `info` shows of the job: every rank (with a dump or a member of a group without one),
+// the groups, the entries and their states.
+JobInfo jobInfo(const std::vector<const Dump*>& dumps, const std::vector<GroupInfo>& groups)
 {
-    JobInfo& info = m_out.info;
+    JobInfo info;
+    std::map<int, const Dump*> byRank;
+    for (const Dump* d : dumps)
+        byRank.emplace(*d->rank, d);
+    std::set<int> world;
+    for (const GroupInfo& g : groups)
+        world.insert(g.ranks.begin(), g.ranks.end());
+    for (const auto& [rank, d] : byRank)
+        world.insert(rank);
     std::set<std::string> versions;
-    for (int rank : m_world) {
+    for (int rank : world) {
         RankInfo r;
         r.rank = rank;
-        const auto it = m_byRank.find(rank);
-        if (it == m_byRank.end()) {
+        const auto it = byRank.find(rank);
+        if (it == byRank.end()) {
             r.absent = true;
             info.absentRanks.push_back(rank);
             info.ranks.push_back(std::move(r));
@@ -449,12 +105,7 @@ void Job::info()
         info.ranks.push_back(std::move(r));
     }
     info.versions.assign(versions.begin(), versions.end());
-    info.groups = m_groups;
-    for (GroupInfo& g : info.groups) {
-        std::sort(g.ranksWithEntries.begin(), g.ranksWithEntries.end());
-        g.ranksWithEntries.erase(std::unique(g.ranksWithEntries.begin(), g.ranksWithEntries.end()),
-                                 g.ranksWithEntries.end());
-    }
+    info.groups = groups;
     // By description, then by name as a number where it is one ("9" before "10").
     std::stable_sort(info.groups.begin(), info.groups.end(),
                      [](const GroupInfo& a, const GroupInfo& b) {
@@ -463,334 +114,34 @@ void Job::info()
                          if (a.name != b.name) return a.name < b.name;
                          return a.ranks < b.ranks;
                      });
-}
-
-void Job::missing()
-{
-    // For each member that did not enter a call others wait for: its first such call.
-    struct Candidate {
-        TimeNs time = 0;
-        int gid = -1;
-        std::int64_t seq = 0;
-    };
-    std::map<int, Candidate> firstMissing;
-    for (const auto& [key, call] : m_calls) {
-        const auto [gid, seq] = key;
-        bool waited = false;
-        TimeNs since = 0;
-        bool any = false;
-        for (const auto& [rank, index] : call.entries) {
-            const Entry& e = entry(rank, index);
-            waited = waited || !completed(e);
-            since = any ? std::min(since, TimeNs(e.timeCreatedNs)) : TimeNs(e.timeCreatedNs);
-            any = true;
-        }
-        if (!waited || completedSomewhere(gid, seq, call)) continue;
-        for (int member : m_groups[std::size_t(gid)].ranks) {
-            if (call.entries.count(member)) continue;
-            if (m_byRank.count(member) && enteredByRecord(member, gid, seq)) continue;
-            const Candidate c{since, gid, seq};
-            const auto it = firstMissing.find(member);
-            if (it == firstMissing.end() ||
-                std::tie(c.time, c.gid, c.seq) <
-                    std::tie(it->second.time, it->second.gid, it->second.seq))
-                firstMissing[member] = c;
-        }
-    }
-    // Ranks with the same first missing call are one finding.
-    std::map<std::pair<int, std::int64_t>, std::vector<int>> byCall;
-    for (const auto& [rank, c] : firstMissing)
-        byCall[{c.gid, c.seq}].push_back(rank);
-    for (const auto& [key, ranks] : byCall) {
-        const auto [gid, seq] = key;
-        const GroupInfo& g = m_groups[std::size_t(gid)];
-        const Call& call = m_calls.at(key);
-        MissingCollective m;
-        m.group = g.name;
-        m.groupDesc = g.desc;
-        m.seq = seq;
-        m.groupRanks = g.ranks;
-        m.missingRanks = ranks; // from a map: sorted
-        bool any = false;
-        for (const auto& [rank, index] : call.entries) {
-            const Entry& e = entry(rank, index);
-            m.sinceNs = any ? std::min(m.sinceNs, TimeNs(e.timeCreatedNs)) : e.timeCreatedNs;
-            any = true;
-            if (e.timeoutMs) m.timeoutMs = std::max(m.timeoutMs.value_or(0), *e.timeoutMs);
-            if (completed(e)) continue;
-            if (m.waitingRanks.empty()) { // the lowest waiting rank's call describes it
-                m.op = e.profilingName;
-                m.sizes = e.inputSizes;
-                m.dtypes = e.inputDtypes;
-            }
-            m.waitingRanks.push_back(rank);
-            m.waiting.push_back({rank, index});
-            TimeNs last = 0;
-            for (const Entry& x : m_byRank.at(rank)->entries)
-                last = std::max(last, lastRecord(x));
-            m.waitedNs = std::max(m.waitedNs, satSub(last, e.timeCreatedNs));
-        }
-        for (int r : ranks) {
-            const auto it = m_byRank.find(r);
-            if (it == m_byRank.end())
-                m.absentDumpRanks.push_back(r);
-            else if (it->second->empty())
-                m.emptyDumpRanks.push_back(r);
-            else
-                m.lastCalls.push_back(lastCall(r));
-        }
-
-        // The words.
-        const std::string op = opName(m.op);
-        const bool several = ranks.size() > 1;
-        const std::size_t others = m.waitingRanks.size();
-        // A rank without a dump is not known to have entered: said so, never "never entered".
-        const std::string callText = op + " #" + std::to_string(seq) + " of " + g.label();
-        const std::size_t absent = m.absentDumpRanks.size();
-        if (absent == ranks.size())
-            m.title = std::string(several ? "Ranks " : "Rank ") + rankWords(ranks) +
-                      " left no dump and " + (several ? "are" : "is") +
-                      " not known to have entered " + callText;
-        else
-            m.title = std::string(several ? "Ranks " : "Rank ") + rankWords(ranks) +
-                      (absent ? " did not enter " : " never entered ") + callText +
-                      (absent ? " (rank" + std::string(absent > 1 ? "s " : " ") +
-                                    rankWords(m.absentDumpRanks) +
-                                    " left no dump: not known to have entered)"
-                              : "");
-        m.title += "; the " + std::to_string(others) + " other member" + (others == 1 ? "" : "s") +
-                   " (" + rankList(m.waitingRanks) + ") waited for " + (several ? "them" : "it");
-        std::ostringstream rec;
-        rec << "Look at what rank" << (several ? "s " : " ") << rankWords(ranks)
-            << (several ? " were" : " was") << " doing: ";
-        std::vector<std::string> what;
-        for (const LastCall& c : m.lastCalls) {
-            const std::string cg = c.groupDesc.empty() || c.groupDesc == "undefined"
-                                       ? "group " + c.group
-                                       : c.groupDesc + " " + c.group;
-            what.push_back("rank " + std::to_string(c.rank) + "'s last recorded call is " +
-                           opName(c.op) + " #" + std::to_string(c.seq) + " of " + cg + " (" +
-                           entryStateName(c.state) + ", " +
-                           formatDuration(std::max<TimeNs>(0, satSub(m.sinceNs, c.createdNs))) +
-                           " before the others entered this one)");
-        }
-        for (int r : m.emptyDumpRanks)
-            what.push_back("rank " + std::to_string(r) +
-                           "'s dump has no entries: no collective was in flight there, so it "
-                           "was stuck before it called this one (in Python, e.g. holding the "
-                           "GIL, in data loading, or in a deadlock)");
-        for (int r : m.absentDumpRanks)
-            what.push_back("rank " + std::to_string(r) +
-                           " left no dump, so whether it entered cannot be told: its log says "
-                           "why it did not write one");
-        for (std::size_t i = 0; i < what.size(); ++i)
-            rec << (i ? "; " : "") << what[i];
-        rec << ". The waiting members had waited at least " << formatDuration(m.waitedNs)
-            << " when they dumped (a dump records no time of its own: its last record stands "
-               "for it)";
-        if (m.timeoutMs)
-            rec << "; the watchdog's timeout is " << formatDuration(satMul(*m.timeoutMs, 1000000));
-        rec << ".";
-        m.recommendation = rec.str();
-        m_out.missing.push_back(std::move(m));
-    }
-    std::stable_sort(m_out.missing.begin(), m_out.missing.end(),
-                     [](const MissingCollective& a, const MissingCollective& b) {
-                         return a.sinceNs < b.sinceNs;
-                     });
-}
-
-void Job::mismatches(const DiagnosisOptions& options)
-{
-    std::size_t dropped = 0;
-    for (const auto& [key, call] : m_calls) {
-        if (call.entries.size() < 2) continue;
-        const auto [gid, seq] = key;
-        const GroupInfo& g = m_groups[std::size_t(gid)];
-        // The reference: what most members called (ties: the lowest rank's).
-        using Signature = std::tuple<std::string, Shapes, Shapes, std::vector<std::string>,
-                                     std::vector<std::string>>;
-        std::map<Signature, std::vector<int>> bySignature;
-        for (const auto& [rank, index] : call.entries) {
-            const Entry& e = entry(rank, index);
-            bySignature[{e.op(), e.inputSizes, e.outputSizes, e.inputDtypes, e.outputDtypes}]
-                .push_back(rank);
-        }
-        const std::vector<int>* most = nullptr;
-        for (const auto& [sig, ranks] : bySignature)
-            if (!most || ranks.size() > most->size() ||
-                (ranks.size() == most->size() && ranks.front() < most->front()))
-                most = &ranks;
-        const int refRank = most->front();
-        const Entry& ref = entry(refRank, call.entries.at(refRank));
-        MismatchedCollective mm;
-        int worst = 0; // 3 op, 2 size, 1 dtype
-        for (const auto& [rank, index] : call.entries) {
-            const Entry& e = entry(rank, index);
-            mm.entries.push_back({rank, index});
-            const MatchResult r = match(ref, e, g.ranks.size());
-            const int level = r.state == Match::Type    ? 3
-                              : r.state == Match::Size  ? 2
-                              : r.state == Match::Dtype ? 1
-                                                        : 0;
-            if (level == 0) {
-                mm.matchingRanks.push_back(rank);
-                continue;
-            }
-            worst = std::max(worst, level);
-            mm.calls.push_back({rank,
-                                {rank, index},
-                                e.profilingName,
-                                e.inputSizes,
-                                e.outputSizes,
-                                e.inputDtypes,
-                                e.outputDtypes,
-                                r.detail});
-        }
-        // all_to_all: sizes differ per rank; the totals must agree once every member is there.
-        const bool oldDump = [&] {
-            const std::string& v = m_byRank.at(refRank)->version;
-            const auto dot = v.find('.');
-            if (dot == std::string::npos) return false;
-            const int major = std::atoi(v.substr(0, dot).c_str());
-            const int minor = std::atoi(v.substr(dot + 1).c_str());
-            return major < 2 || (major == 2 && minor <= 3); // no all_to_all sizes before 2.4
-        }();
-        if (worst == 0 && ref.op() == "all_to_all" && !oldDump &&
-            call.entries.size() == g.ranks.size()) {
-            std::int64_t inTotal = 0, outTotal = 0;
-            for (const auto& [rank, index] : call.entries) {
-                const Entry& e = entry(rank, index);
-                if (!e.inputSizes.empty()) inTotal = satAdd(inTotal, numel(e.inputSizes[0]));
-                if (!e.outputSizes.empty()) outTotal = satAdd(outTotal, numel(e.outputSizes[0]));
-            }
-            if (inTotal != outTotal) {
-                worst = 2;
-                mm.matchingRanks.clear();
-                for (const auto& [rank, index] : call.entries) {
-                    const Entry& e = entry(rank, index);
-                    mm.calls.push_back({rank,
-                                        {rank, index},
-                                        e.profilingName,
-                                        e.inputSizes,
-                                        e.outputSizes,
-                                        e.inputDtypes,
-                                        e.outputDtypes,
-                                        "total input numel " + std::to_string(inTotal) +
-                                            " does not match total output numel " +
-                                            std::to_string(outTotal)});
-                }
-            }
-        }
-        if (worst == 0) continue;
-        if (m_out.mismatches.size() >= options.maxMismatches) {
-            ++dropped;
-            continue;
-        }
-        mm.group = g.name;
-        mm.groupDesc = g.desc;
-        mm.seq = seq;
-        mm.kind = worst == 3 ? "op" : worst == 2 ? "size" : "dtype";
-        mm.op = ref.profilingName;
-        mm.inputSizes = ref.inputSizes;
-        mm.outputSizes = ref.outputSizes;
-        mm.inputDtypes = ref.inputDtypes;
-        mm.outputDtypes = ref.outputDtypes;
-        bool any = false;
-        for (const EntryRef& r : mm.entries) {
-            const TimeNs t = entry(r.rank, r.index).timeCreatedNs;
-            mm.startNs = any ? std::min(mm.startNs, t) : t;
-            any = true;
-        }
-        const std::vector<int> bad = mm.ranks();
-        const bool several = bad.size() > 1;
-        const std::string what = mm.kind == "op"     ? "another op"
-                                 : mm.kind == "size" ? "other sizes"
-                                                     : "other dtypes";
-        if (mm.matchingRanks.empty())
-            mm.title = "The members of " + ref.op() + " #" + std::to_string(seq) + " of " +
-                       g.label() + " disagree on its sizes (" + mm.calls.front().detail + ")";
-        else
-            mm.title = std::string(several ? "Ranks " : "Rank ") + rankWords(bad) + " called " +
-                       what + " than rank" + (mm.matchingRanks.size() > 1 ? "s " : " ") +
-                       rankList(mm.matchingRanks) + " at " + ref.op() + " #" + std::to_string(seq) +
-                       " of " + g.label() + " (" + mm.calls.front().detail + ")";
-        mm.recommendation =
-            "Every member of a process group must make the same collective calls in the same "
-            "order with matching sizes and dtypes; a rank that takes another branch (a "
-            "data-dependent condition, an uneven last batch, a skipped layer) desynchronises "
-            "the group and hangs it. Compare the calls' Python stacks on rank" +
-            std::string(several ? "s " : " ") + rankWords(bad) + " and rank " +
-            std::to_string(refRank) + ".";
-        m_out.mismatches.push_back(std::move(mm));
-    }
-    if (dropped)
-        m_out.warnings.push_back(std::to_string(dropped) +
-                                 " more collective-mismatch findings "
-                                 "left out (" +
-                                 std::to_string(options.maxMismatches) + " kept)");
-    std::stable_sort(m_out.mismatches.begin(), m_out.mismatches.end(),
-                     [](const MismatchedCollective& a, const MismatchedCollective& b) {
-                         return a.startNs < b.startNs;
-                     });
+    return info;
 }
 
 } // namespace
 
-std::string GroupInfo::label() const
-{
-    return desc.empty() || desc == "undefined" ? "group " + name : desc + " " + name;
-}
-
-std::vector<int> MissingCollective::ranks() const
-{
-    std::vector<int> r = missingRanks;
-    r.insert(r.end(), waitingRanks.begin(), waitingRanks.end());
-    return r;
-}
-
-std::vector<int> MismatchedCollective::ranks() const
-{
-    std::vector<int> r;
-    for (const MismatchedCall& c : calls)
-        r.push_back(c.rank);
-    return r;
-}
-
 Diagnosis diagnose(const std::vector<Dump>& dumps, const DiagnosisOptions& options)
 {
-    Diagnosis d;
-    Job job(dumps, d);
-    job.info();
-    job.missing();
-    job.mismatches(options);
-    return d;
-}
-
-Finding toFinding(const MissingCollective& m)
-{
-    Finding f;
-    f.rule = MissingCollective::kRule;
-    f.severity = m.severity;
-    f.title = m.title;
-    f.recommendation = m.recommendation;
-    f.ranks = m.ranks();
-    f.start = m.sinceNs;
-    f.end = satAdd(m.sinceNs, m.waitedNs);
-    return f;
-}
-
-Finding toFinding(const MismatchedCollective& m)
-{
-    Finding f;
-    f.rule = MismatchedCollective::kRule;
-    f.severity = m.severity;
-    f.title = m.title;
-    f.recommendation = m.recommendation;
-    f.ranks = m.ranks();
-    f.start = m.startNs;
-    f.end = m.startNs;
-    return f;
+    Diagnosis out;
+    // Dumps without a rank are left out; a rank twice: the second (checkCalls says so).
+    std::vector<RankCalls> ranks;
+    std::vector<const Dump*> kept;
+    std::set<int> seen;
+    for (const Dump& d : dumps) {
+        if (!d.rank) {
+            out.warnings.push_back(d.path +
+                                   ": left out: neither its file name nor its process groups "
+                                   "say which rank it is");
+            continue;
+        }
+        ranks.push_back(rankCalls(d));
+        if (seen.insert(*d.rank).second) kept.push_back(&d);
+    }
+    CallCheck check = checkCalls(ranks, options);
+    out.info = jobInfo(kept, check.groups);
+    out.missing = std::move(check.missing);
+    out.mismatches = std::move(check.mismatches);
+    out.warnings.insert(out.warnings.end(), check.warnings.begin(), check.warnings.end());
+    return out;
 }
 
 } // namespace rs::flightrecorder

@@ -1,6 +1,7 @@
 #include "core/producers/flightrecorder/dump.h"
 
 #include "core/bytesource.h"
+#include "core/job/collectivecalls.h"
 
 #include <nlohmann/json.hpp>
 
@@ -17,17 +18,7 @@ using nlohmann::json;
 
 const char* entryStateName(EntryState s)
 {
-    switch (s) {
-    case EntryState::Scheduled:
-        return "scheduled";
-    case EntryState::Started:
-        return "started";
-    case EntryState::Completed:
-        return "completed";
-    case EntryState::Unknown:
-        break;
-    }
-    return "unknown";
+    return s == EntryState::None ? "unknown" : callStateName(s);
 }
 
 const char* rankSourceName(RankSource s)
@@ -50,10 +41,40 @@ std::string Entry::op() const
 
 std::string opName(std::string_view s)
 {
-    // The backend before ':', the peers after ' ' (PyTorch's Op).
-    if (const auto colon = s.find(':'); colon != std::string_view::npos) s.remove_prefix(colon + 1);
-    if (const auto space = s.find(' '); space != std::string_view::npos) s = s.substr(0, space);
-    return std::string(s);
+    return callOpName(s);
+}
+
+std::int64_t Entry::lastRecord() const
+{
+    return std::max({timeCreatedNs, timeDiscoveredStartedNs.value_or(0),
+                     timeDiscoveredCompletedNs.value_or(0)});
+}
+
+std::optional<std::int64_t> dumpTime(const Dump& dump)
+{
+    if (dump.entries.empty()) return std::nullopt;
+    std::int64_t last = 0;
+    std::optional<std::int64_t> deadline;
+    for (const Entry& e : dump.entries) {
+        last = std::max(last, e.lastRecord());
+        if (e.completed() || !e.timeoutMs || *e.timeoutMs <= 0) continue;
+        // Times and timeouts come from the file: saturating.
+        std::int64_t ns = 0, at = 0;
+        if (__builtin_mul_overflow(*e.timeoutMs, std::int64_t(1000000), &ns)) ns = INT64_MAX;
+        if (__builtin_add_overflow(e.timeCreatedNs, ns, &at)) at = INT64_MAX;
+        deadline = std::min(deadline.value_or(at), at);
+    }
+    return deadline ? std::max(last, *deadline) : last;
+}
+
+bool recordsAllToAllSizes(std::string_view v)
+{
+    const auto dot = v.find('.');
+    if (dot == std::string_view::npos) return true;
+    int major = 0, minor = 0;
+    std::from_chars(v.data(), v.data() + dot, major);
+    std::from_chars(v.data() + dot + 1, v.data() + v.size(), minor);
+    return !(major < 2 || (major == 2 && minor <= 3));
 }
 
 bool Entry::p2p() const

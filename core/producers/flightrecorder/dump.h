@@ -12,6 +12,7 @@
 // the wrong type says which key: at the top level the dump is refused, in an entry the entry is
 // skipped (or, for an optional key, the key) with a warning.
 
+#include "core/analysis/report.h"
 #include "core/producers/flightrecorder/pickle.h"
 
 #include <cstdint>
@@ -28,7 +29,8 @@ struct Frame {
     std::int64_t line = 0;
 };
 
-enum class EntryState : std::uint8_t { Scheduled, Started, Completed, Unknown };
+// An entry's state: scheduled, started, completed (unknown: not one of them).
+using EntryState = CallState;
 const char* entryStateName(EntryState s); // "scheduled", "started", "completed", "unknown"
 
 // One collective (or point-to-point op) the rank enqueued.
@@ -56,6 +58,13 @@ struct Entry {
     // The op without the backend and the peers: "all_to_all", "send".
     std::string op() const;
     bool p2p() const; // is_p2p, else a send or recv by name
+    // Seen completed: its state, or a completion time.
+    bool completed() const
+    {
+        return state == EntryState::Completed || timeDiscoveredCompletedNs.has_value();
+    }
+    // The latest time it records (created, seen started, seen completed).
+    std::int64_t lastRecord() const;
 };
 
 // The op of a profiling name without the backend and the peers: "nccl:send 0->1" -> "send".
@@ -93,6 +102,18 @@ struct Dump {
     // holds (each rank's pg_config lists the groups it is a member of); none when not one.
     std::optional<int> rankFromMembership() const;
 };
+
+// When a dump was written, estimated: it records no time of its own. A dump written on a
+// timeout (TORCH_NCCL_DUMP_ON_TIMEOUT) is written when the watchdog finds the first of its
+// calls in flight past its timeout (time_created_ns + timeout_ms, as ProcessGroupNCCL's
+// WorkNCCL::checkTimeout measures it from when the work was made), so: the earliest such
+// deadline of its entries not completed, and never before its latest record. Without a
+// timeout, its latest record. None for a dump without entries.
+std::optional<std::int64_t> dumpTime(const Dump& dump);
+
+// Whether a dump of this version records all_to_all's sizes (2.4 and later; PyTorch's analyzer
+// does not check them before).
+bool recordsAllToAllSizes(std::string_view version);
 
 // The rank PyTorch put in the file name: the prefix is TORCH_NCCL_DEBUG_INFO_TEMP_FILE and the
 // rank follows it ("_dump_3", "nccl_trace_rank_12"), so the digits that end the name (after
