@@ -169,6 +169,11 @@ private slots:
         QTest::newRow("level1_2rank") << "ascend_torchnpu_level1_2rank";
         QTest::newRow("db_level0_2rank") << "ascend_torchnpu_db_level0_2rank";
         QTest::newRow("db_level2_2rank") << "ascend_torchnpu_db_level2_2rank";
+        // Nsight Systems' exports; the 2-GPU file is a 2-rank job.
+        QTest::newRow("nsys_2gpu_nccl") << "nsys_2gpu_nccl_nsysai";
+        QTest::newRow("nsys_cloverleaf") << "nsys_cloverleaf_2024_pipit";
+        QTest::newRow("nsys_graphs_2025") << "nsys_graphs_2025_flameox";
+        QTest::newRow("nsys_h200_nvtx") << "nsys_h200_nvtx_fuser";
         for (const test::PublicTraceCase& c : test::publicSingleRankTraces())
             QTest::newRow(c.tag) << QString::fromUtf8(c.path);
     }

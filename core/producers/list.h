@@ -4,4 +4,5 @@
 RS_PRODUCER(torchNpu)   // torch_npu text export: trace_view.json (torchnpu/)
 RS_PRODUCER(torchNpuDb) // torch_npu database export: ascend_pytorch_profiler_N.db (torchnpudb/)
 RS_PRODUCER(kineto)     // PyTorch Kineto, NCCL / RCCL (kineto/)
+RS_PRODUCER(nsys)       // NVIDIA Nsight Systems: its SQLite export, *.nsys-rep (nsys/)
 RS_PRODUCER(generic)    // any Chrome trace; last: takes every JSON file (generic/)
