@@ -30,8 +30,10 @@ constexpr std::uint64_t kMaxPieces = 4096;
 // Model bytes per row read, for the budget's projection up front: a slice (40) with its args
 // text (a kernel's 150 bytes of JSON), names interned, a launch's two flow steps.
 constexpr std::uint64_t kBytesPerRow = 240;
-// Args text per slice to reserve up front: a kernel's ~150 bytes, a CUDA call's ~30.
-constexpr std::size_t kArgsBytesPerSlice = 80;
+// Args text per slice to reserve up front, before any is measured (a CUDA call's ~30 bytes, a
+// kernel's ~120 and its demangled name); each phase's first wave then measures its own
+// (reserveText), so the text is copied at most once, while still small.
+constexpr std::size_t kArgsBytesPerSlice = 48;
 
 // NVTX event types (ENUM_NSYS_EVENT_TYPE) the reader shows, and those that name things.
 constexpr std::int64_t kNvtxMark = 34, kNvtxPushPop = 59, kNvtxStartEnd = 60;
@@ -270,7 +272,11 @@ public:
         bool stopped = false;
         const std::vector<Piece> first =
             pieces(db, {Kind::Kernel, Kind::Memcpy, Kind::Memset, Kind::Osrt});
-        runPieces(first, main, &error, &stopped);
+        std::uint64_t laterRows = 0;
+        for (Kind k : {Kind::Nvtx, Kind::Runtime})
+            laterRows += rowSpan(db, k);
+        runPieces(first, main, &error, &stopped, rows - std::min(rows, laterRows), laterRows,
+                  budget);
         namesTask->wait();
         namesTask.reset();
         if (error.empty() && !namesError.empty() && namesError != "loading was cancelled")
@@ -281,7 +287,8 @@ public:
         if (!std::is_sorted(m_launched.begin(), m_launched.end()))
             std::sort(m_launched.begin(), m_launched.end());
         if (!stopped && error.empty())
-            runPieces(pieces(db, {Kind::Nvtx, Kind::Runtime}), main, &error, &stopped);
+            runPieces(pieces(db, {Kind::Nvtx, Kind::Runtime}), main, &error, &stopped, laterRows, 0,
+                      budget);
         if (stopped || cancelled()) return failed(LoadStop::Cancelled, "loading was cancelled");
 
         Emitter meta(main, mainArena);
@@ -466,9 +473,14 @@ private:
 
     // Reads pieces in waves on the pool, each into its own partial builder, absorbed in order
     // (the next wave is read while this thread absorbs the one before).
+    // phaseRows: the rows of these pieces' tables, laterRows: those read after them; the first
+    // wave's args text per row projects the text of the rest (reserveText).
     void runPieces(const std::vector<Piece>& pieces, TraceBuilder& main, std::string* error,
-                   bool* stopped)
+                   bool* stopped, std::uint64_t phaseRows, std::uint64_t laterRows,
+                   std::uint64_t budget)
     {
+        const std::size_t textBefore = main.sizes().text;
+        std::uint64_t rowsRead = 0;
         WorkPool& pool = WorkPool::global();
         const std::size_t wave = std::size_t(std::max(2, pool.threadCount())) * 2;
         struct Wave {
@@ -502,13 +514,33 @@ private:
                 main.absorb(o.builder);
                 merge(o);
                 advance(o.rows);
+                rowsRead += o.rows;
                 o.reset();
             }
+            if (w.first == 0 && more)
+                reserveText(main, main.sizes().text - textBefore, rowsRead,
+                            phaseRows - std::min(phaseRows, rowsRead), laterRows, budget);
             if (!more) break;
         }
         // A wave started before an error was seen has ended (its group waited) by now.
         for (Wave& w : waves)
             if (w.group) w.group->wait();
+    }
+
+    // The args text's capacity for the rows still to come: this phase's at the text per row its
+    // first wave measured, a later phase's at the estimate; 10% more. Reserved once it is
+    // known, while the text is small (a doubling of a gigabyte of text was 13% of a load).
+    static void reserveText(TraceBuilder& main, std::size_t text, std::uint64_t rows,
+                            std::uint64_t phaseLeft, std::uint64_t laterRows, std::uint64_t budget)
+    {
+        if (rows == 0) return;
+        const double perRow = double(text) / double(rows);
+        const double more =
+            (perRow * double(phaseLeft) + double(kArgsBytesPerSlice) * double(laterRows)) * 1.1;
+        TraceBuilder::Sizes want = main.sizes();
+        want.text += std::size_t(std::min(more, 0x1p40));
+        want.slices = want.offsets = want.flows = 0; // reserved up front
+        main.reserveFor(want, budget);
     }
 
     void merge(PieceOut& o)
