@@ -18,7 +18,7 @@ struct RankInput {
     // Which of the file's ranks (Producer::parts(): a file that holds several, as an Nsight
     // Systems export of a node's processes does); empty: the whole file. Loaded as
     // LoadOptions::part.
-    std::string part;
+    std::string part = {};
 };
 
 // Expands what a user gave into one input per rank: trace files, torch_npu "*_ascend_pt"
