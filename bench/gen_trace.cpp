@@ -1,6 +1,7 @@
 // Writes synthetic traces: large Kineto-like / torch_npu-like files for the load benchmark.
 #include "bench/tracegen_db.h"
 #include "bench/tracegen_large.h"
+#include "bench/tracegen_nsys.h"
 #include "bench/tracegen_seed.h"
 
 #include <algorithm>
@@ -22,6 +23,7 @@ int usage()
         "[--rank N]\n"
         "         SIZE like 100M or 1G; the file ends at the first step past it\n"
         "       gen_trace --shape torch_npu_db --rows N [--text] --out DIR [--seed N] [--rank N]\n"
+        "       gen_trace --shape nsys --rows N --out DIR [--seed N] [--rank N]\n"
         "         torch_npu's database export: DIR/db/rankN_ascend_pt/.../\n"
         "         ascend_pytorch_profiler_N.db of about N rows (10M, 1M...); --text: also the\n"
         "         text export of the same run, DIR/text/rankN_ascend_pt/.../trace_view.json\n"
@@ -74,7 +76,7 @@ int main(int argc, char** argv)
 {
     rs::tracegen::LargeTraceOptions opt;
     rs::gen::SeedCaseOptions seed;
-    bool seedCase = false, sample = false, singleCard = false, database = false;
+    bool seedCase = false, sample = false, singleCard = false, database = false, nsys = false;
     rs::tracegen::DbRunOptions db;
     std::string out;
     for (int i = 1; i < argc; ++i) {
@@ -88,6 +90,8 @@ int main(int argc, char** argv)
                 opt.shape = rs::tracegen::Shape::TorchNpu;
             else if (s == "torch_npu_db")
                 database = true;
+            else if (s == "nsys")
+                nsys = true;
             else
                 return usage();
         } else if (a == "--size" && hasValue) {
@@ -194,6 +198,29 @@ int main(int argc, char** argv)
         return 0;
     }
     const auto t0 = std::chrono::steady_clock::now();
+    if (nsys) {
+        rs::tracegen::NsysRunOptions n;
+        n.targetRows = db.targetRows;
+        n.seed = opt.seed;
+        n.rank = opt.rank;
+        rs::tracegen::NsysRunStats st;
+        std::string error;
+        if (!rs::tracegen::writeNsysRun(out, n, &st, &error)) {
+            std::fprintf(stderr, "gen_trace: %s\n", error.c_str());
+            return 1;
+        }
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::printf(
+            "%s: %llu rows (%llu kernels, %llu memcpy, %llu memset, %llu CUDA calls, "
+            "%llu NVTX ranges), %llu steps, %llu collectives (%.1f s)\n",
+            st.path.c_str(), static_cast<unsigned long long>(st.rows),
+            static_cast<unsigned long long>(st.kernels), static_cast<unsigned long long>(st.copies),
+            static_cast<unsigned long long>(st.sets), static_cast<unsigned long long>(st.calls),
+            static_cast<unsigned long long>(st.ranges), static_cast<unsigned long long>(st.steps),
+            static_cast<unsigned long long>(st.collectives), s);
+        return 0;
+    }
     if (database) {
         db.seed = opt.seed;
         db.rank = opt.rank;

@@ -53,7 +53,8 @@ LoadResult loadTrace(const std::string& path, const LoadOptions& options, LoadPr
     const std::shared_ptr<ModelCache> cache =
         options.cache ? options.cache : ModelCache::processCache();
     if (cache) {
-        key = ModelCache::keyOf(where.file, where.rank, options.rankHint, where.reader->id());
+        key = ModelCache::keyOf(where.file, where.rank, options.rankHint, where.reader->id(),
+                                options.part);
         if (TracePtr hit = key ? cache->find(*key, where.file) : nullptr;
             hit && (!options.maxMemoryBytes ||
                     hit->modelBytes() + hit->argsBytes() +
@@ -76,11 +77,11 @@ LoadResult loadTrace(const std::string& path, const LoadOptions& options, LoadPr
             return r;
         }
     }
-    LoadResult r = where.reader->read({where.file, where.rank}, options, progress);
+    LoadResult r = where.reader->read({where.file, where.rank, options.part}, options, progress);
     // Only whole reads are kept: a partial one may be of a file still being written.
     if (key && r.complete() && r.trace)
         cache->storeLater(*key, where.file, r.trace, where.rank, options.rankHint,
-                          std::string(where.reader->id()));
+                          std::string(where.reader->id()), options.part);
     if (!r.message.empty() && !r.cancelled() && r.message.rfind(where.file, 0) != 0)
         r.message = where.file + ": " + r.message;
     return r;

@@ -26,6 +26,9 @@ struct LoadOptions {
     // Null: the one the application installed (ModelCache::processCache(); none in tests and
     // with --no-cache), so every way to a load (CLI, viewer, compare) shares it.
     std::shared_ptr<ModelCache> cache;
+    // Which of a file's ranks to read, for a file that holds several (Producer::parts(), job
+    // discovery's RankInput::part); empty: the file as its producer reads it whole.
+    std::string part;
     // A torch_npu database's rows through SQLite's queries only, not its pages read directly
     // (core/sqlite/rawtable.h): tests compare the two.
     bool databaseViaSql = false;

@@ -1021,6 +1021,115 @@ private slots:
         const LoadResult g = loadText(std::string(kEvents) + " garbage");
         QVERIFY(!g.complete() || anyWarning(*g.trace, "garbage"));
     }
+
+    // Nsight Systems' export (core/producers/nsys) with every value of a wrong type or out of
+    // range, payloads that point past their end, truncated and damaged copies: it loads or is
+    // refused naming the file, never crashes or hangs; odd rows are counted per table.
+    void nsysExports()
+    {
+        QTemporaryDir dir;
+        auto path = [&](const char* name) { return dir.filePath(name); };
+        const std::string schema =
+            "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+            "CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);"
+            "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId "
+            "INTEGER, contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid "
+            "INTEGER, demangledName INTEGER, shortName INTEGER, gridX INTEGER);"
+            "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, eventClass "
+            "INTEGER, globalTid INTEGER, correlationId INTEGER, nameId INTEGER, returnValue "
+            "INTEGER, callchainId INTEGER);"
+            "CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, category "
+            "INTEGER, text TEXT, globalTid INTEGER, textId INTEGER, domainId INTEGER, "
+            "binaryData TEXT);"
+            "CREATE TABLE NVTX_PAYLOAD_SCHEMAS (domainId INTEGER, schemaId INTEGER, payloadSize "
+            "INTEGER);"
+            "CREATE TABLE NVTX_PAYLOAD_SCHEMA_ENTRIES (domainId INTEGER, schemaId INTEGER, idx "
+            "INTEGER, type INTEGER, name TEXT, offset INTEGER);"
+            "CREATE TABLE CUDA_CALLCHAINS (id INTEGER, symbol INTEGER, module INTEGER, "
+            "stackDepth INTEGER);"
+            "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION','3.25.0');"
+            "INSERT INTO StringIds VALUES (0,'k'),(1,'cudaLaunchKernel_v7000'),(2,'main'),"
+            "(3,'ncclCommInitRank');"
+            "INSERT INTO NVTX_PAYLOAD_SCHEMAS VALUES (1,5,8);"
+            "INSERT INTO NVTX_PAYLOAD_SCHEMA_ENTRIES VALUES (1,5,0,18,'Rank',-4),"
+            "(1,5,1,5,'No. of ranks',9223372036854775800),(1,5,2,20,'x',4);"
+            "INSERT INTO CUDA_CALLCHAINS VALUES (1,2,99,0),(1,2,2,1),(1,0,0,4096),(2,0,0,-1);";
+        const QString good = path("good.sqlite");
+        QCOMPARE(rs::test::execSql(
+                     good, schema +
+                               "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES "
+                               "(100,200,0,1,7,5,16777216,0,0,1),"
+                               "('x',200,0,1,7,5,16777216,0,0,1),"       // a time of text
+                               "(100,NULL,0,1,7,5,16777216,0,0,1),"      // no end
+                               "(300,200,0,1,7,5,16777216,0,0,1),"       // ends before it starts
+                               "(100,200,-1,-9,-7,-5,-1,77,77,X'00ff')," // no such string
+                               "(-9223372036854775808,9223372036854775807,4294967296,1,7,5,"
+                               "16777216,0,0,1);"
+                               "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES "
+                               "(90,210,0,16777217,5,1,0,1),(90,210,7,NULL,5,1,0,NULL),"
+                               "(1e300,'y',1,16777217,-5,999,X'01',2);"
+                               "INSERT INTO NVTX_EVENTS VALUES "
+                               "(50,250,59,0,'a, seq = , op_id = [[, sizes = ]]',16777217,NULL,0,"
+                               "NULL),(60,NULL,59,NULL,NULL,16777217,3,1,X'0000'),"
+                               "(61,70,59,NULL,NULL,16777217,3,1,"
+                               "X'0100000000000000050000000000000008000000000000002800000000000000"
+                               "0102030405060708'),"
+                               "(62,63,60,4,NULL,16777217,999,7,'not a payload'),"
+                               "(64,NULL,34,NULL,'mark',16777217,NULL,0,NULL),"
+                               "(65,66,12345,NULL,'odd',16777217,NULL,0,NULL),"
+                               "(67,68,75,NULL,'NCCL',NULL,NULL,1,NULL);"),
+                 std::string());
+        LoadResult r = rs::loadTrace(good.toStdString());
+        QVERIFY2(r.complete(), r.message.c_str());
+        std::string w;
+        for (const std::string& s : r.warnings)
+            w += s + "\n";
+        QVERIFY2(contains(w, "table CUPTI_ACTIVITY_KIND_KERNEL: 1 rows end before they start") &&
+                     contains(w, "names StringIds does not hold"),
+                 w.c_str());
+        QVERIFY(r.trace->stats().badFields > 0);
+
+        // Truncated and damaged copies of a grown export.
+        const QString big = path("big.sqlite");
+        QCOMPARE(rs::test::execSql(
+                     big, schema +
+                              "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
+                              "WHERE i < 20000) INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT "
+                              "i * 10, i * 10 + 5, 0, 1, 7, i, 16777216, 0, 0, 1 FROM n;"
+                              "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
+                              "WHERE i < 20000) INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT "
+                              "i * 10 - 3, i * 10 - 1, 0, 16777217, i, 1, 0, NULL FROM n;"),
+                 std::string());
+        QFile bf(big);
+        QVERIFY(bf.open(QIODevice::ReadOnly));
+        const QByteArray bytes = bf.readAll();
+        for (double cut : {0.1, 0.5, 0.9}) {
+            QFile::remove(path("cut.sqlite"));
+            writeFile(dir, "cut.sqlite", bytes.left(int(bytes.size() * cut)).toStdString());
+            QElapsedTimer timer;
+            timer.start();
+            r = rs::loadTrace(path("cut.sqlite").toStdString());
+            QVERIFY(timer.elapsed() < 30000);
+            QVERIFY2(r.complete() || contains(r.message, "cut.sqlite"), r.message.c_str());
+        }
+        QByteArray damaged = bytes;
+        for (int i = int(damaged.size() / 3); i < int(damaged.size() / 3) + 8192; i += 7)
+            damaged[i] = char(damaged[i] ^ 0x5a);
+        writeFile(dir, "damaged.sqlite", damaged.toStdString());
+        r = rs::loadTrace(path("damaged.sqlite").toStdString());
+        QVERIFY2(r.complete() || contains(r.message, "damaged.sqlite"), r.message.c_str());
+
+        // Cancelled before it starts; over the memory budget.
+        rs::LoadProgress progress;
+        progress.cancel = true;
+        r = rs::loadTrace(big.toStdString(), {}, &progress);
+        QVERIFY(r.cancelled());
+        LoadOptions tiny;
+        tiny.maxMemoryBytes = 1 << 20;
+        r = rs::loadTrace(big.toStdString(), tiny);
+        QVERIFY(r.failed());
+        QVERIFY2(contains(r.message, "memory budget"), r.message.c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TstHostile)

@@ -172,6 +172,11 @@ private slots:
         // Flight Recorder dumps of a hung 16-rank job: the call findings and their fields.
         QTest::newRow("fr_gpu_error") << "pytorch_flight_recorder_gpu_error_16rank";
         QTest::newRow("fr_lock_gil") << "pytorch_flight_recorder_lock_gil_16rank";
+        // Nsight Systems' exports; the 2-GPU file is a 2-rank job.
+        QTest::newRow("nsys_2gpu_nccl") << "nsys_2gpu_nccl_nsysai";
+        QTest::newRow("nsys_cloverleaf") << "nsys_cloverleaf_2024_pipit";
+        QTest::newRow("nsys_graphs_2025") << "nsys_graphs_2025_flameox";
+        QTest::newRow("nsys_h200_nvtx") << "nsys_h200_nvtx_fuser";
         for (const test::PublicTraceCase& c : test::publicSingleRankTraces())
             QTest::newRow(c.tag) << QString::fromUtf8(c.path);
     }

@@ -127,7 +127,8 @@ std::uint64_t ModelCache::sampleHash(int fd, std::uint64_t size)
 }
 
 std::optional<CacheKey> ModelCache::keyOf(const std::string& file, std::optional<int> layoutRank,
-                                          std::optional<int> rankHint, std::string_view readerId)
+                                          std::optional<int> rankHint, std::string_view readerId,
+                                          std::string_view part)
 {
     // POSIX only: the detached writer (a fork's child) checks keys too.
     char* real = ::realpath(file.c_str(), nullptr);
@@ -158,6 +159,8 @@ std::optional<CacheKey> ModelCache::keyOf(const std::string& file, std::optional
                       layoutRank.value_or(0), rankHint.has_value(), rankHint.value_or(0),
                       TraceCodec::kVersion);
         key = CacheKey{"path=" + canonical + text + std::string(readerId)};
+        // One rank of a file that holds several: a key of its own (none before: unchanged).
+        if (!part.empty()) key->text += "\npart=" + std::string(part);
     }
     ::close(fd);
     return key;
@@ -314,11 +317,17 @@ bool ModelCache::writeModel(const CacheKey& key, const std::string& sourceFile, 
 
 void ModelCache::storeLater(const CacheKey& key, const std::string& sourceFile, TracePtr trace,
                             std::optional<int> layoutRank, std::optional<int> rankHint,
-                            std::string readerId)
+                            std::string readerId, std::string part)
 {
     if (m_cap == 0 || !trace || m_detached) return;
-    auto write = std::make_shared<const Write>(
-        Write{key, sourceFile, std::move(trace), layoutRank, rankHint, std::move(readerId), {}});
+    auto write = std::make_shared<const Write>(Write{key,
+                                                     sourceFile,
+                                                     std::move(trace),
+                                                     layoutRank,
+                                                     rankHint,
+                                                     std::move(readerId),
+                                                     std::move(part),
+                                                     {}});
     {
         std::lock_guard lock(m_mutex);
         ++m_pending;
@@ -343,8 +352,8 @@ void ModelCache::storeLater(const CacheKey& key, const std::string& sourceFile, 
     WorkPool::global().post([this, pending, write] {
         if (m_detached || !QDir().mkpath(m_dir)) return;
         // A file replaced while it was read: the model may be of either content.
-        const std::optional<CacheKey> now =
-            keyOf(write->sourceFile, write->layoutRank, write->rankHint, write->readerId);
+        const std::optional<CacheKey> now = keyOf(write->sourceFile, write->layoutRank,
+                                                  write->rankHint, write->readerId, write->part);
         if (now && now->text == write->key.text)
             writeModel(write->key, write->sourceFile, *write->trace, write.get(), false);
     });
@@ -392,7 +401,7 @@ void ModelCache::runDetached(const std::vector<std::shared_ptr<const Write>>& wr
         // The parent's half-written file (it may have ended without removing it).
         if (!w->temp.empty()) ::unlink(w->temp.c_str());
         const std::optional<CacheKey> now =
-            keyOf(w->sourceFile, w->layoutRank, w->rankHint, w->readerId);
+            keyOf(w->sourceFile, w->layoutRank, w->rankHint, w->readerId, w->part);
         if (now && now->text == w->key.text)
             writeModel(w->key, w->sourceFile, *w->trace, nullptr, true);
     }

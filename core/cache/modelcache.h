@@ -55,9 +55,11 @@ public:
     std::uint64_t capBytes() const { return m_cap; }
 
     // The key of a file as loaded now; nullopt when it cannot be cached (unreadable, not a
-    // regular file, a database with a write-ahead log beside it).
+    // regular file, a database with a write-ahead log beside it). part: which of the file's
+    // ranks (LoadOptions::part; empty: the whole file, and the key is as it always was).
     static std::optional<CacheKey> keyOf(const std::string& file, std::optional<int> layoutRank,
-                                         std::optional<int> rankHint, std::string_view readerId);
+                                         std::optional<int> rankHint, std::string_view readerId,
+                                         std::string_view part = {});
     // Hash of the sampled blocks: the first and last 64 KiB and 16 blocks of 4 KiB between.
     static std::uint64_t sampleHash(int fd, std::uint64_t size);
 
@@ -68,7 +70,7 @@ public:
     // unless the source file changed while it was read (its key again differs).
     void storeLater(const CacheKey& key, const std::string& sourceFile, TracePtr trace,
                     std::optional<int> layoutRank, std::optional<int> rankHint,
-                    std::string readerId);
+                    std::string readerId, std::string part = {});
     // The same, now, on the calling thread; false when not written.
     bool store(const CacheKey& key, const std::string& sourceFile, const Trace& trace);
     // Returns when no write started by storeLater() is queued or running.
@@ -108,6 +110,7 @@ private:
         TracePtr trace;
         std::optional<int> layoutRank, rankHint;
         std::string readerId;
+        std::string part;
         // This process's temporary file while it writes (under m_mutex): the detached child
         // removes it, as this process may end without (detachWrites).
         mutable std::string temp;

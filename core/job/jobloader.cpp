@@ -8,6 +8,7 @@
 #include "core/workpool.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace rs {
@@ -27,10 +28,21 @@ namespace {
 
 void addInput(std::vector<RankInput>& out, const QFileInfo& info)
 {
+    const std::string path = info.absoluteFilePath().toStdString();
+    const producers::Resolved r = producers::resolve(path);
+    // A file that holds several ranks is one input per rank; the reader numbers them.
+    if (r.producer) {
+        const std::vector<SourceMatch> parts = r.producer->parts(r.source);
+        if (parts.size() > 1) {
+            for (const SourceMatch& m : parts)
+                out.push_back({path, m.rank, m.part});
+            return;
+        }
+    }
     RankInput in;
-    in.path = info.absoluteFilePath().toStdString();
+    in.path = path;
     // What the layout says (profiler_info_N.json beside a torch_npu export), else the name.
-    in.rank = resolveTracePath(in.path).rank;
+    in.rank = r.source.rank;
     if (!in.rank) in.rank = rankFromName(info.fileName().toStdString());
     out.push_back(std::move(in));
 }
@@ -162,9 +174,17 @@ std::vector<LoadResult> loadRanks(const std::vector<RankInput>& inputs, const Lo
     std::vector<LoadResult> results(n);
     std::vector<std::uint64_t> sizes(n);
     std::uint64_t totalBytes = 0;
+    // A file's ranks share its model: each projects its share. (Each still reads the file
+    // through, so its bytes count for each in the progress.)
+    std::map<std::string, std::uint64_t> partsOf;
+    for (const RankInput& in : inputs)
+        if (!in.part.empty()) ++partsOf[in.path];
+    std::vector<std::uint64_t> projected(n);
     for (std::size_t i = 0; i < n; ++i) {
         sizes[i] = fileBytes(inputs[i].path);
         totalBytes += sizes[i];
+        projected[i] = projectedRankBytes(inputs[i].path);
+        if (!inputs[i].part.empty()) projected[i] /= partsOf[inputs[i].path];
     }
     if (progress) {
         progress->total = totalBytes;
@@ -180,7 +200,7 @@ std::vector<LoadResult> loadRanks(const std::vector<RankInput>& inputs, const Lo
         // gate never blocks a pool thread, and this thread helps run them while it waits.
         MemoryGate gate(budget, running, pool);
         for (std::size_t i = 0; i < n; ++i) {
-            gate.submit(projectedRankBytes(inputs[i].path), [&, i](std::uint64_t limit) {
+            gate.submit(projected[i], [&, i](std::uint64_t limit) {
                 if (progress && progress->cancel.load()) {
                     stopped = true;
                     results[i].status = LoadStatus::Failed;
@@ -190,6 +210,7 @@ std::vector<LoadResult> loadRanks(const std::vector<RankInput>& inputs, const Lo
                 LoadOptions o = options;
                 o.maxMemoryBytes = limit;
                 o.rankHint = inputs[i].rank;
+                o.part = inputs[i].part;
                 LoadProgress rankProgress;
                 if (progress) progress->attach(&rankProgress);
                 results[i] = loadTrace(inputs[i].path, o, &rankProgress);

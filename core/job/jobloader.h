@@ -15,11 +15,16 @@ namespace rs {
 struct RankInput {
     std::string path;        // as openable by loadTrace (file or torch_npu folder)
     std::optional<int> rank; // from profiler_info_N.json or the file name; else from the trace
+    // Which of the file's ranks (Producer::parts(): a file that holds several, as an Nsight
+    // Systems export of a node's processes does); empty: the whole file. Loaded as
+    // LoadOptions::part.
+    std::string part = {};
 };
 
 // Expands what a user gave into one input per rank: trace files, torch_npu "*_ascend_pt"
 // folders, or folders holding them (Kineto "rank*"/"worker*" files, "*.pt.trace.json[.gz]",
-// one level of rank sub-folders). Sorted by rank when known, then by path.
+// one level of rank sub-folders), and a file that holds several ranks into one input per rank
+// (Producer::parts()). Sorted by rank when known, then by path (a file's parts in its order).
 std::vector<RankInput> discoverJob(const std::vector<std::string>& paths, std::string* error);
 
 // Rank from a file or folder name: "rank3", "rank_3", "worker-3", "rank3_ascend_pt".

@@ -43,6 +43,9 @@ struct InputKind {
     std::string mimeType, mimeComment, mimeParent, mimeMagic;
     int mimeWeight = 0; // glob weight (0: the default)
     bool caseSensitive = false;
+    // What its reader looks for inside a file of its format ("tables StringIds and ..."): the
+    // error for a database no producer reads names it.
+    std::string lookedFor;
 };
 
 // The kind of every slice and the steps (core/slicekind.h), as a producer classifies them.
@@ -67,6 +70,9 @@ struct ImpliedFlows {
 struct SourceMatch {
     std::string file;        // the file its reader opens
     std::optional<int> rank; // when the folder or file says (profiler_info_N.json, ...)
+    // Which of the file's ranks, for a file that holds several (parts()): the producer's own
+    // selector (Nsight Systems: "pid 144"); empty: the file is one rank.
+    std::string part = {};
 };
 
 class Producer {
@@ -98,6 +104,10 @@ public:
         (void)file;
         return false;
     }
+    // The ranks a resolved file holds: itself (the default), or one SourceMatch per rank with
+    // its part set (a profiler that writes a whole node's processes into one file). Asked by
+    // job discovery for every file it finds, so it reads no events.
+    virtual std::vector<SourceMatch> parts(const SourceMatch& source) const { return {source}; }
     // Resident model bytes a file is projected to need before it is read (the job's budget).
     virtual std::uint64_t projectedModelBytes(const std::string& file) const;
     // The job's size as the run's files beside a trace say it (torch_npu's

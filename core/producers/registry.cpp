@@ -36,6 +36,16 @@ LoadResult Producer::read(const SourceMatch& source, const LoadOptions& options,
 
 namespace producers {
 
+namespace {
+
+bool isSqliteFile(const QFileInfo& info)
+{
+    QFile f(info.filePath());
+    return f.open(QIODevice::ReadOnly) && f.read(16) == QByteArray("SQLite format 3\0", 16);
+}
+
+} // namespace
+
 const std::vector<const Producer*>& all()
 {
 #define RS_PRODUCER(n) &n##Producer(),
@@ -80,12 +90,28 @@ Resolved resolve(const std::string& path)
         r.error = path + ": no such file or directory";
         return r;
     }
+    // An SQLite database is a database producer's or no one's (never the JSON reader's).
+    const bool sqlite = info.isFile() && isSqliteFile(info);
     for (const Producer* p : all()) {
+        if (sqlite && p->format() != "sqlite") continue;
         if (auto m = p->resolve(info)) {
             r.producer = p;
             r.source = std::move(*m);
             return r;
         }
+    }
+    if (sqlite) {
+        std::string wanted;
+        for (const Producer* p : all())
+            for (const InputKind& k : p->inputs())
+                if (p->format() == "sqlite" && !k.lookedFor.empty())
+                    wanted +=
+                        (wanted.empty() ? "" : "; ") + std::string(p->name()) + ": " + k.lookedFor;
+        r.error = path +
+                  ": an SQLite database that is no profiler export Ringscope reads (it "
+                  "looked for " +
+                  wanted + ")";
+        return r;
     }
     r.error = path + ": a folder with no trace (Ringscope reads " + inputsSentence() + ")";
     return r;

@@ -416,6 +416,16 @@ void kinetoFinishCommunication(AnalysisContext& ctx, AnalysisReport& rep)
             }
         }
     }
+    // A producer that states its devices and size as run facts, not in Kineto's keys (Nsight
+    // Systems), is read the same way.
+    if (md.find("deviceProperties") == md.end() && md.find("distributedInfo") == md.end()) {
+        const RunFacts& facts = t.runFacts();
+        if (!facts.devices.empty()) {
+            gpusPerNode = int(facts.devices.size());
+            device = facts.devices.front();
+        }
+        world = facts.worldSize.value_or(0);
+    }
     const DeviceLinks* dl = deviceLinks(device);
     for (Collective& c : rep.collectives) {
         if (!std::isfinite(c.busbwGbps) ||

@@ -10,6 +10,7 @@
 #include "core/producers/torchnpu/model.h"
 #include "core/producers/torchnpu/runfolder.h"
 #include "core/producers/torchnpudb/dbreader.h"
+#include "core/sqlite/sqlitedb.h"
 
 #include <QDir>
 #include <QFile>
@@ -48,7 +49,7 @@ public:
             // The database file itself; a .db of another name only when it is SQLite.
             if (!isProfilerDb(info.fileName()) &&
                 !(info.suffix().compare("db", Qt::CaseInsensitive) == 0 && isSqlite(info) &&
-                  info.fileName() != "analysis.db"))
+                  info.fileName() != "analysis.db" && hasProfilerTables(info)))
                 return std::nullopt;
             return match(info);
         }
@@ -88,6 +89,7 @@ public:
         InputKind k;
         k.what = "torch_npu database export: ascend_pytorch_profiler_N.db, or its run folder";
         k.globs = {"ascend_pytorch_profiler*.db"};
+        k.lookedFor = "tables TASK, PYTORCH_API, CANN_API or COMMUNICATION_OP";
         return {k};
     }
 
@@ -116,6 +118,17 @@ private:
     {
         QFile f(info.filePath());
         return f.open(QIODevice::ReadOnly) && f.read(16) == QByteArray("SQLite format 3\0", 16);
+    }
+
+    // A database of another name is this producer's when it has one of its tables (an SQLite
+    // file of another tool is left to the others, or to the registry's message).
+    static bool hasProfilerTables(const QFileInfo& info)
+    {
+        sqlite::Database db;
+        if (!db.open(info.filePath().toStdString())) return false;
+        for (const char* t : {"TASK", "PYTORCH_API", "CANN_API", "COMMUNICATION_OP"})
+            if (db.hasTable(t)) return true;
+        return false;
     }
 
     static SourceMatch match(const QFileInfo& db)
