@@ -87,8 +87,6 @@ struct JobRank {
     std::vector<std::string> groups;   // distinct groups of this rank, interned
     std::string names;                 // the collectives' names, one after the other
     std::vector<PathPiece> pathPieces; // the report's critical-path pieces
-    std::vector<std::string> groups;   // distinct groups of this rank, interned
-    std::string names;                 // the collectives' names, one after the other
     // What the call rules read (collective-missing, collective-mismatch): the report's process
     // groups and its recorded or numbered calls, each with the index of its collective.
     std::vector<CommGroup> commGroups;

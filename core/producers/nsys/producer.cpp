@@ -78,7 +78,8 @@ public:
     std::vector<InputKind> inputs() const override
     {
         InputKind k;
-        k.what = "Nsight Systems export (nsys export --type sqlite: *.sqlite), or a report "
+        // No nsys flags here: the commands' help lists this line beside their own options.
+        k.what = "Nsight Systems SQLite export (*.sqlite, what nsys export writes), or a report "
                  "(*.nsys-rep, *.qdrep) with nsys on the PATH";
         k.globs = {"*.sqlite", "*.nsys-rep", "*.qdrep"};
         k.lookedFor = nsys::kLookedFor;
