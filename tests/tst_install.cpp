@@ -32,7 +32,8 @@ namespace {
 const QString kId = QString::fromLatin1(kAppId);
 const QStringList kMimeTypes = {QStringLiteral("application/x-kineto-trace+json"),
                                 QStringLiteral("application/x-kineto-trace+gzip"),
-                                QStringLiteral("application/x-torch-npu-trace+json")};
+                                QStringLiteral("application/x-torch-npu-trace+json"),
+                                QStringLiteral("application/x-pytorch-flight-recorder")};
 
 QString readText(const QString& path)
 {

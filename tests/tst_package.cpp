@@ -121,11 +121,19 @@ private slots:
                  QRegularExpression(QStringLiteral("NEEDED\\s+(\\S+)")).globalMatch(needed.out);
              it.hasNext();) {
             const QString soname = it.next().captured(1);
-            const auto m =
+            // "libz.so.1 => /lib/.../libz.so.1 (0x...)"; the dynamic loader, which a binary
+            // needs once it uses thread_local storage from a library, is listed by its path:
+            // "/lib64/ld-linux-x86-64.so.2 (0x...)".
+            auto m =
                 QRegularExpression(
                     QStringLiteral("^\\s*%1 => (\\S+)").arg(QRegularExpression::escape(soname)),
                     QRegularExpression::MultilineOption)
                     .match(ldd.out);
+            if (!m.hasMatch())
+                m = QRegularExpression(QStringLiteral("^\\s*(/\\S*/%1) \\(")
+                                           .arg(QRegularExpression::escape(soname)),
+                                       QRegularExpression::MultilineOption)
+                        .match(ldd.out);
             QVERIFY2(m.hasMatch(), qPrintable(soname));
             // dpkg knows a library by the path its package ships (/lib or /usr/lib: usrmerge).
             const QString real = QFileInfo(m.captured(1)).canonicalFilePath();
