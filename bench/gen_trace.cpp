@@ -30,7 +30,7 @@ int usage()
         "       gen_trace --seed-case [--ranks N] [--steps N] [--kineto|--db] --out DIR\n"
         "                 [--compute-ms X] [--allreduce-ms X] [--bad-steps I,J|none]\n"
         "                 [--write-ranks N] [--single-card] [--bad-ranks S=R[+R...],...]\n"
-        "                 [--slow-kernel R:S:MS] [--late-launch R:S:MS]\n"
+        "                 [--slow-kernel R:S:MS] [--late-launch R:S:MS] [--count-mismatch R:S]\n"
         "         the seed case as a job: DIR/rankN_ascend_pt/... (or rankN.pt.trace.json;\n"
         "         --db: torch_npu's database export, ascend_pytorch_profiler_N.db);\n"
         "         per step X ms of compute and an AllReduce of X ms (0: none), the 0-based\n"
@@ -40,7 +40,8 @@ int usage()
         "         that copy in each named 0-based step (a bad step; default rank 0);\n"
         "         --slow-kernel 3:1:50: rank 3's first kernel of step 1 runs 50 ms longer;\n"
         "         --late-launch 3:1:50: rank 3's host launches step 1's third kernel 50 ms\n"
-        "         late (the device idles); the other ranks wait that long in the AllReduce\n"
+        "         late (the device idles); the other ranks wait that long in the AllReduce;\n"
+        "         --count-mismatch 3:1: rank 3's AllReduce of step 1 has half the elements\n"
         "       gen_trace --sample --out DIR\n"
         "         the bundled sample: DIR/sample_rank0.json and sample_rank1.json\n");
     return 2;
@@ -169,6 +170,14 @@ int main(int argc, char** argv)
             late.rank = r;
             late.step = st;
             late.ns = static_cast<rs::TimeNs>(ms * 1e6);
+        } else if (a == "--count-mismatch" && hasValue) {
+            // RANK:STEP
+            int r = -1, st = -1;
+            char tail = 0;
+            if (std::sscanf(argv[++i], "%d:%d%c", &r, &st, &tail) != 2 || r < 0 || st < 0)
+                return usage();
+            seed.countMismatch.rank = r;
+            seed.countMismatch.step = st;
         } else if (a == "--write-ranks" && hasValue) {
             seed.writeRanks = std::max(1, std::atoi(argv[++i]));
         } else if (a == "--single-card") {

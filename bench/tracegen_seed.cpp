@@ -356,7 +356,7 @@ private:
                {"model id", 4294967295u},
                {"data_type", "FP32"},
                {"alg_type", m_o.ranks > 2 ? "MESH-RING" : "RING-RING"},
-               {"count", m_o.count}});
+               {"count", countOf(m_o, i, m_rank)}});
         planeTasks(i, rt, pl.othersWait);
     }
 
@@ -385,7 +385,7 @@ private:
     {
         ++m_taskId;
         m_ctx = 0;
-        const std::uint64_t bytes = m_o.count * 4;
+        const std::uint64_t bytes = countOf(m_o, i, m_rank) * 4;
         const int n = std::max(1, m_o.ranks);
         const std::uint64_t chunk = bytes / std::uint64_t(n);
         TimeNs t = st.arStart;
@@ -592,14 +592,15 @@ private:
         if (!hasAllReduce(m_o)) return;
         const TimeNs host = pl.host(4, st.hostStart + 600'000);
         const StepTimes rt = pl.ranked(st);
+        const std::uint64_t elems = countOf(m_o, i, m_rank);
         slice("c10d::allreduce_", "cpu_op", m_cpuPid, m_tid, host - 30'000, 150'000,
               {{"External id", 5000 + i}});
         slice("record_param_comms", "cpu_op", m_cpuPid, m_tid, host - 20'000, 130'000,
               {{"External id", 5100 + i},
                {"Collective name", "allreduce"},
                {"dtype", "Float"},
-               {"In msg nelems", m_o.count},
-               {"Out msg nelems", m_o.count},
+               {"In msg nelems", elems},
+               {"Out msg nelems", elems},
                {"Group size", m_o.ranks},
                {"Process Group Name", "0"},
                {"Process Group Description", "default_pg"},
@@ -614,16 +615,16 @@ private:
             // The misaligned input: 64 bytes past a 128-byte boundary, odd size.
             r["args"]["src"] = "0x7f2c04000040";
             r["args"]["dst"] = "0x7f2c80000000";
-            r["args"]["bytes"] = m_o.count * 4 + 96;
-            slice("Memcpy DtoD (Device -> Device)", "gpu_memcpy", m_gpuPid, 20, rt.arStart,
-                  m_o.extraMemcpyNs - 2'000,
-                  {{"device", m_rank},
-                   {"context", 1},
-                   {"stream", 20},
-                   {"correlation", corr},
-                   {"bytes", m_o.count * 4 + 96},
-                   {"memory bandwidth (GB/s)",
-                    double(m_o.count * 4 + 96) / double(m_o.extraMemcpyNs)}});
+            r["args"]["bytes"] = elems * 4 + 96;
+            slice(
+                "Memcpy DtoD (Device -> Device)", "gpu_memcpy", m_gpuPid, 20, rt.arStart,
+                m_o.extraMemcpyNs - 2'000,
+                {{"device", m_rank},
+                 {"context", 1},
+                 {"stream", 20},
+                 {"correlation", corr},
+                 {"bytes", elems * 4 + 96},
+                 {"memory bandwidth (GB/s)", double(elems * 4 + 96) / double(m_o.extraMemcpyNs)}});
             kernelStart += m_o.extraMemcpyNs;
         }
         const std::uint64_t corr = ++m_corr;
@@ -639,8 +640,8 @@ private:
                {"stream", 20},
                {"correlation", corr},
                {"Collective name", "allreduce"},
-               {"In msg nelems", m_o.count},
-               {"Out msg nelems", m_o.count},
+               {"In msg nelems", elems},
+               {"Out msg nelems", elems},
                {"Group size", m_o.ranks},
                {"dtype", "Float"},
                {"Process Group Name", "0"}});
@@ -669,6 +670,11 @@ TimeNs lateBy(const SeedCaseOptions& o, int step, int rank)
 {
     return (o.slowKernel.in(step, rank) ? o.slowKernel.ns : 0) +
            (o.lateLaunch.in(step, rank) ? o.lateLaunch.ns : 0);
+}
+
+std::uint64_t countOf(const SeedCaseOptions& o, int step, int rank)
+{
+    return o.countMismatch.in(step, rank) ? o.count / 2 : o.count;
 }
 
 TimeNs stepDelay(const SeedCaseOptions& o, int step)

@@ -43,7 +43,17 @@ struct SeedCaseOptions {
     };
     Late slowKernel; // its first compute kernel (the MatMul) runs ns longer
     Late lateLaunch; // its host launches the third kernel and everything after it ns late
+    // In 0-based step `step`, `rank`'s AllReduce has half the elements of the others' (a
+    // collective-mismatch: the group's calls differ).
+    struct At {
+        int rank = -1, step = -1;
+        bool in(int s, int r) const { return s == step && r == rank; }
+    };
+    At countMismatch;
 };
+
+// Elements of rank's AllReduce in 0-based step i (the planted count mismatch).
+std::uint64_t countOf(const SeedCaseOptions& o, int step, int rank);
 
 // How late rank reaches the AllReduce of 0-based step i (the planted causes), and the most any
 // rank is late there (what the others wait).

@@ -250,6 +250,13 @@ struct StackEntry {
     std::string kind;      // "slice", "host op", "python", "call stack", "stack frame", "flow"
 };
 
+// A value the members of one collective disagree on, and the ranks that had it
+// (collective-mismatch on profiled collectives).
+struct SeenValue {
+    std::string value;      // "AllReduce", "33554432", "FP32"
+    std::vector<int> ranks; // sorted
+};
+
 struct Finding {
     std::string rule; // stable id, e.g. "collective-internal-memcpy"
     Severity severity = Severity::Warning;
@@ -276,8 +283,12 @@ struct Finding {
     std::vector<int> emptyRanks;    // of the missing: a record with no calls (an empty dump)
     std::vector<int> absentRanks;   // of the missing: no record at all (no dump)
     std::optional<TimeNs> waitedNs; // how long the waiting members had waited at the dump
-    std::string mismatch;           // collective-mismatch: "op", "size" or "dtype"
+    std::string mismatch;           // collective-mismatch: "op", "size", "count" or "dtype"
     std::vector<int> matchingRanks; // collective-mismatch: members that called what most did
+    // Profiled collectives matched by order (collective-mismatch, collective-end-spread): the
+    // collective's place among its group's collectives of the step, and each value seen.
+    std::optional<int> index;
+    std::vector<SeenValue> seen;
 };
 
 // Marks the viewer draws per event.

@@ -91,8 +91,8 @@ inline constexpr auto kCollectiveFields = std::to_array<Field<Collective>>({
     member<&Collective::anomalous>("anomalous", RS),
     member<&Collective::busbwGbps>("busbw_gbps", RS),
     member<&Collective::bytes>("bytes", RS),
-    member<&Collective::count>("count", RS),
-    member<&Collective::dtype>("dtype", RS),
+    member<&Collective::count>("count", RS | Slim),
+    member<&Collective::dtype>("dtype", RS | Slim),
     member<&Collective::dur>("dur_ns", RS | Always | Slim),
     eventId<&Collective::event>("event", S | Slim),
     member<&Collective::extraMemcpyNs>("extra_memcpy_ns", RS | Slim),
@@ -262,6 +262,12 @@ static_assert(sortedByKey(kStepPathFields));
 // name it.
 void writeEvent(JsonWriter& w, const TraceFacts* facts, EventId e, std::optional<int> rank);
 
+inline constexpr auto kSeenValueFields = std::to_array<Field<SeenValue>>({
+    member<&SeenValue::ranks>("ranks", All | Always),
+    member<&SeenValue::value>("value", All | Always),
+});
+static_assert(sortedByKey(kSeenValueFields));
+
 inline constexpr auto kFindingFields = std::to_array<Field<Finding>>({
     member<&Finding::absentRanks>("absent_ranks", All | Sparse),
     member<&Finding::dtypes>("dtypes", All | Sparse),
@@ -290,6 +296,7 @@ inline constexpr auto kFindingFields = std::to_array<Field<Finding>>({
     member<&Finding::eventsRank>("events_rank", S),
     member<&Finding::group>("group", All | Sparse),
     member<&Finding::groupDesc>("group_desc", All | Sparse),
+    member<&Finding::index>("index", All | Sparse),
     inputIndex<Finding>(),
     {"input", J, nullptr, [](JsonWriter& w, const Finding&, const WriteContext&) { w.null(); }},
     member<&Finding::matchingRanks>("matching_ranks", All | Sparse),
@@ -301,6 +308,7 @@ inline constexpr auto kFindingFields = std::to_array<Field<Finding>>({
     member<&Finding::ranks>("ranks", J | S),
     member<&Finding::recommendation>("recommendation", All),
     member<&Finding::rule>("rule", All | Always),
+    objects<&Finding::seen, kSeenValueFields>("seen", All | Sparse),
     member<&Finding::seq>("seq", All | Sparse),
     named<&Finding::severity, severityName, summaryschema::severityFromName>("severity",
                                                                               All | Always),

@@ -13,22 +13,6 @@ namespace rs {
 
 namespace {
 
-// "1-3, 5": ranges keep long lists short (as the job findings write them).
-std::string rankList(const std::vector<int>& ranks)
-{
-    std::ostringstream o;
-    for (std::size_t i = 0; i < ranks.size();) {
-        std::size_t j = i;
-        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
-            ++j;
-        if (i) o << ", ";
-        o << ranks[i];
-        if (j > i) o << (j == i + 1 ? ", " : "-") << ranks[j];
-        i = j + 1;
-    }
-    return o.str();
-}
-
 // "9 and 14", "3, 5 and 7": for a sentence.
 std::string rankWords(const std::vector<int>& ranks)
 {
@@ -683,6 +667,21 @@ void Job::mismatches(const CallCheckOptions& options)
 }
 
 } // namespace
+
+std::string rankList(const std::vector<int>& ranks)
+{
+    std::ostringstream o;
+    for (std::size_t i = 0; i < ranks.size();) {
+        std::size_t j = i;
+        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+            ++j;
+        if (i) o << ", ";
+        o << ranks[i];
+        if (j > i) o << (j == i + 1 ? ", " : "-") << ranks[j];
+        i = j + 1;
+    }
+    return o.str();
+}
 
 std::string callOpName(std::string_view s)
 {

@@ -162,6 +162,9 @@ struct CallCheckOptions {
     std::size_t maxMismatches = 100; // findings of collective-mismatch kept (the rest counted)
 };
 
+// Ranks for a title, with ranges: {1, 2, 3, 5} -> "1-3, 5".
+std::string rankList(const std::vector<int>& ranks);
+
 // The op of a call as recorded, without the backend and the peers: "nccl:send 0->1" -> "send".
 std::string callOpName(std::string_view recorded);
 

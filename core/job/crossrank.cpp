@@ -12,22 +12,6 @@ namespace rs {
 
 namespace {
 
-std::string rankList(const std::vector<int>& ranks)
-{
-    // "1-3, 5": ranges keep long lists short.
-    std::ostringstream o;
-    for (std::size_t i = 0; i < ranks.size();) {
-        std::size_t j = i;
-        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
-            ++j;
-        if (i) o << ", ";
-        o << ranks[i];
-        if (j > i) o << (j == i + 1 ? ", " : "-") << ranks[j];
-        i = j + 1;
-    }
-    return o.str();
-}
-
 // collective-missing and collective-mismatch over the ranks' numbered calls, as job findings
 // whose evidence is the call of one rank (a waiting one, a mismatched one).
 std::vector<Finding> checkJobCalls(const std::vector<JobRank>& ranks,
@@ -102,6 +86,10 @@ void JobRank::add(const Collective& c, TimeNs fastModeNs)
     x.nameAt = static_cast<std::uint32_t>(names.size());
     x.nameLength = static_cast<std::uint32_t>(c.name.size());
     names += c.name;
+    x.count = c.count;
+    x.dtypeAt = static_cast<std::uint32_t>(names.size());
+    x.dtypeLength = static_cast<std::uint32_t>(c.dtype.size());
+    names += c.dtype;
     if (c.recorded() || c.seq) {
         RankCall call;
         call.group = c.group;
@@ -468,6 +456,10 @@ JobReport analyzeJob(const std::vector<JobRank>& ranks, std::vector<TimeNs> offs
     std::vector<Finding> callFindings = checkJobCalls(ranks, job.rankIds, options.calls);
     job.findings.insert(job.findings.begin(), std::make_move_iterator(callFindings.begin()),
                         std::make_move_iterator(callFindings.end()));
+    // Profiled collectives that the ranks disagree on, n-th for n-th.
+    std::vector<Finding> sequenceFindings = checkCollectiveSequences(ranks, job, options.sequences);
+    job.findings.insert(job.findings.end(), std::make_move_iterator(sequenceFindings.begin()),
+                        std::make_move_iterator(sequenceFindings.end()));
     std::stable_sort(job.findings.begin(), job.findings.end(),
                      [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
     job.criticalPath = jobCriticalPath(ranks, job);

@@ -5,6 +5,7 @@
 
 #include "core/analysis/report.h"
 #include "core/job/collectivecalls.h"
+#include "core/job/collectivecheck.h"
 
 #include <optional>
 #include <string>
@@ -57,9 +58,10 @@ struct JobReport {
 };
 
 struct JobOptions {
-    TimeNs minDelayNs = 1'000'000; // a delay below this is noise
-    double minDelayShare = 0.1;    // ... or below this share of the signature's fast-mode duration
-    CallCheckOptions calls;        // collective-missing, collective-mismatch
+    TimeNs minDelayNs = 1'000'000;  // a delay below this is noise
+    double minDelayShare = 0.1;     // ... or below this share of the signature's fast-mode duration
+    CallCheckOptions calls;         // collective-missing, collective-mismatch
+    SequenceCheckOptions sequences; // profiled collectives: mismatch, count, end spread
 };
 
 // What the cross-rank match reads of one collective of a rank: tens of bytes, no text of its
@@ -68,8 +70,10 @@ struct JobCollective {
     TimeNs start = 0, dur = 0, extraMemcpyNs = 0, waitNs = 0;
     TimeNs fastModeNs = 0; // its signature's fastest mode (modes.front().meanNs); 0: none
     EventId event = kNone;
-    std::uint32_t group = 0;                  // index into JobRank::groups
-    std::uint32_t nameAt = 0, nameLength = 0; // in JobRank::names
+    std::uint32_t group = 0;                    // index into JobRank::groups
+    std::uint32_t nameAt = 0, nameLength = 0;   // in JobRank::names
+    std::uint32_t dtypeAt = 0, dtypeLength = 0; // in JobRank::names ("" when unknown)
+    std::uint64_t count = 0;                    // elements, 0 when unknown
     std::int32_t step = 0;
     bool hasStep = false;
     CollectiveKind kind = CollectiveKind::Other;
@@ -85,7 +89,7 @@ struct JobRank {
     std::optional<TimeNs> baseTimeNs; // reportBaseTimeNs
     std::vector<JobCollective> collectives;
     std::vector<std::string> groups;   // distinct groups of this rank, interned
-    std::string names;                 // the collectives' names, one after the other
+    std::string names;                 // the collectives' names and dtypes, one after the other
     std::vector<PathPiece> pathPieces; // the report's critical-path pieces
     // What the call rules read (collective-missing, collective-mismatch): the report's process
     // groups and its recorded or numbered calls, each with the index of its collective.
@@ -98,6 +102,10 @@ struct JobRank {
     std::string_view name(const JobCollective& c) const
     {
         return std::string_view(names).substr(c.nameAt, c.nameLength);
+    }
+    std::string_view dtype(const JobCollective& c) const
+    {
+        return std::string_view(names).substr(c.dtypeAt, c.dtypeLength);
     }
 };
 

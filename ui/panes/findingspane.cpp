@@ -157,22 +157,12 @@ QTreeWidgetItem* FindingsPane::itemOf(int index) const
 
 namespace {
 
-QString rankList(std::vector<int> ranks)
+QString rankRanges(std::vector<int> ranks)
 {
     // Job-level findings name several ranks: "0-3, 5" stays short for a whole cluster.
     std::sort(ranks.begin(), ranks.end());
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-    QStringList parts;
-    for (std::size_t i = 0; i < ranks.size();) {
-        std::size_t j = i;
-        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
-            ++j;
-        parts << (j > i + 1    ? QStringLiteral("%1-%2").arg(ranks[i]).arg(ranks[j])
-                  : j == i + 1 ? QStringLiteral("%1, %2").arg(ranks[i]).arg(ranks[j])
-                               : QString::number(ranks[i]));
-        i = j + 1;
-    }
-    return parts.join(QStringLiteral(", "));
+    return QString::fromStdString(rankList(ranks));
 }
 
 } // namespace
@@ -254,9 +244,9 @@ void FindingsPane::setReport(ReportPtr report)
             if (f.rank) {
                 item->setText(RankColumn, QString::number(*f.rank));
             } else if (!f.ranks.empty()) {
-                item->setText(RankColumn, rankList(f.ranks));
+                item->setText(RankColumn, rankRanges(f.ranks));
                 item->setToolTip(
-                    RankColumn, tr("Job-level finding; ranks involved: %1").arg(rankList(f.ranks)));
+                    RankColumn, tr("Job-level finding; ranks involved: %1").arg(rankRanges(f.ranks)));
             } else {
                 item->setText(RankColumn, QStringLiteral("—"));
             }
