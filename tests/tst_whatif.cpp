@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+
 using namespace rs;
 
 namespace {
@@ -96,6 +98,76 @@ private slots:
                                     .arg(modeA)));
         }
         QVERIFY(r.totalPredictedNs < r.totalMeasuredNs);
+    }
+
+    // Each internal-memcpy finding's gain_ns (read off the critical path) is what the replay
+    // saves in its step: the job's finding against the job's replay without the copies, each
+    // rank's finding against that rank's replay alone. Two ranks copying in one step, a slow
+    // kernel elsewhere and a late launch do not change that.
+    void findingGainIsTheReplaysSaving_data()
+    {
+        QTest::addColumn<bool>("kineto");
+        QTest::addColumn<bool>("mixed");
+        QTest::newRow("torch_npu") << false << false;
+        QTest::newRow("kineto") << true << false;
+        QTest::newRow("torch_npu, two copiers, slow kernel, late launch") << false << true;
+    }
+    void findingGainIsTheReplaysSaving()
+    {
+        QFETCH(bool, kineto);
+        QFETCH(bool, mixed);
+        gen::SeedCaseOptions o;
+        o.kineto = kineto;
+        o.ranks = 4;
+        if (mixed) {
+            o.badRanks = {{2, {1, 3}}, {4, {0}}};
+            o.slowKernel = {2, 3, 30'000'000};
+            o.lateLaunch = {1, 4, 20'000'000};
+        }
+        QTemporaryDir dir;
+        QVERIFY(gen::writeSeedCaseJob(dir.path().toStdString(), o));
+        const PipelineResult run = runPipeline({dir.path().toStdString()}, PipelineOptions{});
+        QVERIFY(run.job);
+        WhatIfChange all;
+        all.removeInternalMemcpy = true;
+        std::map<int, TimeNs> saving;
+        for (const StepPrediction& p : replay(run, all).steps)
+            saving[p.step] = p.measuredNs - p.predictedNs;
+        int jobGains = 0;
+        for (const Finding& f : run.job->findings) {
+            if (f.rule != "job-rank-delays-collective" || !f.gainNs) continue;
+            ++jobGains;
+            QVERIFY(f.step);
+            QVERIFY2(std::llabs(*f.gainNs - saving[*f.step]) <= saving[*f.step] / 100 + 1'000,
+                     qPrintable(QString("step %1: gain %2, replay %3")
+                                    .arg(*f.step)
+                                    .arg(*f.gainNs)
+                                    .arg(saving[*f.step])));
+            QVERIFY(f.recommendation.find("Gain: without") != std::string::npos);
+        }
+        QCOMPARE(jobGains, 2); // the two bad steps
+        int rankGains = 0;
+        for (std::size_t i = 0; i < run.reports.size(); ++i) {
+            const AnalysisReport& rep = *run.reports[i];
+            for (const Finding& f : rep.findings) {
+                if (f.rule != "collective-extra-memcpy") continue;
+                QVERIFY(f.gainNs);
+                ++rankGains;
+                const Collective* c = rep.collectiveOf(f.events.front());
+                QVERIFY(c && c->step);
+                const WhatIfResult alone = whatIf({run.traces[i]}, {run.reports[i]}, nullptr, all);
+                TimeNs s = -1;
+                for (const StepPrediction& p : alone.steps)
+                    if (p.step == *c->step) s = p.measuredNs - p.predictedNs;
+                QVERIFY2(std::llabs(*f.gainNs - s) <= s / 100 + 1'000,
+                         qPrintable(QString("rank %1 step %2: gain %3, replay alone %4")
+                                        .arg(i)
+                                        .arg(*c->step)
+                                        .arg(*f.gainNs)
+                                        .arg(s)));
+            }
+        }
+        QCOMPARE(rankGains, mixed ? 3 : 2);
     }
 
     // The MatMul kernel twice as fast: 40 ms off every step when every rank has it; on one rank

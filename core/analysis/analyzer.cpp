@@ -147,7 +147,10 @@ std::shared_ptr<AnalysisReport> analyze(TracePtr trace, const AnalysisOptions& o
     rules::communicationFindings(*rep);
     rules::sortFindings(*rep);
     buildIndex(*rep, ctx.unaligned);
-    if (options.criticalPath) rep->pathPieces = analysis::pathPieces(ctx, *rep);
+    if (options.criticalPath) {
+        rep->pathPieces = analysis::pathPieces(ctx, *rep);
+        addCopyGains(*rep);
+    }
     rep->badFields = errors.total();
     if (errors.total() > 0) rep->warnings.push_back(presentation::badFields(errors.byKey()));
     return rep;

@@ -1,6 +1,7 @@
 #include "core/analysis/criticalpath.h"
 
 #include "core/analysis/producermodel.h"
+#include "core/timeconv.h"
 #include "core/trackrole.h"
 
 #include <algorithm>
@@ -371,6 +372,41 @@ std::vector<StepPath> rankCriticalPath(const AnalysisReport& rep)
     for (const Collective& c : rep.collectives)
         r.collectives.push_back({c.start, c.dur, c.extraMemcpyNs, c.event, c.name});
     return walkCriticalPath({r}, {});
+}
+
+std::optional<TimeNs> copyGain(const std::vector<StepPath>& paths, int step,
+                               const std::vector<PathCopy>& copies, TimeNs bound)
+{
+    const auto p = std::lower_bound(paths.begin(), paths.end(), step,
+                                    [](const StepPath& x, int s) { return x.step < s; });
+    if (p == paths.end() || p->step != step) return std::nullopt;
+    TimeNs on = 0;
+    for (const PathSegment& s : p->segments) {
+        if (s.kind != PathKind::InternalMemcpy) continue;
+        for (const PathCopy& c : copies)
+            if (c.event == s.event && (!c.rank || c.rank == s.rank)) on += s.end - s.start;
+    }
+    return std::clamp<TimeNs>(on, 0, std::max<TimeNs>(0, bound));
+}
+
+void addCopyGains(AnalysisReport& rep)
+{
+    std::vector<StepPath> paths;
+    bool walked = false;
+    for (Finding& f : rep.findings) {
+        if (f.rule != "collective-extra-memcpy" || f.events.empty()) continue;
+        const Collective* c = rep.collectiveOf(f.events.front());
+        if (!c || !c->step) continue;
+        if (!walked) {
+            paths = rankCriticalPath(rep);
+            walked = true;
+        }
+        f.gainNs = copyGain(paths, *c->step, {{std::nullopt, c->event}}, c->extraMemcpyNs);
+        if (!f.gainNs) continue;
+        f.recommendation += " Gain: without this copy, step " + std::to_string(*c->step) +
+                            " would be about " + formatDuration(*f.gainNs) +
+                            " shorter on this rank (its critical path).";
+    }
 }
 
 std::string checkStepPath(const StepPath& p)

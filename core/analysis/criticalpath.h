@@ -60,6 +60,20 @@ std::vector<StepPath> walkCriticalPath(const std::vector<PathRank>& ranks,
 // One rank alone (HTA's single-rank case): its report's pieces, no jumps.
 std::vector<StepPath> rankCriticalPath(const AnalysisReport& rep);
 
+// A copy on the path: the collective `event` of `rank` (none: any rank).
+struct PathCopy {
+    std::optional<int> rank;
+    EventId event = kNone;
+};
+// The step time saved if these collectives' extra internal memcpy were gone, read off the
+// step's path: their internal-memcpy segments on it, at most `bound` (how much earlier the
+// exchange could start without them). None when `paths` has no path of `step`.
+std::optional<TimeNs> copyGain(const std::vector<StepPath>& paths, int step,
+                               const std::vector<PathCopy>& copies, TimeNs bound);
+// Sets gainNs (and says it in the recommendation) of the report's collective-extra-memcpy
+// findings: the rank alone, on its own path (its pieces must be computed).
+void addCopyGains(AnalysisReport& rep);
+
 // Whether a path covers its step: contiguous, ascending segments from start to end, and
 // byKind summing to its length. Empty when it does, else what is wrong (tests, fuzzing).
 std::string checkStepPath(const StepPath& p);

@@ -289,6 +289,9 @@ struct Finding {
     // collective's place among its group's collectives of the step, and each value seen.
     std::optional<int> index;
     std::vector<SeenValue> seen;
+    // Internal-memcpy findings: the step time saved if that copy were gone, read off the step's
+    // critical path (criticalpath.h, copyGain); none when the step has no path.
+    std::optional<TimeNs> gainNs;
 };
 
 // Marks the viewer draws per event.

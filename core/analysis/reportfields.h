@@ -294,6 +294,7 @@ inline constexpr auto kFindingFields = std::to_array<Field<Finding>>({
          });
      }},
     member<&Finding::eventsRank>("events_rank", S),
+    member<&Finding::gainNs>("gain_ns", All | Sparse),
     member<&Finding::group>("group", All | Sparse),
     member<&Finding::groupDesc>("group_desc", All | Sparse),
     member<&Finding::index>("index", All | Sparse),

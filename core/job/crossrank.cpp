@@ -1,7 +1,9 @@
 #include "core/job/crossrank.h"
 
+#include "core/analysis/criticalpath.h"
 #include "core/job/jobloader.h"
 #include "core/job/jobpath.h"
+#include "core/timeconv.h"
 
 #include <algorithm>
 #include <map>
@@ -356,6 +358,9 @@ JobReport analyzeJob(const std::vector<JobRank>& ranks, std::vector<TimeNs> offs
         }
     }
 
+    // The path first: a delayed collective's finding says what its copies cost the step.
+    job.criticalPath = jobCriticalPath(ranks, job);
+
     // One finding per delayed collective: "step 45: ranks 5, 6 copy, ranks 0-4, 7 wait".
     int instancesWithDelay = 0;
     std::map<int, TimeNs> causedByRank;
@@ -418,6 +423,20 @@ JobReport analyzeJob(const std::vector<JobRank>& ranks, std::vector<TimeNs> offs
         f.title = t.str();
         f.ranks = x.delayingRanks;
         f.ranks.insert(f.ranks.end(), waiting.begin(), waiting.end());
+        if (anyCopy && x.step) {
+            // Without the delaying ranks' copies the exchange starts when the last member is
+            // ready without them; the step gains what of the copies was on its path, at most.
+            TimeNs ready = 0, readyWithout = 0;
+            std::vector<PathCopy> copies;
+            for (const RankOp& op : x.ops) {
+                const bool delaying = isDelaying(op.rank);
+                ready = std::max(ready, op.ready);
+                readyWithout = std::max(readyWithout, delaying ? op.start : op.ready);
+                if (delaying && op.extraMemcpyNs > 0)
+                    copies.push_back({op.rank, ranks[op.report].collectives[op.collective].event});
+            }
+            f.gainNs = copyGain(job.criticalPath, *x.step, copies, ready - readyWithout);
+        }
         const JobCollective& c = ranks[main->report].collectives[main->collective];
         f.events.push_back(c.event);
         f.eventsRank = main->rank;
@@ -432,6 +451,11 @@ JobReport analyzeJob(const std::vector<JobRank>& ranks, std::vector<TimeNs> offs
                     : who + " reach" + (several ? "" : "es") +
                           " the collective late: look at the compute, data loading or host "
                           "work just before it.";
+        if (f.gainNs)
+            f.recommendation += " Gain: without " +
+                                std::string(several ? "these copies" : "this copy") + ", step " +
+                                std::to_string(*x.step) + " would be about " +
+                                formatDuration(*f.gainNs) + " shorter (its critical path).";
         job.findings.push_back(std::move(f));
     }
 
@@ -462,7 +486,6 @@ JobReport analyzeJob(const std::vector<JobRank>& ranks, std::vector<TimeNs> offs
                         std::make_move_iterator(sequenceFindings.end()));
     std::stable_sort(job.findings.begin(), job.findings.end(),
                      [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
-    job.criticalPath = jobCriticalPath(ranks, job);
     return job;
 }
 
