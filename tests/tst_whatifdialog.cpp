@@ -187,12 +187,18 @@ private slots:
         const WhatIfChange c = CriticalPathController::memcpyChange(*memcpy);
         QVERIFY(c.removeInternalMemcpy);
         QCOMPARE(c.rank, std::optional<int>(m_seed.badRank));
-        // The pane's button opens the same dialog.
+        // The tab's button opens the same dialog, the memcpy's removal preset on a step that
+        // waited on one, not on a step that did not.
         CriticalPathPane* pane = m_w->criticalPath()->pane();
         QVERIFY(pane->whatIfButton()->isEnabled());
-        m_w->criticalPath()->whatIfDialog()->hide();
-        pane->whatIfButton()->click();
-        QVERIFY(m_w->criticalPath()->whatIfDialog()->isVisible());
+        WhatIfDialog* d = m_w->criticalPath()->whatIfDialog();
+        for (const int i : {m_seed.badSteps.front(), 0}) {
+            d->hide();
+            QVERIFY(pane->setStep(int(m_seed.stepBase) + i));
+            pane->whatIfButton()->click();
+            QVERIFY(d->isVisible());
+            QCOMPARE(d->removeMemcpyBox()->isChecked(), i == m_seed.badSteps.front());
+        }
     }
 };
 

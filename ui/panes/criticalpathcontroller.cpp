@@ -65,7 +65,13 @@ CriticalPathController::CriticalPathController(MainWindow* window)
     connect(m_whatIfAction, &QAction::triggered, this, [this] { whatIf(); });
 
     connect(m_pane, &CriticalPathPane::layerChanged, this, [this] { repaintTimeline(); });
-    connect(m_pane, &CriticalPathPane::whatIfRequested, this, [this] { whatIf(); });
+    // From the tab: a step that waited on an internal memcpy asks first what removing it gains.
+    connect(m_pane, &CriticalPathPane::whatIfRequested, this, [this] {
+        WhatIfChange c;
+        if (const StepPath* p = m_pane->currentPath())
+            c.removeInternalMemcpy = p->byKind[std::size_t(PathKind::InternalMemcpy)] > 0;
+        whatIf(c);
+    });
     connect(m_pane, &CriticalPathPane::segmentActivated, this, [this](TimeNs a, TimeNs b, EventId) {
         const TimeNs pad = std::max<TimeNs>((b - a) / 8, 100);
         m_window->timeline()->zoomToRange(a - pad, b + pad);

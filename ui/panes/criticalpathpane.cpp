@@ -144,10 +144,13 @@ void PathKindBar::paintEvent(QPaintEvent*)
         const auto k = PathKind(i);
         const QRectF r = partRect(k);
         if (!r.isEmpty()) p.fillRect(r, CriticalPathLayer::kindColor(k, pal));
-        if (m_byKind[std::size_t(i)] > 0)
-            parts << QStringLiteral("%1 %2%")
-                         .arg(CriticalPathLayer::kindLabel(k))
-                         .arg(share(m_byKind[std::size_t(i)], total), 0, 'f', 0);
+        if (m_byKind[std::size_t(i)] > 0) {
+            // A share under half a percent still says it is there.
+            const double pct = share(m_byKind[std::size_t(i)], total);
+            parts << QStringLiteral("%1 %2").arg(
+                CriticalPathLayer::kindLabel(k),
+                pct < 0.5 ? QStringLiteral("<1%") : QStringLiteral("%1%").arg(pct, 0, 'f', 0));
+        }
     }
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(

@@ -235,12 +235,12 @@ void CriticalPathLayer::paint(QPainter& p, const TimelineGeometry& g,
         p.setPen(pen);
         p.drawLine(QPointF(x, y0), QPointF(x, y1));
         if (jump) {
-            // The end the path comes from (earlier in time) is where the step went on waiting:
-            // a dot there, so the direction reads without arrows on thin lines.
+            // A dot on the rank the path jumps to when walked back from the step's end (the
+            // earlier piece): the one that delayed the collective.
             p.setRenderHint(QPainter::Antialiasing, true);
             p.setPen(Qt::NoPen);
             p.setBrush(pal.pathInk);
-            p.drawEllipse(QPointF(x, y1), 3, 3);
+            p.drawEllipse(QPointF(x, y0), 3.5, 3.5);
             p.setRenderHint(QPainter::Antialiasing, false);
             ++m_stats.rankJumps;
         }
