@@ -12,6 +12,7 @@
 #include "ui/job/jobsession.h"
 #include "ui/plots/plotexport.h"
 #include "ui/theme/theme.h"
+#include "ui/timeline/criticalpathlayer.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -90,6 +91,9 @@ int exportImage(const QStringList& args)
                       "--finding N (of --step N: its anomalous collective; else the top "
                       "finding in the range)."});
     parser.addOption({"no-story", "The timeline alone: no step plot and root cause under it."});
+    parser.addOption({"critical-path",
+                      "Draw each step's critical path over the tracks: a band per segment in "
+                      "its kind's colour, connectors where it jumps to another rank."});
     parser.addOption(
         {"view", "A plot instead of the timeline: steps, distribution or matrix.", "VIEW"});
     parser.addOption({"title", "Title of the picture (default: the trace file name).", "TEXT"});
@@ -269,6 +273,17 @@ int exportImage(const QStringList& args)
 
     ExportComposer composer(trace, report, &store);
     composer.setOptions(options);
+    if (parser.isSet("critical-path")) {
+        // The painter the viewer's toggle uses (ui/timeline/criticalpathlayer.h).
+        const std::shared_ptr<const CriticalPathLayer> path =
+            session ? CriticalPathLayer::forJob(*session) : CriticalPathLayer::forReport(*report);
+        if (path->empty())
+            std::cerr << "ringscope export: warning: no critical path (the trace has no steps)\n";
+        composer.renderer().setPathOverlay(
+            [path](QPainter& p, const TimelineGeometry& g, const TimelineRenderer& r) {
+                path->paint(p, g, r);
+            });
+    }
     // The tracks pinned and filtered in the viewer (saved in the sidecar) render the same way.
     composer.renderer().setTrackViewState(store.trackState());
     if (session) {

@@ -10,6 +10,7 @@
 #include "ui/heatmap/rankstepheatmap.h"
 #include "ui/job/rankoffsetsdialog.h"
 #include "ui/panes/callstackpane.h"
+#include "ui/panes/criticalpathcontroller.h"
 #include "ui/panes/detailspane.h"
 #include "ui/panes/findingspane.h"
 #include "ui/panes/searchpane.h"
@@ -206,6 +207,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_stats->setAnnotationStore(m_annotations->store());
     m_stats->installActions(this);
     m_annotations->setSession(m_session);
+    m_criticalPath = new CriticalPathController(this); // toggle, tab, What if…
     // The window's public signals, after every pane has followed the session.
     connect(m_session, &Session::traceLoaded, this, [this] {
         updateStatus();

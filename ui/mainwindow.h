@@ -22,6 +22,7 @@ namespace rs {
 
 class AnnotationController;
 class CallStackPane;
+class CriticalPathController;
 class CommMatrixView;
 class DetailsPane;
 class DistributionView;
@@ -91,6 +92,8 @@ public:
     void showStep(int step);
     StepsView* stepsView() const { return m_steps; }
     AnnotationController* annotations() const { return m_annotations; }
+    // The critical path's toggle, tab and the what-if (ui/panes/criticalpathcontroller.h).
+    CriticalPathController* criticalPath() const { return m_criticalPath; }
     DistributionView* distributionView() const { return m_distribution; }
     CommMatrixView* commView() const { return m_comm; }
     // The Statistics tab (ui/stats): tables of the trace, the ruler range or the area.
@@ -198,6 +201,7 @@ private:
     SearchPane* m_search = nullptr;
     StepsView* m_steps = nullptr;
     AnnotationController* m_annotations = nullptr;
+    CriticalPathController* m_criticalPath = nullptr;
     DistributionView* m_distribution = nullptr;
     QTabWidget* m_tabs = nullptr;
     QDockWidget* m_bottomDock = nullptr;

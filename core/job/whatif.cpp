@@ -37,9 +37,11 @@ struct Node {
 
 class Replay {
 public:
+    // merged: traces[i] is the job's merged trace, rank i its tracks from merged->trackBase,
+    // its reports already on the job clock.
     Replay(const std::vector<TracePtr>& traces, const std::vector<ReportPtr>& reports,
-           const JobReport* job, const WhatIfChange& change)
-        : m_traces(traces), m_reports(reports), m_job(job), m_change(change)
+           const JobReport* job, const WhatIfChange& change, const JobTrace* merged = nullptr)
+        : m_traces(traces), m_reports(reports), m_job(job), m_change(change), m_merged(merged)
     {
         for (const WhatIfChange::Scale& s : change.scale)
             m_globs.emplace_back(
@@ -73,6 +75,7 @@ public:
 private:
     TimeNs offset(std::size_t r) const
     {
+        if (m_merged) return 0; // the merged trace is on the job clock already
         return m_job && r < m_job->offsets.size() ? m_job->offsets[r] : 0;
     }
     bool changes(std::size_t r) const
@@ -101,7 +104,12 @@ private:
         const TimeNs off = offset(r);
         const auto sl = t.slices();
         const std::size_t first = m_nodes.size();
-        for (TrackId tr = 0; tr < t.tracks().size(); ++tr) {
+        TrackId trBegin = 0, trEnd = TrackId(t.tracks().size());
+        if (m_merged && r + 1 < m_merged->trackBase.size()) {
+            trBegin = m_merged->trackBase[r];
+            trEnd = std::min<TrackId>(trEnd, m_merged->trackBase[r + 1]);
+        }
+        for (TrackId tr = trBegin; tr < trEnd; ++tr) {
             if (!isStreamRole(t.role(tr))) continue;
             const auto slices = t.trackSlices(tr);
             auto it = std::lower_bound(slices.begin(), slices.end(), st.start,
@@ -279,6 +287,7 @@ private:
     const std::vector<ReportPtr>& m_reports;
     const JobReport* m_job;
     const WhatIfChange& m_change;
+    const JobTrace* m_merged = nullptr;
     std::vector<std::pair<QRegularExpression, double>> m_globs;
     std::map<std::pair<std::size_t, std::size_t>, std::size_t> m_instanceOf;
     std::vector<Node> m_nodes;
@@ -291,6 +300,14 @@ WhatIfResult whatIf(const std::vector<TracePtr>& traces, const std::vector<Repor
                     const JobReport* job, const WhatIfChange& change)
 {
     return Replay(traces, reports, job, change).run();
+}
+
+WhatIfResult whatIf(const JobTrace& merged, const std::vector<ReportPtr>& reports,
+                    const JobReport* job, const WhatIfChange& change)
+{
+    if (!merged.trace || merged.trackBase.size() < reports.size() + 1) return {};
+    const std::vector<TracePtr> traces(reports.size(), merged.trace);
+    return Replay(traces, reports, job, change, &merged).run();
 }
 
 std::string whatIfJson(const WhatIfResult& r)

@@ -9,6 +9,7 @@
 
 #include "core/analysis/report.h"
 #include "core/job/crossrank.h"
+#include "core/job/jobtrace.h"
 
 #include <optional>
 #include <string>
@@ -40,6 +41,13 @@ struct WhatIfResult {
 // cross-rank match (nullptr: each rank alone, as one rank is). Steps are replayed one by one
 // from their measured start.
 WhatIfResult whatIf(const std::vector<TracePtr>& traces, const std::vector<ReportPtr>& reports,
+                    const JobReport* job, const WhatIfChange& change);
+
+// The viewer's job, whose ranks are merged into one display trace (core/job/jobtrace.h):
+// reports[i] is block i's report on it (merged ids, job clock: JobSession::perRank), job the
+// cross-rank match of the blocks. Rank i's device work is read from its own tracks of the
+// merged trace, so the rank traces need not be kept; the result is the same as above.
+WhatIfResult whatIf(const JobTrace& merged, const std::vector<ReportPtr>& reports,
                     const JobReport* job, const WhatIfChange& change);
 
 // `ringscope whatif --json`: {steps: [{step, measured_ns, predicted_ns}], total_measured_ns,

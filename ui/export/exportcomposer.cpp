@@ -213,6 +213,7 @@ void ExportComposer::copyViewState(const TimelineRenderer& view)
     m_renderer.setProcessRanks(view.processRanks());
     m_renderer.setTrackViewState(view.trackViewState()); // pinned band and filter as on screen
     m_renderer.setCompactRows(view.compactRows());       // compact mode as on screen
+    m_renderer.setPathOverlay(view.pathOverlay());       // the critical path when shown
     for (ProcessId p = 0; p < m_trace->processes().size(); ++p)
         m_renderer.setCollapsed(p, view.isCollapsed(p));
 }

@@ -193,6 +193,16 @@ void StepsView::restyle(const ThemePalette& p)
         m_communication[lane]->setScatterStyle(QCPScatterStyle(
             QCPScatterStyle::ssDiamond, p.communicationLine, p.communicationLine, 8));
     }
+    if (m_measured) {
+        m_measured->setPen(QPen(p.plotText, 1.5, Qt::DashLine));
+        m_measured->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssPlus, QPen(p.plotText, 1.5), Qt::NoBrush, 8));
+    }
+    if (m_predicted) {
+        m_predicted->setPen(QPen(p.plotPredicted, 2.5));
+        m_predicted->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssCircle, p.plotPredicted, p.plotPredicted, 7));
+    }
     for (QCPItemRect* band : {m_bandTop, m_bandBottom})
         band->setBrush(p.plotHighlightBand);
     m_outline->setPen(QPen(p.plotHighlight, 2.5));
@@ -321,6 +331,36 @@ void StepsView::setReports(std::vector<ReportPtr> reports)
     rebuild();
 }
 
+void StepsView::setPrediction(std::vector<StepPrediction> steps, const QString& label)
+{
+    m_prediction = std::move(steps);
+    m_predictionLabel = label;
+    rebuild();
+}
+
+void StepsView::addPrediction(double* maxTotal)
+{
+    if (m_prediction.empty() || m_layout.steps.empty()) return;
+    QCPAxis* bx = m_barsRect->axis(QCPAxis::atBottom);
+    QCPAxis* by = m_barsRect->axis(QCPAxis::atLeft);
+    m_measured = new QCPGraph(bx, by);
+    m_predicted = new QCPGraph(bx, by);
+    m_measured->setName(QStringLiteral("measured step (job)"));
+    m_predicted->setName(m_predictionLabel.isEmpty()
+                             ? QStringLiteral("predicted")
+                             : QStringLiteral("predicted: %1").arg(m_predictionLabel));
+    for (const StepPrediction& sp : m_prediction) {
+        const auto it = std::lower_bound(m_layout.steps.begin(), m_layout.steps.end(), sp.step);
+        if (it == m_layout.steps.end() || *it != sp.step) continue;
+        const double x = double(it - m_layout.steps.begin());
+        m_measured->addData(x, toMs(sp.measuredNs));
+        m_predicted->addData(x, toMs(sp.predictedNs));
+        *maxTotal = std::max({*maxTotal, toMs(sp.measuredNs), toMs(sp.predictedNs)});
+    }
+    for (QCPGraph* g : {m_measured, m_predicted})
+        g->setSelectable(QCP::stNone);
+}
+
 QCPGraph* StepsView::computingGraph(int rankIndex) const
 {
     return rankIndex >= 0 && size_t(rankIndex) < m_computing.size() ? m_computing[size_t(rankIndex)]
@@ -343,6 +383,9 @@ void StepsView::rebuild()
         m_plot->removeGraph(g);
     for (QCPGraph* g : m_spans)
         m_plot->removeGraph(g);
+    for (QCPGraph* g : {m_measured, m_predicted})
+        if (g) m_plot->removeGraph(g);
+    m_measured = m_predicted = nullptr;
     m_computing.clear();
     m_communication.clear();
     m_spans.clear();
@@ -370,6 +413,7 @@ void StepsView::rebuild()
         maxTotal = std::max(maxTotal, total);
         maxLine = std::max({maxLine, toMs(st.computing), toMs(st.communication)});
     }
+    addPrediction(&maxTotal);
     // Several ranks: each rank a point under its own bar (lines from rank to rank crossed into a
     // lattice), over a band per step from the lowest rank to the highest; one rank: its lines.
     const bool points = m_layout.ranks > 1;
@@ -607,6 +651,15 @@ void StepsView::showContextMenu(const QPoint& pos)
 
 void StepsView::setSession(Session* session)
 {
+    // A what-if's prediction is about what was open (before followRankReports' slot rebuilds).
+    connect(session, &Session::traceLoaded, this, [this] {
+        m_prediction.clear();
+        m_predictionLabel.clear();
+    });
+    connect(session, &Session::traceReplaced, this, [this] {
+        m_prediction.clear();
+        m_predictionLabel.clear();
+    });
     followRankReports(session, this);
     // The step the selected event falls in outlined; a click asks for that rank's step.
     connect(session, &Session::selectionChanged, this, [this, session](EventId e) {

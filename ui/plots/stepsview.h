@@ -6,6 +6,7 @@
 // highest), and the spread of each figure across steps printed beside the plot.
 
 #include "core/analysis/report.h"
+#include "core/job/whatif.h"
 #include "ui/plots/plotstyle.h"
 
 #include <QStringList>
@@ -68,6 +69,14 @@ public:
     int slotAt(const QPoint& pos) const;
     std::optional<std::pair<int, int>> highlightedStep() const; // rank, step
 
+    // The what-if's answer (ui/panes/whatifdialog.h) over the bars: per step the job's
+    // measured time and the predicted one, a line each ("measured step", "predicted: LABEL");
+    // empty clears them. Kept across new reports of the same steps until cleared.
+    void setPrediction(std::vector<StepPrediction> steps, const QString& label = {});
+    const std::vector<StepPrediction>& prediction() const { return m_prediction; }
+    QCPGraph* predictedGraph() const { return m_predicted; }
+    QCPGraph* measuredGraph() const { return m_measured; }
+
 signals:
     void stepClicked(int rank, int step);
 
@@ -102,7 +111,14 @@ public:
     QSize spreadTextSize() const;
 
 private:
+    // Per step of the layout: its measured and predicted point (the what-if), when set.
+    void addPrediction(double* maxTotal);
+
     std::vector<ReportPtr> m_reports;
+    std::vector<StepPrediction> m_prediction;
+    QString m_predictionLabel;
+    QCPGraph* m_measured = nullptr;
+    QCPGraph* m_predicted = nullptr;
     plots::StepLayout m_layout;
     QCustomPlot* m_plot = nullptr;
     QCPTextElement* m_title = nullptr;

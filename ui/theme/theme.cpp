@@ -63,6 +63,11 @@ ThemePalette makeLight()
     p.overlayText = rgb(0xffffff);
     p.overlayKey = rgb(0xffd278);
     p.noteLabel = rgb(0xfffffa, 240);
+    // Hues apart from each other and from the slice palette's pastels; dark enough on white.
+    p.pathKind = {rgb(0x1e8a4c), rgb(0x2257c7), rgb(0xe0640a), rgb(0x0b8f99),
+                  rgb(0xb58900), rgb(0x8e3fb0), rgb(0x7d7d7d)};
+    p.pathInk = rgb(0xc2185b);
+    p.plotPredicted = rgb(0xc2185b);
 
     p.computing = rgb(0x59a14f);
     p.overlapped = rgb(0x76b7b2);
@@ -147,6 +152,10 @@ ThemePalette makeDark()
     p.areaInk = rgb(0x5a8cf0);
     p.areaFill = rgb(0x5a8cf0, 60);
     p.noteLabel = rgb(0x202228, 235);
+    p.pathKind = {rgb(0x5fd38d), rgb(0x6fa2ff), rgb(0xffa04d), rgb(0x4fd3dd),
+                  rgb(0xffd24d), rgb(0xc792ea), rgb(0xa0a0a0)};
+    p.pathInk = rgb(0xff6fa8);
+    p.plotPredicted = rgb(0xff6fa8);
 
     p.free = rgb(0x5a5d63);
     p.computingLine = rgb(0x8bd38f);

@@ -10,6 +10,7 @@
 #include <QPalette>
 #include <QString>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -36,11 +37,16 @@ struct ThemePalette {
     QColor inkOnMark;         // text on a filled mark (cursor time, range and area labels)
     QColor overlay, overlayText, overlayKey; // the `?` keys overlay
     QColor noteLabel;                        // the box behind an annotation's text
+    // The critical path (issue 44): a band per segment in its PathKind's ink (compute,
+    // collective, internal_memcpy, copy, launch, host, idle), connectors at its jumps.
+    std::array<QColor, 7> pathKind;
+    QColor pathInk;
 
     // Plots (steps, distribution, scaling, communication, heatmap).
     QColor computing, overlapped, commNotOverlapped, free, computingLine, communicationLine;
     QColor plotCollective, plotMemcpy, plotWaiting, plotAnomalous, modeMark;
     QColor plotHighlight, plotHighlightBand;
+    QColor plotPredicted; // the what-if's predicted step time over the measured one
     QColor plotBackground, plotAxis, plotGrid, plotText;
     QColor plotDim;                    // notes inside a plot ("no memcpy in this group")
     QColor plotGuide;                  // reference lines (the scaling plot's ideal 100%)

@@ -527,6 +527,12 @@ void TimelineRenderer::paint(QPainter& p, const TimelineGeometry& g) const
         paintMarks(p, g, pinned);
         p.restore();
     }
+    if (m_pathOverlay) {
+        p.save();
+        p.setClipRect(plot);
+        m_pathOverlay(p, g, *this);
+        p.restore();
+    }
     paintLabels(p, g);
     if (band > 0) { // the band's lower edge: what is under it scrolls
         p.fillRect(QRectF(0, plot.top() + band - 1, g.size.width(), 2), m_style.grid.darker(140));

@@ -202,6 +202,13 @@ public:
     const std::vector<int>& processRanks() const { return m_processRanks; }
     // Drawn last, over everything (annotations, export decorations).
     void setOverlay(Overlay overlay) { m_overlay = std::move(overlay); }
+    // Drawn over the tracks, clipped to the plot, under the labels, ruler and overlay (the
+    // critical path: ui/timeline/criticalpathlayer.h). Given the renderer that paints (its
+    // style, its ranks), so an export's renderer draws it as the view's does (copyViewState).
+    using PathOverlay =
+        std::function<void(QPainter&, const TimelineGeometry&, const TimelineRenderer&)>;
+    void setPathOverlay(PathOverlay overlay) { m_pathOverlay = std::move(overlay); }
+    const PathOverlay& pathOverlay() const { return m_pathOverlay; }
 
     TimelineGeometry geometry(QSizeF size, TimeNs t0, TimeNs t1, double scrollY) const;
     double contentHeight() const { return m_layout ? m_layout->contentHeight() : 0; }
@@ -293,6 +300,7 @@ private:
     double m_labelWidth = 220;
     TimelineStyle m_style = TimelineStyle::light();
     Overlay m_overlay;
+    PathOverlay m_pathOverlay;
     std::vector<int> m_processRanks; // per process, empty: one rank
 };
 
