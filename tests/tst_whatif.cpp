@@ -155,7 +155,9 @@ private slots:
                 ++rankGains;
                 const Collective* c = rep.collectiveOf(f.events.front());
                 QVERIFY(c && c->step);
-                const WhatIfResult alone = whatIf({run.traces[i]}, {run.reports[i]}, nullptr, all);
+                const WhatIfResult alone =
+                    whatIf(std::vector<TracePtr>{run.traces[i]},
+                           std::vector<ReportPtr>{run.reports[i]}, nullptr, all);
                 TimeNs s = -1;
                 for (const StepPrediction& p : alone.steps)
                     if (p.step == *c->step) s = p.measuredNs - p.predictedNs;

@@ -68,12 +68,20 @@ void callFields(nlohmann::json& j, const Finding& f)
     list("absent_ranks", f.absentRanks);
     list("dtypes", f.dtypes);
     list("empty_ranks", f.emptyRanks);
+    if (f.gainNs) j["gain_ns"] = *f.gainNs;
     list("group", f.group);
     list("group_desc", f.groupDesc);
+    if (f.index) j["index"] = *f.index;
     list("matching_ranks", f.matchingRanks);
     list("mismatch", f.mismatch);
     list("missing_ranks", f.missingRanks);
     list("op", f.op);
+    if (!f.seen.empty()) {
+        nlohmann::json seen = nlohmann::json::array();
+        for (const SeenValue& v : f.seen)
+            seen.push_back({{"ranks", v.ranks}, {"value", v.value}});
+        j["seen"] = seen;
+    }
     if (f.seq) j["seq"] = *f.seq;
     list("sizes", f.sizes);
     if (f.waitedNs) j["waited_ns"] = *f.waitedNs;
@@ -250,6 +258,7 @@ nlohmann::json reportToJson(const std::vector<ReportInput>& inputs, const JobRep
                              {"events", std::move(evs)},
                              {"stack", std::move(stack)},
                              {"recommendation", f.recommendation}});
+            if (f.gainNs) finds.back()["gain_ns"] = *f.gainNs;
         }
     }
     nlohmann::json cross = nlohmann::json::array();

@@ -288,6 +288,7 @@ Finding readFinding(Reader& rd, const json& o)
     rd.ints(o, "ranks", f.ranks, w);
     rd.optInteger(o, "events_rank", f.eventsRank, w);
     rd.optInteger(o, "step", f.step, w);
+    rd.optInt64(o, "gain_ns", f.gainNs, w);
     return f;
 }
 
