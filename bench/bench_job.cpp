@@ -4,7 +4,9 @@
 // tasks at once and the process's thread count, and checks the targets:
 //   job peak RSS <= 1.3 x the sum of single-rank peaks and <= the budget; job MB/s >= single.
 //   bench_job [--ranks N] [--size 50M] [--shape kineto|torch_npu] [--dir DIR]
-//             [--max-memory MiB] [--parallel N] [--load-only]
+//             [--max-memory MiB] [--parallel N] [--load-only] [--no-path]
+// --no-path: without the critical path (AnalysisOptions::criticalPath; no pieces, no job walk,
+// no gains), to time what the path adds to the job's analysis.
 #include "bench/benchutil.h"
 #include "bench/tracegen_large.h"
 #include "core/job/jobloader.h"
@@ -40,11 +42,11 @@ int main(int argc, char** argv)
     std::string dir = "/tmp/ringscope-bench-job";
     std::uint64_t budget = 0;
     int parallel = 0;
-    bool loadOnly = false;
+    bool loadOnly = false, noPath = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--load-only") {
-            loadOnly = true;
+        if (a == "--load-only" || a == "--no-path") {
+            (a == "--load-only" ? loadOnly : noPath) = true;
             continue;
         }
         if (i + 1 >= argc) break;
@@ -110,9 +112,11 @@ int main(int argc, char** argv)
     rs::PipelineOptions options;
     options.load.maxMemoryBytes = budget;
     options.maxParallel = parallel;
+    options.analysis.criticalPath = !noPath;
     std::size_t loaded = 0, errors = 0, collectives = 0;
     std::uint64_t peakHeld = 0, usedBudget = 0;
     int peakRanks = 0;
+    std::size_t pathSteps = 0;
     if (loadOnly) {
         rs::JobLoadResult job = rs::loadJob(inputs, options.load, &progress, parallel);
         loaded = job.traces.size();
@@ -123,6 +127,7 @@ int main(int argc, char** argv)
         loaded = job.traces.size();
         errors = job.errors.size();
         collectives = job.job ? job.job->collectives.size() : 0;
+        pathSteps = job.job ? job.job->criticalPath.size() : 0;
         peakHeld = job.peakHeld;
         peakRanks = job.peakRunning;
         usedBudget = job.budget;
@@ -140,8 +145,9 @@ int main(int argc, char** argv)
                 mib(total) * 1.048576 / jobSec, mib(jobPeak), mib(jobResident));
     if (!loadOnly)
         std::printf("pipeline: budget %.0f MiB, peak admitted %.0f MiB, %d ranks at most at once, "
-                    "%zu matched collectives\n",
-                    mib(usedBudget), mib(peakHeld), peakRanks, collectives);
+                    "%zu matched collectives, critical path of %zu steps%s\n",
+                    mib(usedBudget), mib(peakHeld), peakRanks, collectives, pathSteps,
+                    noPath ? " (--no-path)" : "");
     std::printf("threads: %d in the process (pool of %d), %d tasks at most at once\n",
                 int(statusBytes("Threads") / 1024), rs::WorkPool::global().threadCount(),
                 rs::WorkPool::global().peakRunning());

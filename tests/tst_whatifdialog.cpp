@@ -65,21 +65,12 @@ private:
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("RingscopeTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_whatifdialog"));
-        QSettings().clear();
         m_seed.ranks = 4;
         m_seed.steps = 5;
         m_seed.badSteps = {1, 3};
         m_seed.badRank = 1;
-        QVERIFY(gen::writeSeedCaseJob(m_dir.path().toStdString(), m_seed));
-        m_w = std::make_unique<MainWindow>();
-        m_w->resize(1600, 1000);
-        m_w->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_w.get()));
-        QVERIFY(openAndWait(*m_w, {m_dir.path()}));
-        QVERIFY(m_w->isJob());
+        m_w = test::openSeedJobWindow(QStringLiteral("tst_whatifdialog"), m_dir.path(), m_seed);
+        QVERIFY(m_w);
     }
 
     void cleanupTestCase() { m_w.reset(); }

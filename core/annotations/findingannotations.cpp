@@ -54,15 +54,20 @@ void callAnnotations(const AnalysisReport& report, bool job, std::vector<Annotat
 {
     const Trace& trace = *report.trace;
     const Finding* root = nullptr;
+    // Only numbered calls (a dump's) stop a job; a profiled collective's mismatch did not.
     for (const Finding& f : report.findings)
-        if (isCallRule(f.rule) && (!root || f.start < root->start)) root = &f;
+        if (isCallRule(f.rule) && f.seq && (!root || f.start < root->start)) root = &f;
     for (const Finding& f : report.findings) {
         if (!isCallRule(f.rule) || f.events.empty() || f.events.front() >= trace.slices().size())
             continue;
         const std::string call =
-            callOpName(f.op) + (f.seq ? " #" + std::to_string(*f.seq) : "") + " of " +
-            (f.groupDesc.empty() ? "group " + f.group : f.groupDesc + " " + f.group);
-        std::string text = &f == root ? "ROOT: " : "then: ";
+            callOpName(f.op) +
+            (f.seq     ? " #" + std::to_string(*f.seq)
+             : f.index ? " #" + std::to_string(*f.index)
+                       : "") +
+            " of " + (f.groupDesc.empty() ? "group " + f.group : f.groupDesc + " " + f.group) +
+            (!f.seq && f.step ? " in step " + std::to_string(*f.step) : "");
+        std::string text = !f.seq ? "" : &f == root ? "ROOT: " : "then: ";
         if (f.rule == MissingCollective::kRule) {
             text += rankWords(f.missingRanks) + " never entered\n" + call;
             if (f.waitedNs)
@@ -73,7 +78,9 @@ void callAnnotations(const AnalysisReport& report, bool job, std::vector<Annotat
                 if (std::find(f.matchingRanks.begin(), f.matchingRanks.end(), r) ==
                     f.matchingRanks.end())
                     bad.push_back(r);
-            text += rankWords(bad) + " called another " + f.mismatch + "\nat " + call;
+            text += rankWords(bad) + " called another " +
+                    (f.mismatch == "count" ? std::string("element count") : f.mismatch) + "\nat " +
+                    call;
         }
         if (job && f.eventsRank)
             text = "Rank " + std::to_string(*f.eventsRank) + " \xc2\xb7 " + text;

@@ -423,11 +423,11 @@ JobReport analyzeJob(const std::vector<JobRank>& ranks, std::vector<TimeNs> offs
         f.title = t.str();
         f.ranks = x.delayingRanks;
         f.ranks.insert(f.ranks.end(), waiting.begin(), waiting.end());
+        std::vector<PathCopy> copies;
         if (anyCopy && x.step) {
             // Without the delaying ranks' copies the exchange starts when the last member is
             // ready without them; the step gains what of the copies was on its path, at most.
             TimeNs ready = 0, readyWithout = 0;
-            std::vector<PathCopy> copies;
             for (const RankOp& op : x.ops) {
                 const bool delaying = isDelaying(op.rank);
                 ready = std::max(ready, op.ready);
@@ -453,8 +453,8 @@ JobReport analyzeJob(const std::vector<JobRank>& ranks, std::vector<TimeNs> offs
                           "work just before it.";
         if (f.gainNs)
             f.recommendation += " Gain: without " +
-                                std::string(several ? "these copies" : "this copy") + ", step " +
-                                std::to_string(*x.step) + " would be about " +
+                                std::string(copies.size() > 1 ? "these copies" : "this copy") +
+                                ", step " + std::to_string(*x.step) + " would be about " +
                                 formatDuration(*f.gainNs) + " shorter (its critical path).";
         job.findings.push_back(std::move(f));
     }

@@ -211,12 +211,13 @@ void FindingsPane::setReport(ReportPtr report)
                                  : tr("%1 in %2; click one to show its evidence and its fix")
                                        .arg(tr("%n finding(s)", nullptr, int(fs.size())))
                                        .arg(tr("%n rule(s)", nullptr, int(rules.size()))));
-    // The first call finding by time (collective-missing, collective-mismatch) is the root of
-    // a hang: marked, in bold, as the timeline's note on it says.
+    // The first numbered call's finding by time (collective-missing, collective-mismatch of a
+    // dump) is the root of a hang: marked, in bold, as the timeline's note on it says. A
+    // profiled collective's mismatch has no number: the job ran past it.
     int root = -1;
     for (std::size_t i = 0; i < fs.size(); ++i)
         if ((fs[i].rule == MissingCollective::kRule || fs[i].rule == MismatchedCollective::kRule) &&
-            (root < 0 || fs[i].start < fs[std::size_t(root)].start))
+            fs[i].seq && (root < 0 || fs[i].start < fs[std::size_t(root)].start))
             root = int(i);
     // The analyzer cannot see that an item made with a parent is owned by it.
     // NOLINTBEGIN(clang-analyzer-cplusplus.NewDeleteLeaks)
@@ -246,7 +247,8 @@ void FindingsPane::setReport(ReportPtr report)
             } else if (!f.ranks.empty()) {
                 item->setText(RankColumn, rankRanges(f.ranks));
                 item->setToolTip(
-                    RankColumn, tr("Job-level finding; ranks involved: %1").arg(rankRanges(f.ranks)));
+                    RankColumn,
+                    tr("Job-level finding; ranks involved: %1").arg(rankRanges(f.ranks)));
             } else {
                 item->setText(RankColumn, QStringLiteral("—"));
             }
